@@ -1,0 +1,26 @@
+// CAN frames of the IMU, as pure functions over bytes.
+//   quaternion frame (ImuConfig::quat_id), 8 bytes: w, x, y, z as little-endian int16, value/32767
+//   gyro frame (ImuConfig::gyro_id), 6 bytes: x, y, z as little-endian int16, mrad/s
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "can/mit_codec.hpp"
+
+namespace robot_edge::can {
+
+inline constexpr float kQuatScale = 32767.0f;
+inline constexpr float kGyroMradPerRad = 1000.0f;
+
+// Components clamped to ±1 and rounded.
+Payload EncodeImuQuaternion(const std::array<float, 4>& wxyz);
+// False if `data` is shorter than 8 bytes.
+bool DecodeImuQuaternion(std::span<const std::uint8_t> data, std::array<float, 4>* wxyz);
+
+// Components clamped to ±32.767 rad/s and rounded to 1 mrad/s. Returns 6 payload bytes.
+Payload EncodeImuGyro(const std::array<float, 3>& xyz_rad_s);
+bool DecodeImuGyro(std::span<const std::uint8_t> data, std::array<float, 3>* xyz_rad_s);
+
+}  // namespace robot_edge::can

@@ -1,0 +1,24 @@
+# Every dependency comes from a Debian 12 package (scripts/bootstrap installs them).
+# Nothing is downloaded at build time.
+find_package(Threads REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SOCKETCAN REQUIRED IMPORTED_TARGET libsocketcan)
+pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
+
+# Standalone asio (libasio-dev) is header-only.
+find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)
+add_library(robot_edge_asio INTERFACE)
+target_include_directories(robot_edge_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
+target_compile_definitions(robot_edge_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+target_link_libraries(robot_edge_asio INTERFACE Threads::Threads)
+
+if(BUILD_TESTING)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,205 @@
+// The robot's configuration: typed structs with defaults, parsed from YAML, validated before
+// anything opens. Each field names its YAML key and unit.
+//
+// Use LoadConfig(): it parses, validates and throws ConfigError listing every problem as
+// "file:line: key: message". ParseConfig() and Validate() are the two halves, for tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace robot_edge::config {
+
+inline constexpr std::size_t kMaxJoints = 128;
+inline constexpr std::size_t kMaxBuses = 16;
+// Index of a bus or motor name that names nothing (Validate() reports it).
+inline constexpr std::size_t kUnresolved = static_cast<std::size_t>(-1);
+
+// Limits of the public API (seed 000): gains and velocities a command may ask for.
+inline constexpr double kApiKpMax = 500.0;   // N·m/rad
+inline constexpr double kApiKdMax = 5.0;     // N·m·s/rad
+inline constexpr double kApiVxMax = 2.0;     // m/s
+inline constexpr double kApiVyMax = 1.0;     // m/s
+inline constexpr double kApiVyawMax = 2.0;   // rad/s
+
+// Layout of an MIT-protocol motor's reply frame.
+enum class ReplyFormat {
+  kAk8Byte,      ///< "ak": 8 bytes, temperature (°C) in byte 6, error code in byte 7
+  kClassic6Byte  ///< "classic": 6 bytes, no temperature, no error code
+};
+
+// An MIT-protocol motor model: the ranges its 16/12-bit fields are scaled over.
+// yaml: motors.<name>
+struct MotorModel {
+  std::string name;                      ///< the key under motors:
+  double p_max_rad = 12.5;               ///< p_max: position field spans ±p_max (rad)
+  double v_max_rad_s = 50.0;             ///< v_max: velocity field spans ±v_max (rad/s)
+  double t_max_nm = 18.0;                ///< t_max: torque field spans ±t_max (N·m)
+  double kp_max = 500.0;                 ///< kp_max: kp field spans 0..kp_max (N·m/rad)
+  double kd_max = 5.0;                   ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
+  ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic
+  double torque_constant_nm_per_a = 0.8;      ///< torque_constant: output N·m per A
+};
+
+// One CAN bus. yaml: buses[i]
+struct BusConfig {
+  std::string name;            ///< name: logical name used by joints and imu (e.g. left_leg)
+  std::string interface;       ///< interface: network interface (e.g. vcan0, can0)
+  std::uint32_t bitrate = 1000000;  ///< bitrate (bit/s); set only on real CAN hardware, 0 = keep
+  std::uint32_t restart_ms = 100;   ///< restart_ms: kernel auto-restart after bus-off; 0 = the
+                                    ///< daemon restarts the controller itself
+  std::uint32_t master_id = 0;      ///< master_id: CAN id the motors send their replies to
+};
+
+// One joint and its motor, in firmware order. yaml: joints[i]
+struct JointConfig {
+  std::string name;          ///< name: e.g. L_Hip_Pitch
+  std::string bus_name;      ///< bus: name of a buses[] entry
+  std::size_t bus = kUnresolved;    ///< index into Config::buses (resolved from bus_name)
+  std::uint32_t can_id = 0;  ///< can_id: the motor's standard CAN id, 1..0x7FF
+  std::string motor_name;    ///< motor: name of a motors entry
+  std::size_t motor = kUnresolved;  ///< index into Config::motors (resolved from motor_name)
+  double min_rad = 0.0;      ///< min: lower position limit (rad); every target is clamped to it
+  double max_rad = 0.0;      ///< max: upper position limit (rad)
+  double kp = 0.0;           ///< kp: default position gain (N·m/rad) when a command has none
+  double kd = 0.0;           ///< kd: default damping gain (N·m·s/rad) when a command has none
+  double stand_rad = 0.0;    ///< stand: target of the stand pose (rad)
+  double damp_kd = 1.0;      ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
+  double sim_inertia_kgm2 = 0.0;   ///< inertia: simulator only; 0 = sim.joint_inertia
+  double sim_friction_nms = 0.0;   ///< friction: simulator only; 0 = sim.joint_friction
+};
+
+// The IMU on a CAN bus. yaml: imu
+// Frames: quat_id carries w, x, y, z as four little-endian int16 scaled by 1/32767;
+// gyro_id carries x, y, z as three little-endian int16 in mrad/s.
+struct ImuConfig {
+  std::string bus_name;             ///< bus: name of a buses[] entry
+  std::size_t bus = kUnresolved;    ///< index into Config::buses
+  std::uint32_t quat_id = 0x101;    ///< quat_id: CAN id of the quaternion frame
+  std::uint32_t gyro_id = 0x102;    ///< gyro_id: CAN id of the angular-velocity frame
+  std::uint32_t timeout_ms = 100;   ///< timeout_ms: IMU_TIMEOUT alert after this silence
+};
+
+// yaml: control
+struct ControlConfig {
+  double rate_hz = 500.0;                     ///< rate_hz: control loop rate
+  std::uint32_t trajectory_timeout_ms = 200;  ///< trajectory_timeout_ms: MOVE/TRAJECTORY
+                                              ///< auto-DAMPs after this long without a packet
+  double stand_ramp_s = 2.0;                  ///< stand_ramp_s: duration of the STAND ramp
+  std::uint32_t motor_reply_timeout_ms = 50;  ///< motor_reply_timeout_ms: MOTOR_TIMEOUT alert
+  std::uint32_t max_segments = 256;           ///< max_segments: segments kept per trajectory
+                                              ///< (one per tick); longer ones are dropped
+};
+
+// Real-time settings for the control thread only. yaml: realtime
+struct RealtimeConfig {
+  int priority = 0;          ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
+  int cpu = -1;              ///< cpu: pin the control thread to this CPU; -1 = no pinning
+  bool lock_memory = false;  ///< lock_memory: mlockall(MCL_CURRENT | MCL_FUTURE)
+};
+
+// yaml: telemetry
+struct TelemetryConfig {
+  double rate_hz = 10.0;             ///< rate_hz: EdgeTelemetry to every client
+  double diagnostics_rate_hz = 1.0;  ///< diagnostics_rate_hz: EdgeDiagnostics events
+};
+
+// yaml: safety
+struct SafetyConfig {
+  double overtemp_trip_c = 80.0;   ///< overtemp_trip_c: MOTOR_OVERTEMP at or above (°C)
+  double overtemp_clear_c = 70.0;  ///< overtemp_clear_c: clears below (°C)
+  double fall_tilt_deg = 60.0;     ///< fall_tilt_deg: tilt from upright that means a fall (°)
+  double fall_clear_deg = 30.0;    ///< fall_clear_deg: FALL_DETECTED clears below this tilt (°)
+  std::uint32_t fall_hold_ms = 100;  ///< fall_hold_ms: tilt must last this long
+};
+
+// Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.
+struct VelocityLimits {
+  double vx_max = kApiVxMax;      ///< vx_max (m/s): vx clamped to ±vx_max
+  double vy_max = kApiVyMax;      ///< vy_max (m/s)
+  double vyaw_max = kApiVyawMax;  ///< vyaw_max (rad/s)
+};
+
+// The client API. yaml: api
+struct ApiConfig {
+  std::string unix_socket = "/run/robot-edge/api.sock";  ///< unix_socket: path (mode 0660)
+  std::string tcp;            ///< tcp: "host:port" for the optional TCP listener; "" = none
+  std::string tcp_host;       ///< parsed from tcp
+  std::uint16_t tcp_port = 0; ///< parsed from tcp
+  std::string token;          ///< token: required from every client when set; mandatory when
+                              ///< tcp listens on a non-loopback address
+  std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
+                                                            ///< command, highest priority first
+  std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
+                                                     ///< released after this long without a command
+  bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the
+                                   ///< controlling client disconnects
+  std::uint32_t max_clients = 64;      ///< max_clients: further connections are refused
+  std::uint32_t event_history = 1024;  ///< event_history: events kept for resume_after_event
+};
+
+// The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim
+struct SimConfig {
+  double ambient_c = 30.0;              ///< ambient_c: motor temperature at rest (°C)
+  double thermal_time_constant_s = 120.0;  ///< thermal_time_constant_s: cooling time constant
+  double heating_c_per_nm2_s = 0.01;    ///< heating_c_per_nm2_s: °C/s per (N·m)² of torque
+  std::uint32_t motor_can_timeout_ms = 100;  ///< motor_can_timeout_ms: a motor goes limp after
+                                             ///< this long without a command (its firmware's own)
+  double imu_rate_hz = 200.0;           ///< imu_rate_hz: IMU frames per second
+  double joint_inertia = 0.02;          ///< joint_inertia (kg·m²): default per joint
+  double joint_friction = 0.2;          ///< joint_friction (N·m·s/rad): viscous, default per joint
+};
+
+// Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
+using SourceLines = std::map<std::string, int, std::less<>>;
+
+struct Config {
+  std::string source = "<config>";  ///< file the config came from, for messages
+  std::string robot_name = "robot";  ///< robot.name
+  bool provisioned = false;          ///< robot.provisioned: robot setup complete (diagnostics)
+  ControlConfig control;
+  RealtimeConfig realtime;
+  TelemetryConfig telemetry;
+  SafetyConfig safety;
+  VelocityLimits velocity;
+  std::vector<MotorModel> motors;
+  std::vector<BusConfig> buses;
+  std::vector<JointConfig> joints;
+  ImuConfig imu;
+  ApiConfig api;
+  SimConfig sim;
+  SourceLines lines;
+
+  // Control period (µs), from control.rate_hz.
+  std::int64_t period_us() const { return static_cast<std::int64_t>(1e6 / control.rate_hz + 0.5); }
+  const MotorModel& motor_of(std::size_t joint) const { return motors[joints[joint].motor]; }
+  // "file:line: key" for messages; the nearest present parent key gives the line when `key`
+  // itself was absent.
+  std::string Where(std::string_view key) const;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(const std::vector<std::string>& problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Parses YAML text into a Config. Unknown keys, wrong types and unresolved names are errors;
+// throws ConfigError listing all of them. Does not check ranges (that is Validate()).
+Config ParseConfig(std::string_view yaml_text, std::string_view source_name);
+
+// Every rule a config must satisfy; returns one message per broken rule ("" = none broken).
+std::vector<std::string> Validate(const Config& config);
+
+// Reads, parses and validates `path`. Throws ConfigError on any problem.
+Config LoadConfig(const std::string& path);
+
+}  // namespace robot_edge::config

@@ -1,0 +1,289 @@
+// YAML -> Config. One function per section; ranges are checked later by Validate().
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "config/config.hpp"
+#include "config/yaml_reader.hpp"
+
+namespace robot_edge::config {
+namespace {
+
+using detail::MapReader;
+using detail::ParseContext;
+
+std::string Indexed(const char* list, std::size_t i) {
+  return std::string(list) + "[" + std::to_string(i) + "]";
+}
+
+void ParseRobot(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  MapReader r(node, "robot", ctx);
+  r.Read("name", &c->robot_name);
+  r.Read("provisioned", &c->provisioned);
+  r.Finish();
+}
+
+void ParseControl(const YAML::Node& node, ParseContext* ctx, ControlConfig* c) {
+  MapReader r(node, "control", ctx);
+  r.Read("rate_hz", &c->rate_hz);
+  r.Read("trajectory_timeout_ms", &c->trajectory_timeout_ms);
+  r.Read("stand_ramp_s", &c->stand_ramp_s);
+  r.Read("motor_reply_timeout_ms", &c->motor_reply_timeout_ms);
+  r.Read("max_segments", &c->max_segments);
+  r.Finish();
+}
+
+void ParseRealtime(const YAML::Node& node, ParseContext* ctx, RealtimeConfig* c) {
+  MapReader r(node, "realtime", ctx);
+  r.Read("priority", &c->priority);
+  r.Read("cpu", &c->cpu);
+  r.Read("lock_memory", &c->lock_memory);
+  r.Finish();
+}
+
+void ParseTelemetry(const YAML::Node& node, ParseContext* ctx, TelemetryConfig* c) {
+  MapReader r(node, "telemetry", ctx);
+  r.Read("rate_hz", &c->rate_hz);
+  r.Read("diagnostics_rate_hz", &c->diagnostics_rate_hz);
+  r.Finish();
+}
+
+void ParseSafety(const YAML::Node& node, ParseContext* ctx, SafetyConfig* c) {
+  MapReader r(node, "safety", ctx);
+  r.Read("overtemp_trip_c", &c->overtemp_trip_c);
+  r.Read("overtemp_clear_c", &c->overtemp_clear_c);
+  r.Read("fall_tilt_deg", &c->fall_tilt_deg);
+  r.Read("fall_clear_deg", &c->fall_clear_deg);
+  r.Read("fall_hold_ms", &c->fall_hold_ms);
+  r.Finish();
+}
+
+void ParseVelocity(const YAML::Node& node, ParseContext* ctx, VelocityLimits* c) {
+  MapReader r(node, "velocity", ctx);
+  r.Read("vx_max", &c->vx_max);
+  r.Read("vy_max", &c->vy_max);
+  r.Read("vyaw_max", &c->vyaw_max);
+  r.Finish();
+}
+
+void ParseMotors(const YAML::Node& node, ParseContext* ctx, std::vector<MotorModel>* motors) {
+  if (!node.IsDefined()) return;
+  if (!node.IsMap()) {
+    ctx->Error(node, "motors", "expected a mapping of motor names to motor models");
+    return;
+  }
+  for (const auto& item : node) {
+    MotorModel m;
+    m.name = item.first.as<std::string>();
+    const std::string path = "motors." + m.name;
+    ctx->Record(path, item.first);
+    MapReader r(item.second, path, ctx);
+    r.Read("p_max", &m.p_max_rad);
+    r.Read("v_max", &m.v_max_rad_s);
+    r.Read("t_max", &m.t_max_nm);
+    r.Read("kp_max", &m.kp_max);
+    r.Read("kd_max", &m.kd_max);
+    r.Read("torque_constant", &m.torque_constant_nm_per_a);
+    std::string reply = "ak";
+    r.Read("reply", &reply);
+    if (reply == "ak") {
+      m.reply = ReplyFormat::kAk8Byte;
+    } else if (reply == "classic") {
+      m.reply = ReplyFormat::kClassic6Byte;
+    } else {
+      ctx->Error(item.second["reply"], path + ".reply",
+                 "'" + reply + "' is not a reply format (ak, classic)");
+    }
+    r.Finish();
+    motors->push_back(m);
+  }
+}
+
+void ParseBuses(const YAML::Node& node, ParseContext* ctx, std::vector<BusConfig>* buses) {
+  if (!node.IsDefined()) return;
+  if (!node.IsSequence()) {
+    ctx->Error(node, "buses", "expected a list of buses");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    BusConfig b;
+    const std::string path = Indexed("buses", i);
+    ctx->Record(path, node[i]);
+    MapReader r(node[i], path, ctx);
+    r.Require("name", &b.name);
+    r.Require("interface", &b.interface);
+    r.Read("bitrate", &b.bitrate);
+    r.Read("restart_ms", &b.restart_ms);
+    r.Read("master_id", &b.master_id);
+    r.Finish();
+    buses->push_back(b);
+  }
+}
+
+// Index of the entry named `name`, or kUnresolved (Validate() reports it).
+template <typename T>
+std::size_t Resolve(const std::vector<T>& items, const std::string& name) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].name == name) return i;
+  }
+  return kUnresolved;
+}
+
+void ParseJoints(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined()) return;
+  if (!node.IsSequence()) {
+    ctx->Error(node, "joints", "expected a list of joints in firmware order");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    JointConfig j;
+    const std::string path = Indexed("joints", i);
+    ctx->Record(path, node[i]);
+    MapReader r(node[i], path, ctx);
+    r.Require("name", &j.name);
+    r.Require("bus", &j.bus_name);
+    r.Require("can_id", &j.can_id);
+    r.Require("motor", &j.motor_name);
+    r.Require("min", &j.min_rad);
+    r.Require("max", &j.max_rad);
+    r.Require("kp", &j.kp);
+    r.Require("kd", &j.kd);
+    r.Require("stand", &j.stand_rad);
+    r.Read("damp_kd", &j.damp_kd);
+    r.Read("inertia", &j.sim_inertia_kgm2);
+    r.Read("friction", &j.sim_friction_nms);
+    r.Finish();
+    j.bus = Resolve(c->buses, j.bus_name);
+    j.motor = Resolve(c->motors, j.motor_name);
+    c->joints.push_back(j);
+  }
+}
+
+void ParseImu(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined()) {
+    ctx->Error(node, "imu", "missing required section (the IMU drives fall detection)");
+    return;
+  }
+  MapReader r(node, "imu", ctx);
+  r.Require("bus", &c->imu.bus_name);
+  r.Read("quat_id", &c->imu.quat_id);
+  r.Read("gyro_id", &c->imu.gyro_id);
+  r.Read("timeout_ms", &c->imu.timeout_ms);
+  r.Finish();
+  c->imu.bus = Resolve(c->buses, c->imu.bus_name);
+}
+
+// "host:port" -> host, port; "[::1]:port" for IPv6.
+bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::string h = text.substr(0, colon);
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  unsigned value = 0;
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr != last || value == 0 || value > 65535) return false;
+  *host = h;
+  *port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
+  MapReader r(node, "api", ctx);
+  r.Read("unix_socket", &c->unix_socket);
+  r.Read("tcp", &c->tcp);
+  r.Read("token", &c->token);
+  r.Read("controllers", &c->controllers);
+  r.Read("controller_idle_timeout_ms", &c->controller_idle_timeout_ms);
+  r.Read("stop_on_disconnect", &c->stop_on_disconnect);
+  r.Read("max_clients", &c->max_clients);
+  r.Read("event_history", &c->event_history);
+  r.Finish();
+  if (!c->tcp.empty() && !SplitHostPort(c->tcp, &c->tcp_host, &c->tcp_port)) {
+    ctx->Error(node["tcp"], "api.tcp", "'" + c->tcp + "' is not host:port with a port 1..65535");
+  }
+}
+
+void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
+  MapReader r(node, "sim", ctx);
+  r.Read("ambient_c", &c->ambient_c);
+  r.Read("thermal_time_constant_s", &c->thermal_time_constant_s);
+  r.Read("heating_c_per_nm2_s", &c->heating_c_per_nm2_s);
+  r.Read("motor_can_timeout_ms", &c->motor_can_timeout_ms);
+  r.Read("imu_rate_hz", &c->imu_rate_hz);
+  r.Read("joint_inertia", &c->joint_inertia);
+  r.Read("joint_friction", &c->joint_friction);
+  r.Finish();
+}
+
+}  // namespace
+
+Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
+  Config c;
+  c.source = std::string(source_name);
+  ParseContext ctx{c.source, &c.lines, {}};
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError({c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
+  }
+  if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
+
+  MapReader top(root, "", &ctx);
+  ParseRobot(top.Child("robot"), &ctx, &c);
+  ParseControl(top.Child("control"), &ctx, &c.control);
+  ParseRealtime(top.Child("realtime"), &ctx, &c.realtime);
+  ParseTelemetry(top.Child("telemetry"), &ctx, &c.telemetry);
+  ParseSafety(top.Child("safety"), &ctx, &c.safety);
+  ParseVelocity(top.Child("velocity"), &ctx, &c.velocity);
+  ParseMotors(top.Child("motors"), &ctx, &c.motors);
+  ParseBuses(top.Child("buses"), &ctx, &c.buses);
+  ParseJoints(top.Child("joints"), &ctx, &c);
+  ParseImu(top.Child("imu"), &ctx, &c);
+  ParseApi(top.Child("api"), &ctx, &c.api);
+  ParseSim(top.Child("sim"), &ctx, &c.sim);
+  top.Finish();
+
+  if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
+  return c;
+}
+
+Config LoadConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError({path + ": cannot open the file"});
+  std::stringstream text;
+  text << in.rdbuf();
+  Config c = ParseConfig(text.str(), path);
+  const auto problems = Validate(c);
+  if (!problems.empty()) throw ConfigError(problems);
+  return c;
+}
+
+std::string Config::Where(std::string_view key) const {
+  std::string k(key);
+  while (!k.empty()) {
+    if (auto it = lines.find(k); it != lines.end()) {
+      return source + ":" + std::to_string(it->second) + ": " + std::string(key);
+    }
+    const auto cut = k.find_last_of(".[");
+    k = cut == std::string::npos ? "" : k.substr(0, cut);
+  }
+  return source + ": " + std::string(key);
+}
+
+namespace {
+std::string JoinProblems(const std::vector<std::string>& problems) {
+  std::string text;
+  for (const auto& p : problems) text += (text.empty() ? "" : "\n") + p;
+  return text;
+}
+}  // namespace
+
+ConfigError::ConfigError(const std::vector<std::string>& problems)
+    : std::runtime_error(JoinProblems(problems)), problems_(problems) {}
+
+}  // namespace robot_edge::config

@@ -1,0 +1,258 @@
+// Every rule a config must satisfy before the daemon opens anything. One message per broken rule:
+// "file:line: key: what is wrong".
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "config/config.hpp"
+
+namespace robot_edge::config {
+namespace {
+
+constexpr std::uint32_t kMaxStandardId = 0x7FF;
+constexpr std::size_t kInterfaceNameMax = 15;  // IFNAMSIZ - 1
+
+// 1000000 -> "1000000", 2.5 -> "2.5".
+std::string Num(double v) {
+  std::ostringstream s;
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    s << static_cast<long long>(v);
+  } else {
+    s << v;
+  }
+  return s.str();
+}
+
+template <typename T>
+std::string KnownNames(const std::vector<T>& items) {
+  std::string known;
+  for (const auto& item : items) known += (known.empty() ? "" : ", ") + item.name;
+  return known;
+}
+
+class Checker {
+ public:
+  explicit Checker(const Config& c) : c_(c) {}
+
+  void Fail(const std::string& key, const std::string& message) {
+    problems_.push_back(c_.Where(key) + ": " + message);
+  }
+  // lo <= v <= hi (and v finite).
+  void Range(const std::string& key, double v, double lo, double hi) {
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      Fail(key, Num(v) + " is outside " + Num(lo) + ".." + Num(hi));
+    }
+  }
+  void Positive(const std::string& key, double v) {
+    if (!std::isfinite(v) || v <= 0) Fail(key, Num(v) + " must be greater than 0");
+  }
+  std::vector<std::string> Take() { return std::move(problems_); }
+
+ private:
+  const Config& c_;
+  std::vector<std::string> problems_;
+};
+
+void CheckControl(const Config& c, Checker* k) {
+  k->Range("control.rate_hz", c.control.rate_hz, 50, 2000);
+  k->Range("control.trajectory_timeout_ms", c.control.trajectory_timeout_ms, 20, 2000);
+  k->Range("control.stand_ramp_s", c.control.stand_ramp_s, 0.1, 10);
+  k->Range("control.max_segments", c.control.max_segments, 1, 4096);
+  const double period_ms = 1000.0 / c.control.rate_hz;
+  if (c.control.motor_reply_timeout_ms < 2 * period_ms || c.control.motor_reply_timeout_ms > 1000) {
+    k->Fail("control.motor_reply_timeout_ms",
+            std::to_string(c.control.motor_reply_timeout_ms) +
+                " must be at least two control periods (" + Num(2 * period_ms) +
+                " ms) and at most 1000");
+  }
+  if (c.control.trajectory_timeout_ms < 2 * period_ms) {
+    k->Fail("control.trajectory_timeout_ms", "must be at least two control periods");
+  }
+}
+
+void CheckRates(const Config& c, Checker* k) {
+  k->Range("realtime.priority", c.realtime.priority, 0, 99);
+  k->Range("realtime.cpu", c.realtime.cpu, -1, 1023);
+  k->Range("telemetry.rate_hz", c.telemetry.rate_hz, 0.1, 100);
+  if (c.telemetry.rate_hz > c.control.rate_hz) {
+    k->Fail("telemetry.rate_hz", "must not exceed control.rate_hz");
+  }
+  k->Range("telemetry.diagnostics_rate_hz", c.telemetry.diagnostics_rate_hz, 0.01, 10);
+}
+
+void CheckSafety(const Config& c, Checker* k) {
+  const auto& s = c.safety;
+  k->Range("safety.overtemp_trip_c", s.overtemp_trip_c, 40, 150);
+  k->Range("safety.overtemp_clear_c", s.overtemp_clear_c, 20, 150);
+  if (s.overtemp_clear_c >= s.overtemp_trip_c) {
+    k->Fail("safety.overtemp_clear_c", Num(s.overtemp_clear_c) +
+                                           " must be below overtemp_trip_c (" +
+                                           Num(s.overtemp_trip_c) + ")");
+  }
+  k->Range("safety.fall_tilt_deg", s.fall_tilt_deg, 10, 90);
+  k->Range("safety.fall_clear_deg", s.fall_clear_deg, 1, 90);
+  if (s.fall_clear_deg >= s.fall_tilt_deg) {
+    k->Fail("safety.fall_clear_deg", Num(s.fall_clear_deg) + " must be below fall_tilt_deg (" +
+                                         Num(s.fall_tilt_deg) + ")");
+  }
+  k->Range("safety.fall_hold_ms", s.fall_hold_ms, 0, 2000);
+  k->Range("velocity.vx_max", c.velocity.vx_max, 0, kApiVxMax);
+  k->Range("velocity.vy_max", c.velocity.vy_max, 0, kApiVyMax);
+  k->Range("velocity.vyaw_max", c.velocity.vyaw_max, 0, kApiVyawMax);
+}
+
+void CheckMotors(const Config& c, Checker* k) {
+  if (c.motors.empty()) k->Fail("motors", "at least one motor model is required");
+  for (const auto& m : c.motors) {
+    const std::string p = "motors." + m.name;
+    k->Positive(p + ".p_max", m.p_max_rad);
+    k->Positive(p + ".v_max", m.v_max_rad_s);
+    k->Positive(p + ".t_max", m.t_max_nm);
+    k->Positive(p + ".kp_max", m.kp_max);
+    k->Positive(p + ".kd_max", m.kd_max);
+    k->Positive(p + ".torque_constant", m.torque_constant_nm_per_a);
+  }
+}
+
+void CheckBuses(const Config& c, Checker* k) {
+  if (c.buses.empty()) k->Fail("buses", "at least one bus is required");
+  if (c.buses.size() > kMaxBuses) k->Fail("buses", "more than " + std::to_string(kMaxBuses));
+  std::set<std::string> names, interfaces;
+  for (std::size_t i = 0; i < c.buses.size(); ++i) {
+    const auto& b = c.buses[i];
+    const std::string p = "buses[" + std::to_string(i) + "]";
+    if (!names.insert(b.name).second) k->Fail(p + ".name", "'" + b.name + "' is used twice");
+    if (!interfaces.insert(b.interface).second) {
+      k->Fail(p + ".interface", "'" + b.interface + "' is used by two buses");
+    }
+    if (b.interface.empty() || b.interface.size() > kInterfaceNameMax) {
+      k->Fail(p + ".interface", "'" + b.interface + "' is not a network interface name (1.." +
+                                    std::to_string(kInterfaceNameMax) + " characters)");
+    }
+    if (b.bitrate != 0) k->Range(p + ".bitrate", b.bitrate, 10000, 1000000);
+    k->Range(p + ".restart_ms", b.restart_ms, 0, 60000);
+    k->Range(p + ".master_id", b.master_id, 0, kMaxStandardId);
+  }
+}
+
+void CheckJointLimits(const Config& c, std::size_t i, Checker* k) {
+  const auto& j = c.joints[i];
+  const std::string p = "joints[" + std::to_string(i) + "]";
+  const MotorModel& m = c.motors[j.motor];
+  if (!(j.min_rad < j.max_rad)) {
+    k->Fail(p + ".min", Num(j.min_rad) + " must be below max (" + Num(j.max_rad) + ")");
+  }
+  k->Range(p + ".min", j.min_rad, -m.p_max_rad, m.p_max_rad);
+  k->Range(p + ".max", j.max_rad, -m.p_max_rad, m.p_max_rad);
+  k->Range(p + ".kp", j.kp, 0, std::min(kApiKpMax, m.kp_max));
+  k->Range(p + ".kd", j.kd, 0, std::min(kApiKdMax, m.kd_max));
+  k->Range(p + ".damp_kd", j.damp_kd, 0, std::min(kApiKdMax, m.kd_max));
+  k->Range(p + ".stand", j.stand_rad, j.min_rad, j.max_rad);
+  k->Range(p + ".inertia", j.sim_inertia_kgm2, 0, 100);
+  k->Range(p + ".friction", j.sim_friction_nms, 0, 100);
+}
+
+void CheckJoints(const Config& c, Checker* k) {
+  if (c.joints.empty()) k->Fail("joints", "at least one joint is required");
+  if (c.joints.size() > kMaxJoints) k->Fail("joints", "more than " + std::to_string(kMaxJoints));
+  std::set<std::string> names;
+  std::set<std::pair<std::size_t, std::uint32_t>> ids;  // (bus, can id)
+  for (std::size_t i = 0; i < c.joints.size(); ++i) {
+    const auto& j = c.joints[i];
+    const std::string p = "joints[" + std::to_string(i) + "]";
+    if (!names.insert(j.name).second) k->Fail(p + ".name", "'" + j.name + "' is used twice");
+    if (j.can_id < 1 || j.can_id > kMaxStandardId) {
+      k->Fail(p + ".can_id", std::to_string(j.can_id) + " is outside 1..2047 (standard id)");
+    }
+    if (!ids.insert({j.bus, j.can_id}).second) {
+      k->Fail(p + ".can_id", std::to_string(j.can_id) + " is used twice on bus '" + j.bus_name + "'");
+    }
+    if (j.bus < c.buses.size() && j.can_id == c.buses[j.bus].master_id) {
+      k->Fail(p + ".can_id", "equals the master_id of bus '" + j.bus_name + "'");
+    }
+    if (j.bus >= c.buses.size()) {
+      k->Fail(p + ".bus", "unknown bus '" + j.bus_name + "' (known: " + KnownNames(c.buses) + ")");
+    }
+    if (j.motor >= c.motors.size()) {
+      k->Fail(p + ".motor",
+              "unknown motor '" + j.motor_name + "' (known: " + KnownNames(c.motors) + ")");
+    } else {
+      CheckJointLimits(c, i, k);
+    }
+  }
+}
+
+void CheckImu(const Config& c, Checker* k) {
+  const auto& imu = c.imu;
+  if (imu.bus >= c.buses.size()) {
+    k->Fail("imu.bus", "unknown bus '" + imu.bus_name + "' (known: " + KnownNames(c.buses) + ")");
+  }
+  k->Range("imu.quat_id", imu.quat_id, 1, kMaxStandardId);
+  k->Range("imu.gyro_id", imu.gyro_id, 1, kMaxStandardId);
+  if (imu.quat_id == imu.gyro_id) k->Fail("imu.gyro_id", "equals imu.quat_id");
+  k->Range("imu.timeout_ms", imu.timeout_ms, 5, 5000);
+  if (imu.bus < c.buses.size() &&
+      (imu.quat_id == c.buses[imu.bus].master_id || imu.gyro_id == c.buses[imu.bus].master_id)) {
+    k->Fail("imu", "an IMU id equals the master_id of bus '" + imu.bus_name + "'");
+  }
+  for (const auto& j : c.joints) {
+    if (j.bus == imu.bus && (j.can_id == imu.quat_id || j.can_id == imu.gyro_id)) {
+      k->Fail("imu", "an IMU id collides with joint " + j.name + " on bus '" + imu.bus_name + "'");
+    }
+  }
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+void CheckApi(const Config& c, Checker* k) {
+  const auto& api = c.api;
+  if (api.unix_socket.empty() && api.tcp.empty()) {
+    k->Fail("api", "neither unix_socket nor tcp is set: clients could not connect");
+  }
+  if (api.unix_socket.size() > 107) k->Fail("api.unix_socket", "longer than 107 characters");
+  if (!api.tcp.empty() && !IsLoopback(api.tcp_host) && api.token.empty()) {
+    k->Fail("api.tcp", "'" + api.tcp + "' is not a loopback address: api.token is required");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < api.controllers.size(); ++i) {
+    const std::string p = "api.controllers[" + std::to_string(i) + "]";
+    if (api.controllers[i].empty()) k->Fail(p, "empty controller name");
+    if (!names.insert(api.controllers[i]).second) {
+      k->Fail(p, "'" + api.controllers[i] + "' is listed twice");
+    }
+  }
+  k->Range("api.controller_idle_timeout_ms", api.controller_idle_timeout_ms, 100, 3600000);
+  k->Range("api.max_clients", api.max_clients, 1, 1024);
+  k->Range("api.event_history", api.event_history, 16, 65536);
+}
+
+void CheckSim(const Config& c, Checker* k) {
+  const auto& s = c.sim;
+  k->Range("sim.ambient_c", s.ambient_c, -40, 60);
+  k->Positive("sim.thermal_time_constant_s", s.thermal_time_constant_s);
+  k->Range("sim.heating_c_per_nm2_s", s.heating_c_per_nm2_s, 0, 10);
+  k->Range("sim.motor_can_timeout_ms", s.motor_can_timeout_ms, 0, 10000);
+  k->Range("sim.imu_rate_hz", s.imu_rate_hz, 1, 2000);
+  k->Positive("sim.joint_inertia", s.joint_inertia);
+  k->Range("sim.joint_friction", s.joint_friction, 0, 100);
+}
+
+}  // namespace
+
+std::vector<std::string> Validate(const Config& c) {
+  Checker k(c);
+  CheckControl(c, &k);
+  CheckRates(c, &k);
+  CheckSafety(c, &k);
+  CheckMotors(c, &k);
+  CheckBuses(c, &k);
+  CheckJoints(c, &k);
+  CheckImu(c, &k);
+  CheckApi(c, &k);
+  CheckSim(c, &k);
+  return k.Take();
+}
+
+}  // namespace robot_edge::config

@@ -1,0 +1,406 @@
+// Configuration: the shipped files describe the real robot, and every validation rule rejects a
+// broken file with "file:line: key: message" (the model: ros2_control's test_component_parser).
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace robot_edge::config {
+namespace {
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string& DefaultYaml() {
+  static const std::string text = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
+  return text;
+}
+
+int LineOf(const std::string& text, std::size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
+// Every problem ParseConfig + Validate report for `text`.
+std::vector<std::string> Problems(const std::string& text) {
+  try {
+    return Validate(ParseConfig(text, "robot-edge.yaml"));
+  } catch (const ConfigError& e) {
+    return e.problems();
+  }
+}
+
+TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
+  const Config c = LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  const char* names[] = {"L_Hip_Pitch", "L_Hip_Roll", "L_Hip_Yaw", "L_Knee", "L_Ankle_A",
+                         "L_Ankle_B", "R_Hip_Pitch", "R_Hip_Roll", "R_Hip_Yaw", "R_Knee",
+                         "R_Ankle_A", "R_Ankle_B", "L_Shoulder_Pitch", "L_Shoulder_Roll",
+                         "L_Shoulder_Yaw", "L_Elbow", "L_Wrist_Yaw", "R_Shoulder_Pitch",
+                         "R_Shoulder_Roll", "R_Shoulder_Yaw", "R_Elbow", "R_Wrist_Yaw",
+                         "Waist_Yaw", "Neck_Pitch", "Neck_Yaw"};
+  ASSERT_EQ(c.joints.size(), 25u);
+  for (std::size_t i = 0; i < 25; ++i) EXPECT_EQ(c.joints[i].name, names[i]);
+  ASSERT_EQ(c.buses.size(), 5u);
+  // Bus per group, CAN ids 1..n within each bus, replies to master id 0.
+  const std::size_t first[] = {0, 6, 12, 17, 22, 25};
+  for (std::size_t b = 0; b < 5; ++b) {
+    EXPECT_EQ(c.buses[b].interface, "vcan" + std::to_string(b));
+    EXPECT_EQ(c.buses[b].master_id, 0u);
+    EXPECT_EQ(c.buses[b].bitrate, 1000000u);
+    for (std::size_t j = first[b]; j < first[b + 1]; ++j) {
+      EXPECT_EQ(c.joints[j].bus, b) << names[j];
+      EXPECT_EQ(c.joints[j].can_id, j - first[b] + 1) << names[j];
+    }
+  }
+  for (const auto& j : c.joints) {
+    const MotorModel& m = c.motors[j.motor];
+    EXPECT_EQ(m.p_max_rad, 12.5);
+    EXPECT_EQ(m.v_max_rad_s, 50.0);
+    EXPECT_EQ(m.t_max_nm, 18.0);
+    EXPECT_EQ(m.kp_max, 500.0);
+    EXPECT_EQ(m.kd_max, 5.0);
+    EXPECT_EQ(m.reply, ReplyFormat::kAk8Byte);
+    EXPECT_GE(j.kp, 40.0);
+    EXPECT_LE(j.kp, 150.0);
+    EXPECT_GE(j.kd, 2.0);
+    EXPECT_LE(j.kd, 5.0);
+  }
+  EXPECT_EQ(c.control.rate_hz, 500.0);
+  EXPECT_EQ(c.period_us(), 2000);
+  EXPECT_EQ(c.control.trajectory_timeout_ms, 200u);
+  EXPECT_EQ(c.control.stand_ramp_s, 2.0);
+  EXPECT_EQ(c.telemetry.rate_hz, 10.0);
+  EXPECT_EQ(c.telemetry.diagnostics_rate_hz, 1.0);
+  EXPECT_EQ(c.safety.overtemp_trip_c, 80.0);
+  EXPECT_EQ(c.safety.overtemp_clear_c, 70.0);
+  EXPECT_EQ(c.imu.bus, 4u);
+  EXPECT_EQ(c.imu.quat_id, 0x101u);  // hex in YAML
+  EXPECT_EQ(c.imu.gyro_id, 0x102u);
+  EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud"}));
+}
+
+TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
+  const Config c = LoadConfig(ROBOT_EDGE_HARDWARE_CONFIG);
+  ASSERT_EQ(c.buses.size(), 5u);
+  for (std::size_t b = 0; b < 5; ++b) EXPECT_EQ(c.buses[b].interface, "can" + std::to_string(b));
+  EXPECT_EQ(c.joints.size(), 25u);
+  EXPECT_GT(c.realtime.priority, 0);
+}
+
+TEST(LoadConfig, MissingFileNamesThePath) {
+  try {
+    LoadConfig("/nonexistent/robot.yaml");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/robot.yaml: cannot open the file");
+  }
+}
+
+// A broken file: `from` (unique in the default file) replaced by `to`; the problem must name
+// `key` and say `message`, on the line of the change unless check_line is false.
+struct Case {
+  const char* rule;
+  const char* from;
+  const char* to;
+  const char* key;
+  const char* message;
+  bool check_line = true;
+};
+
+class Rejects : public testing::TestWithParam<Case> {};
+
+TEST_P(Rejects, NamesFileLineAndKey) {
+  const Case& c = GetParam();
+  std::string text = DefaultYaml();
+  const auto at = text.find(c.from);
+  ASSERT_NE(at, std::string::npos) << "test data: '" << c.from << "' not in the default config";
+  ASSERT_EQ(text.find(c.from, at + 1), std::string::npos) << "'" << c.from << "' is not unique";
+  text.replace(at, std::string(c.from).size(), c.to);
+
+  const auto problems = Problems(text);
+  ASSERT_FALSE(problems.empty()) << c.rule << ": the broken file was accepted";
+  const std::string prefix = c.check_line
+                                 ? "robot-edge.yaml:" + std::to_string(LineOf(text, at)) + ": "
+                                 : "robot-edge.yaml:";
+  bool found = false;
+  for (const auto& p : problems) {
+    found |= p.rfind(prefix, 0) == 0 && p.find(std::string(c.key) + ": ") != std::string::npos &&
+             p.find(c.message) != std::string::npos;
+  }
+  std::string all;
+  for (const auto& p : problems) all += "\n  " + p;
+  EXPECT_TRUE(found) << c.rule << ": expected '" << prefix << "… " << c.key << ": …" << c.message
+                     << "' among:" << all;
+}
+
+std::string RuleName(const testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.rule;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryRule, Rejects,
+    testing::Values(
+        // The issue's own example: joints[3] is L_Knee.
+        Case{"joint kp range", "kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+             "kp: 700, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+             "joints[3].kp", "700 is outside 0..500"},
+        Case{"joint kd range", "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: 2.4, kp:  60, kd: 2.0",
+             "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: 2.4, kp:  60, kd: 6.0",
+             "joints[15].kd", "6 is outside 0..5"},
+        Case{"joint damp_kd range", "stand:  0.00, damp_kd: 0.5}\n  - {name: R_Shoulder_Pitch",
+             "stand:  0.00, damp_kd: 9}\n  - {name: R_Shoulder_Pitch", "joints[16].damp_kd",
+             "9 is outside 0..5"},
+        Case{"joint min below max", "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: -1.0, max: 1.0",
+             "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: 1.0, max: -1.0",
+             "joints[22].min", "must be below max"},
+        Case{"joint limits within the motor's range", "name: Neck_Yaw,         bus: waist_neck, can_id: 3, motor: ak80_9, min: -1.2",
+             "name: Neck_Yaw,         bus: waist_neck, can_id: 3, motor: ak80_9, min: -13",
+             "joints[24].min", "-13 is outside -12.5..12.5"},
+        Case{"stand pose within limits", "max: 2.4, kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+             "max: 2.4, kp: 150, kd: 4.0, stand:  3.00, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+             "joints[3].stand", "3 is outside 0..2.4"},
+        Case{"unique joint names", "{name: R_Knee,", "{name: L_Knee,", "joints[9].name",
+             "'L_Knee' is used twice"},
+        Case{"can id range", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
+             "name: Neck_Pitch,       bus: waist_neck, can_id: 0", "joints[23].can_id",
+             "0 is outside 1..2047"},
+        Case{"can id unique per bus", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
+             "name: Neck_Pitch,       bus: waist_neck, can_id: 1", "joints[23].can_id",
+             "1 is used twice on bus 'waist_neck'"},
+        Case{"can id differs from master id", "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 3", "joints[14].can_id",
+             "equals the master_id of bus 'left_arm'", false},
+        Case{"joint bus must exist", "name: L_Knee,           bus: left_leg,",
+             "name: L_Knee,           bus: left_lge,", "joints[3].bus",
+             "unknown bus 'left_lge' (known: left_leg, right_leg, left_arm, right_arm, waist_neck)"},
+        Case{"joint motor must exist", "name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak80_9",
+             "name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak10", "joints[3].motor",
+             "unknown motor 'ak10' (known: ak80_9)"},
+        Case{"joint keys are required", "{name: L_Knee,           bus: left_leg,   can_id: 4,",
+             "{name: L_Knee,           bus: left_leg,", "joints[3]",
+             "missing required key 'can_id'"},
+        Case{"unknown joint key", "name: L_Knee,           bus: left_leg,",
+             "name: L_Knee, kpp: 3,           bus: left_leg,", "joints[3].kpp", "unknown key"},
+        Case{"sim inertia range", "name: L_Knee,           bus: left_leg,",
+             "name: L_Knee, inertia: -1,           bus: left_leg,", "joints[3].inertia",
+             "-1 is outside 0..100"},
+        Case{"wrong value type", "rate_hz: 500 ", "rate_hz: fast ", "control.rate_hz",
+             "'fast' is not a number"},
+        Case{"control rate", "rate_hz: 500 ", "rate_hz: 5000 ", "control.rate_hz",
+             "5000 is outside 50..2000"},
+        Case{"trajectory timeout", "trajectory_timeout_ms: 200", "trajectory_timeout_ms: 5",
+             "control.trajectory_timeout_ms", "5 is outside 20..2000"},
+        Case{"stand ramp", "stand_ramp_s: 2.0", "stand_ramp_s: 0", "control.stand_ramp_s",
+             "0 is outside 0.1..10"},
+        Case{"max segments", "max_segments: 256", "max_segments: 0", "control.max_segments",
+             "0 is outside 1..4096"},
+        Case{"motor reply timeout vs period", "motor_reply_timeout_ms: 50",
+             "motor_reply_timeout_ms: 3", "control.motor_reply_timeout_ms",
+             "must be at least two control periods (4 ms)"},
+        Case{"realtime priority", "priority: 0 ", "priority: 100 ", "realtime.priority",
+             "100 is outside 0..99"},
+        Case{"realtime cpu", "cpu: -1 ", "cpu: -2 ", "realtime.cpu", "-2 is outside -1..1023"},
+        Case{"telemetry rate", "  rate_hz: 10\n", "  rate_hz: 0\n", "telemetry.rate_hz",
+             "0 is outside 0.1..100"},
+        Case{"diagnostics rate", "diagnostics_rate_hz: 1", "diagnostics_rate_hz: 0",
+             "telemetry.diagnostics_rate_hz", "0 is outside 0.01..10"},
+        Case{"overtemp trip range", "overtemp_trip_c: 80", "overtemp_trip_c: 200",
+             "safety.overtemp_trip_c", "200 is outside 40..150"},
+        Case{"overtemp clear range", "overtemp_clear_c: 70", "overtemp_clear_c: 10",
+             "safety.overtemp_clear_c", "10 is outside 20..150"},
+        Case{"overtemp hysteresis", "overtemp_clear_c: 70", "overtemp_clear_c: 85",
+             "safety.overtemp_clear_c", "85 must be below overtemp_trip_c (80)"},
+        Case{"fall tilt range", "fall_tilt_deg: 60", "fall_tilt_deg: 5", "safety.fall_tilt_deg",
+             "5 is outside 10..90"},
+        Case{"fall clear range", "fall_clear_deg: 30", "fall_clear_deg: 0",
+             "safety.fall_clear_deg", "0 is outside 1..90"},
+        Case{"fall hysteresis", "fall_clear_deg: 30", "fall_clear_deg: 70",
+             "safety.fall_clear_deg", "70 must be below fall_tilt_deg (60)"},
+        Case{"fall hold", "fall_hold_ms: 100", "fall_hold_ms: 5000", "safety.fall_hold_ms",
+             "5000 is outside 0..2000"},
+        Case{"vx within the API", "vx_max: 2.0", "vx_max: 3.0", "velocity.vx_max",
+             "3 is outside 0..2"},
+        Case{"vy within the API", "vy_max: 1.0", "vy_max: 1.5", "velocity.vy_max",
+             "1.5 is outside 0..1"},
+        Case{"vyaw within the API", "vyaw_max: 2.0", "vyaw_max: -1", "velocity.vyaw_max",
+             "-1 is outside 0..2"},
+        Case{"motor p_max positive", "p_max: 12.5", "p_max: 0", "motors.ak80_9.p_max",
+             "0 must be greater than 0"},
+        Case{"motor v_max positive", "v_max: 50.0", "v_max: -5", "motors.ak80_9.v_max",
+             "-5 must be greater than 0"},
+        Case{"motor t_max positive", "t_max: 18.0", "t_max: 0", "motors.ak80_9.t_max",
+             "must be greater than 0"},
+        Case{"motor kp_max positive", "kp_max: 500.0", "kp_max: 0", "motors.ak80_9.kp_max",
+             "must be greater than 0"},
+        Case{"motor kd_max positive", "kd_max: 5.0", "kd_max: 0", "motors.ak80_9.kd_max",
+             "must be greater than 0"},
+        Case{"torque constant positive", "torque_constant: 0.8", "torque_constant: 0",
+             "motors.ak80_9.torque_constant", "must be greater than 0"},
+        Case{"reply format", "reply: ak,", "reply: can,", "motors.ak80_9.reply",
+             "'can' is not a reply format (ak, classic)"},
+        Case{"unique bus names", "{name: right_leg,  interface: vcan1",
+             "{name: left_leg,  interface: vcan1", "buses[1].name", "'left_leg' is used twice"},
+        Case{"unique bus interfaces", "interface: vcan3", "interface: vcan2",
+             "buses[3].interface", "'vcan2' is used by two buses"},
+        Case{"interface name length", "interface: vcan3", "interface: vcan3456789012345",
+             "buses[3].interface", "is not a network interface name (1..15 characters)"},
+        Case{"bitrate", "interface: vcan3, bitrate: 1000000", "interface: vcan3, bitrate: 5",
+             "buses[3].bitrate", "5 is outside 10000..1000000"},
+        Case{"restart_ms", "interface: vcan3, bitrate: 1000000, restart_ms: 100",
+             "interface: vcan3, bitrate: 1000000, restart_ms: 70000", "buses[3].restart_ms",
+             "70000 is outside 0..60000"},
+        Case{"master id range", "interface: vcan3, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan3, bitrate: 1000000, restart_ms: 100, master_id: 0x800",
+             "buses[3].master_id", "2048 is outside 0..2047"},
+        Case{"bus needs an interface", "{name: right_arm,  interface: vcan3,",
+             "{name: right_arm,", "buses[3]", "missing required key 'interface'"},
+        Case{"imu ids distinct", "gyro_id: 0x102", "gyro_id: 0x101", "imu.gyro_id",
+             "equals imu.quat_id"},
+        Case{"imu id range", "gyro_id: 0x102", "gyro_id: 0x900", "imu.gyro_id",
+             "2304 is outside 1..2047"},
+        Case{"imu timeout", "timeout_ms: 100}", "timeout_ms: 0}", "imu.timeout_ms",
+             "0 is outside 5..5000"},
+        Case{"imu id vs joints", "quat_id: 0x101", "quat_id: 2", "imu",
+             "an IMU id collides with joint Neck_Pitch on bus 'waist_neck'"},
+        Case{"imu id vs master id", "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0x101", "imu",
+             "an IMU id equals the master_id of bus 'waist_neck'", false},
+        Case{"imu bus must exist", "imu: {bus: waist_neck,", "imu: {bus: neck,", "imu.bus",
+             "unknown bus 'neck'"},
+        Case{"api needs a socket", "unix_socket: /run/robot-edge/api.sock", "unix_socket: \"\"",
+             "api", "neither unix_socket nor tcp is set", false},
+        Case{"unix socket path length", "unix_socket: /run/robot-edge/api.sock",
+             "unix_socket: /run/robot-edge/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock",
+             "api.unix_socket", "longer than 107 characters"},
+        Case{"tcp off loopback needs a token", "tcp: \"\"", "tcp: \"0.0.0.0:7000\"", "api.tcp",
+             "'0.0.0.0:7000' is not a loopback address: api.token is required"},
+        Case{"tcp host:port", "tcp: \"\"", "tcp: \"localhost\"", "api.tcp",
+             "'localhost' is not host:port with a port 1..65535"},
+        Case{"controller names unique", "controllers: [ble, cloud]",
+             "controllers: [ble, cloud, ble]", "api.controllers[2]", "'ble' is listed twice"},
+        Case{"controller names non-empty", "controllers: [ble, cloud]",
+             "controllers: [ble, \"\"]", "api.controllers[1]", "empty controller name"},
+        Case{"controller idle timeout", "controller_idle_timeout_ms: 10000",
+             "controller_idle_timeout_ms: 0", "api.controller_idle_timeout_ms",
+             "0 is outside 100..3600000"},
+        Case{"max clients", "max_clients: 64", "max_clients: 0", "api.max_clients",
+             "0 is outside 1..1024"},
+        Case{"event history", "event_history: 1024", "event_history: 1", "api.event_history",
+             "1 is outside 16..65536"},
+        Case{"sim ambient", "ambient_c: 30", "ambient_c: 100", "sim.ambient_c",
+             "100 is outside -40..60"},
+        Case{"sim thermal time constant", "thermal_time_constant_s: 120",
+             "thermal_time_constant_s: 0", "sim.thermal_time_constant_s", "must be greater than 0"},
+        Case{"sim heating", "heating_c_per_nm2_s: 0.01", "heating_c_per_nm2_s: -1",
+             "sim.heating_c_per_nm2_s", "-1 is outside 0..10"},
+        Case{"sim motor timeout", "motor_can_timeout_ms: 100", "motor_can_timeout_ms: 20000",
+             "sim.motor_can_timeout_ms", "20000 is outside 0..10000"},
+        Case{"sim imu rate", "imu_rate_hz: 200", "imu_rate_hz: 0", "sim.imu_rate_hz",
+             "0 is outside 1..2000"},
+        Case{"sim inertia", "joint_inertia: 0.02", "joint_inertia: 0", "sim.joint_inertia",
+             "must be greater than 0"},
+        Case{"sim friction", "joint_friction: 0.2", "joint_friction: -1", "sim.joint_friction",
+             "-1 is outside 0..100"},
+        Case{"unknown section", "sim:                                      #",
+             "policies: {}\nsim:                                      #", "policies", "unknown key"},
+        Case{"unknown key in a section", "stand_ramp_s: 2.0", "stand_ramps: 2.0",
+             "control.stand_ramps", "unknown key"},
+        Case{"negative unsigned", "fall_hold_ms: 100", "fall_hold_ms: -3", "safety.fall_hold_ms",
+             "-3 is not a non-negative integer"},
+        Case{"section must be a mapping", "realtime:                       #",
+             "realtime: 5\nold_realtime:                       #", "realtime",
+             "expected a mapping"}),
+    RuleName);
+
+TEST(Rejects, TelemetryFasterThanControl) {
+  std::string text = DefaultYaml();
+  text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 50 ");
+  text.replace(text.find("  rate_hz: 10\n"), 14, "  rate_hz: 80\n");
+  const auto p = Problems(text);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("telemetry.rate_hz: must not exceed control.rate_hz"), std::string::npos)
+      << p[0];
+}
+
+TEST(Rejects, EmptyListsAndMissingSections) {
+  const auto p = Problems("robot: {name: x}\nimu: {bus: a}\n");
+  const auto has = [&](const std::string& s) {
+    return std::any_of(p.begin(), p.end(), [&](const auto& m) { return m.find(s) != m.npos; });
+  };
+  EXPECT_TRUE(has("unknown bus 'a'"));
+  const auto q = Problems("robot: {name: x}\n");
+  const auto has_q = [&](const std::string& s) {
+    return std::any_of(q.begin(), q.end(), [&](const auto& m) { return m.find(s) != m.npos; });
+  };
+  EXPECT_TRUE(has_q("imu: missing required section"));
+  std::string no_joints = DefaultYaml();
+  no_joints.replace(no_joints.find("\njoints:"), 8, "\nold_joints:");
+  const auto r = Problems(no_joints);
+  const auto has_r = [&](const std::string& s) {
+    return std::any_of(r.begin(), r.end(), [&](const auto& m) { return m.find(s) != m.npos; });
+  };
+  EXPECT_TRUE(has_r("old_joints: unknown key"));
+}
+
+TEST(Rejects, NoJointsNoBusesNoMotors) {
+  Config c = ParseConfig(DefaultYaml(), "robot-edge.yaml");
+  c.joints.clear();
+  c.buses.clear();
+  c.motors.clear();
+  const auto p = Validate(c);
+  const auto has = [&](const std::string& s) {
+    return std::any_of(p.begin(), p.end(), [&](const auto& m) { return m.find(s) != m.npos; });
+  };
+  EXPECT_TRUE(has("joints: at least one joint is required"));
+  EXPECT_TRUE(has("buses: at least one bus is required"));
+  EXPECT_TRUE(has("motors: at least one motor model is required"));
+}
+
+TEST(Rejects, TooManyJoints) {
+  Config c = ParseConfig(DefaultYaml(), "robot-edge.yaml");
+  while (c.joints.size() <= kMaxJoints) {
+    JointConfig j = c.joints[0];
+    j.name = "extra" + std::to_string(c.joints.size());
+    j.can_id = 100 + static_cast<std::uint32_t>(c.joints.size());
+    c.joints.push_back(j);
+  }
+  const auto p = Validate(c);
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(p[0].find("joints: more than 128"), std::string::npos) << p[0];
+}
+
+TEST(Rejects, YamlSyntaxErrorNamesTheLine) {
+  try {
+    ParseConfig("robot:\n  name: [unclosed\n", "bad.yaml");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("bad.yaml:", 0), 0u) << e.what();
+  }
+}
+
+TEST(Rejects, EveryProblemIsReportedAtOnce) {
+  std::string text = DefaultYaml();
+  text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 5000 ");
+  text.replace(text.find("fall_hold_ms: 100"), 17, "fall_hold_ms: 9999");
+  EXPECT_EQ(Problems(text).size(), 2u);
+}
+
+TEST(Where, FallsBackToTheNearestParentLine) {
+  const Config c = ParseConfig(DefaultYaml(), "robot-edge.yaml");
+  const int joint3 = c.lines.at("joints[3]");
+  EXPECT_EQ(c.Where("joints[3].damp_kd"), "robot-edge.yaml:" + std::to_string(joint3) +
+                                              ": joints[3].damp_kd");
+  EXPECT_EQ(c.Where("nothing.here"), "robot-edge.yaml: nothing.here");
+}
+
+}  // namespace
+}  // namespace robot_edge::config

@@ -1,0 +1,81 @@
+// The protocol's enum values and field names are the specification's (seed 001): a client built
+// from the specification must interoperate, so a renumbering must fail here.
+#include <gtest/gtest.h>
+
+#include "edge_api.pb.h"
+#include "edge_cloud.pb.h"
+
+namespace {
+
+TEST(Enums, ModeAndFirmwareModeUseTheSpecificationsDifferentNumbering) {
+  EXPECT_EQ(edge::MODE_STAND, 0);
+  EXPECT_EQ(edge::MODE_DAMP, 1);
+  EXPECT_EQ(edge::FW_MODE_DAMP, 0);
+  EXPECT_EQ(edge::FW_MODE_STAND, 1);
+  EXPECT_EQ(edge::FW_MODE_MOVE, 2);
+}
+
+TEST(Enums, SubsystemValues) {
+  EXPECT_EQ(edge::SUBSYSTEM_FW_LINK, 0);
+  EXPECT_EQ(edge::SUBSYSTEM_CAMERA, 1);
+  EXPECT_EQ(edge::SUBSYSTEM_MIC, 2);
+  EXPECT_EQ(edge::SUBSYSTEM_SPEAKER, 3);
+  EXPECT_EQ(edge::SUBSYSTEM_BLE, 4);
+  EXPECT_EQ(edge::SUBSYSTEM_CLOUD, 5);
+  EXPECT_EQ(edge::SUBSYSTEM_FIRMWARE, 6);
+}
+
+TEST(Enums, ErrorFlagBitIsAlertIdMinusOne) {
+  const std::pair<edge::AlertId, edge::ErrorFlag> pairs[] = {
+      {edge::ALERT_MOTOR_OVERTEMP, edge::ERROR_FLAG_MOTOR_OVERTEMP},
+      {edge::ALERT_FALL_DETECTED, edge::ERROR_FLAG_FALL_DETECTED},
+      {edge::ALERT_MOTOR_TIMEOUT, edge::ERROR_FLAG_MOTOR_TIMEOUT},
+      {edge::ALERT_CAN_BUS_OFF, edge::ERROR_FLAG_CAN_BUS_OFF},
+      {edge::ALERT_MOTOR_FAULT, edge::ERROR_FLAG_MOTOR_FAULT},
+      {edge::ALERT_IMU_TIMEOUT, edge::ERROR_FLAG_IMU_TIMEOUT},
+  };
+  for (const auto& [id, flag] : pairs) EXPECT_EQ(1u << (id - 1), static_cast<unsigned>(flag));
+}
+
+TEST(Messages, TelemetryHasEveryFieldOfTheSpecificationInTableOrder) {
+  const auto* d = edge::EdgeTelemetry::descriptor();
+  const char* names[] = {"timestamp_us", "fw_timestamp_us", "sequence", "fw_mode", "joint_pos",
+                         "joint_vel", "joint_current", "joint_temp", "imu_quat", "imu_gyro",
+                         "imu_gravity", "error_flags", "active_alerts", "fw_age_ms",
+                         "last_video_timestamp_us", "last_audio_timestamp_us"};
+  for (int i = 0; i < 16; ++i) {
+    const auto* f = d->FindFieldByName(names[i]);
+    ASSERT_NE(f, nullptr) << names[i];
+    EXPECT_EQ(f->number(), i + 1) << names[i];
+  }
+}
+
+TEST(Messages, CloudCommandIsAOneofOfTheThreeCommands) {
+  const auto* d = edge::CloudCommand::descriptor();
+  const auto* oneof = d->FindFieldByName("velocity")->containing_oneof();
+  ASSERT_NE(oneof, nullptr);
+  EXPECT_EQ(d->FindFieldByName("trajectory")->containing_oneof(), oneof);
+  EXPECT_EQ(d->FindFieldByName("mode")->containing_oneof(), oneof);
+  const auto* src = edge::TrajectoryRequest::descriptor()->FindFieldByName("full");
+  EXPECT_EQ(src->containing_oneof(),
+            edge::TrajectoryRequest::descriptor()->FindFieldByName("id")->containing_oneof());
+}
+
+TEST(Messages, DiagnosticsAndEventsHaveTheSpecificationsFields) {
+  for (const char* f : {"can_health", "onnx_avg_ms", "onnx_max_ms", "onnx_count", "controller",
+                        "provisioned", "cloud_connected", "ble_connected", "camera_active",
+                        "mic_active"}) {
+    EXPECT_NE(edge::EdgeDiagnostics::descriptor()->FindFieldByName(f), nullptr) << f;
+  }
+  for (const char* f : {"previous", "current", "reason"}) {
+    EXPECT_NE(edge::ControllerEvent::descriptor()->FindFieldByName(f), nullptr) << f;
+  }
+  for (const char* f : {"id", "severity", "value", "threshold", "first_set_us", "source_id"}) {
+    EXPECT_NE(edge::FirmwareAlert::descriptor()->FindFieldByName(f), nullptr) << f;
+  }
+  for (const char* f : {"timestamp_us", "sequence", "error", "diagnostics", "controller"}) {
+    EXPECT_NE(edge::EdgeEvent::descriptor()->FindFieldByName(f), nullptr) << f;
+  }
+}
+
+}  // namespace
