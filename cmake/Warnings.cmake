@@ -2,7 +2,7 @@
 add_library(robot_edge_warnings INTERFACE)
 target_compile_options(robot_edge_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Wunused
-  -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+  -Woverloaded-virtual -Wimplicit-fallthrough)
 if(ENABLE_WERROR)
   target_compile_options(robot_edge_warnings INTERFACE -Werror)
 endif()
