@@ -1,0 +1,69 @@
+// Alert conditions, evaluated from measurements and the time passed in (pure). Every alert is
+// critical: while one is active the robot is held in DAMP.
+//
+//   MOTOR_OVERTEMP  per joint: trips at temperature >= safety.overtemp_trip_c, clears below
+//                   safety.overtemp_clear_c (hysteresis).
+//   FW_LINK_TIMEOUT per joint: no reply for control.motor_reply_timeout_ms; clears on a reply.
+//                   A motor that never replied is reported once the start-up grace is over.
+//   MOTOR_FAULT     per joint: the motor reports an error code; clears when it reports 0.
+//   FALL_DETECTED   tilt from upright above safety.fall_tilt_deg for safety.fall_hold_ms; clears
+//                   below safety.fall_clear_deg. Judged only while the IMU is fresh.
+//   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
+//   CAN_BUS_OFF     per bus: a bus-off was seen; stays active while the bus is off and at least
+//                   kBusOffHoldUs after the last bus-off, so that telemetry shows it.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "config/config.hpp"
+#include "statemachine/events.hpp"
+#include "statemachine/io.hpp"
+
+namespace robot_edge::sm {
+
+class AlertMonitor {
+ public:
+  static constexpr std::int64_t kBusOffHoldUs = 1'000'000;
+  static constexpr std::int64_t kMinStartupGraceUs = 500'000;
+
+  explicit AlertMonitor(const config::Config& config);
+
+  // Re-evaluates every alert at `now_us`; pushes kAlertRaised / kAlertCleared events.
+  void Update(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+
+  std::span<const Alert> active() const { return active_; }
+  std::uint32_t error_flags() const { return error_flags_; }
+  // The first active critical alert (the one that blocks leaving DAMP), or nullptr.
+  const Alert* FirstCritical() const;
+  // Every motor has replied at least once.
+  bool all_motors_replied() const { return all_replied_; }
+
+ private:
+  struct Slot {
+    bool active = false;
+    Alert alert;
+    std::int64_t pending_since_us = -1;  // fall: when the tilt first exceeded the threshold
+    std::int64_t last_trip_us = -1;      // bus-off: last bus-off seen
+  };
+
+  // Raises / clears `slot` and keeps its value current.
+  void Apply(Slot* slot, bool trip, bool clear, std::uint32_t value, std::int64_t now_us,
+             EventBuffer* events);
+  void UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+  void UpdateImu(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+  void UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+  bool InGrace(std::int64_t now_us) const { return now_us - start_us_ < grace_us_; }
+
+  double trip_c_, clear_c_, fall_tilt_deg_, fall_clear_deg_;
+  std::int64_t fall_hold_us_, reply_timeout_us_, imu_timeout_us_, grace_us_;
+  std::int64_t start_us_ = -1;  // first Update()
+  std::vector<Slot> overtemp_, timeout_, fault_, bus_off_;
+  std::vector<std::uint64_t> last_bus_off_count_;
+  Slot fall_, imu_timeout_;
+  std::vector<Alert> active_;  // rebuilt by Update(), capacity reserved
+  std::uint32_t error_flags_ = 0;
+  bool all_replied_ = false;
+};
+
+}  // namespace robot_edge::sm

@@ -1,0 +1,55 @@
+// Why commands were dropped or adjusted, counted by reason (reported in EdgeDiagnostics).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace robot_edge::sm {
+
+enum class Reason : std::uint8_t {
+  // Drops by validation (seed 000, "Command Validation"), before the state machine.
+  kEmptyCommand,            // CloudCommand with none of velocity / trajectory / mode
+  kVelocityNonFinite,       // vx, vy or vyaw is NaN or infinite
+  kTrajectoryLutId,         // TrajectoryRequest uses the unimplemented `id` source
+  kTrajectoryNoSource,      // TrajectoryRequest with neither `full` nor `id`
+  kTrajectoryNoSegments,    // FullTrajectory.segments is empty
+  kTrajectoryBadLength,     // a segment's positions are not one per joint
+  kTrajectoryNonFinite,     // a position is NaN or infinite
+  kTrajectoryTooLong,       // more segments than control.max_segments
+  // Drops by the state machine (mode-dependent).
+  kVelocityInDamp,          // seed 000: velocity is dropped in FW_MODE_DAMP
+  kVelocityNoPolicy,        // STAND -> MOVE/POLICY needs a configured policy
+  kVelocityInTrajectory,    // not a transition of seed 000's table
+  kTrajectoryInPolicy,      // not a transition of seed 000's table
+  kBlockedByAlert,          // leaving DAMP while a critical alert is active
+  kMotorsNotReady,          // leaving DAMP before every motor has replied
+  // Drops by the daemon (counted there, named here so every reason has one list).
+  kNotController,           // sender does not hold control
+  kQueueFull,               // the control thread's command queue was full
+  // Adjustments: the command was applied, but not exactly as sent.
+  kVelocityClamped,         // vx / vy / vyaw outside its range, clamped
+  kGainsDefaulted,          // kp or kd with a count other than 0 or one per joint: defaults used
+  kGainsNonFinite,          // kp or kd with a non-finite value: defaults used
+  kGainsClamped,            // kp outside 0..500 or kd outside 0..5, clamped
+  kPositionClamped,         // a trajectory position outside the joint's limits, clamped
+  kModeUnknown,             // a Mode value outside the enum: treated as DAMP (fail safe)
+  kCount
+};
+
+inline constexpr std::size_t kReasonCount = static_cast<std::size_t>(Reason::kCount);
+
+// snake_case name, e.g. "velocity_in_damp".
+const char* ToString(Reason reason);
+// True for the reasons that dropped the command (false for adjustments).
+bool IsDrop(Reason reason);
+
+// Plain counters, owned by one thread.
+struct Counters {
+  std::array<std::uint64_t, kReasonCount> by_reason{};
+
+  void Count(Reason r, std::uint64_t n = 1) { by_reason[static_cast<std::size_t>(r)] += n; }
+  std::uint64_t operator[](Reason r) const { return by_reason[static_cast<std::size_t>(r)]; }
+};
+
+}  // namespace robot_edge::sm

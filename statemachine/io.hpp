@@ -1,0 +1,130 @@
+// What goes into and comes out of the state machine: plain values, no I/O.
+// Times are µs of one monotonic clock chosen by the caller.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "statemachine/modes.hpp"
+#include "statemachine/counters.hpp"
+
+namespace robot_edge::sm {
+
+class Trajectory;
+
+// ---- Commands (validated; see validation.hpp) ----
+
+enum class CommandKind : std::uint8_t {
+  kVelocity,
+  kTrajectory,
+  kMode,
+  kStopWalking,  // internal: the controlling client left; MOVE/POLICY velocity -> 0
+};
+
+enum class ModeRequest : std::uint8_t { kStand, kDamp };
+
+struct Velocity {
+  float vx = 0;    // m/s
+  float vy = 0;    // m/s
+  float vyaw = 0;  // rad/s
+};
+
+struct Command {
+  CommandKind kind = CommandKind::kMode;
+  std::uint32_t sequence = 0;   // CloudCommand.sequence
+  std::int64_t received_us = 0; // when the daemon received it
+  Velocity velocity;            // kVelocity
+  ModeRequest mode = ModeRequest::kDamp;  // kMode
+  const Trajectory* trajectory = nullptr; // kTrajectory; read during Submit() only
+};
+
+struct SubmitResult {
+  bool accepted = false;
+  Reason reason = Reason::kCount;  // why it was dropped (kCount when accepted)
+  Mode mode = Mode::kDamp;         // mode after the command
+};
+
+// ---- Measurements ----
+
+struct JointMeasurement {
+  float position_rad = 0;
+  float velocity_rad_s = 0;
+  float torque_nm = 0;
+  float temperature_c = 0;
+  std::uint8_t error_code = 0;      // motor-reported (MotorError), 0 = none
+  std::int64_t last_reply_us = -1;  // -1 = never replied
+};
+
+struct ImuMeasurement {
+  std::array<float, 4> quat_wxyz{1, 0, 0, 0};  // body -> world
+  std::array<float, 3> gyro_rad_s{0, 0, 0};
+  std::int64_t last_update_us = -1;            // -1 = never received
+};
+
+struct BusStatus {
+  bool bus_off = false;
+  std::uint64_t bus_off_count = 0;  // increases with every bus-off, even one already over
+};
+
+struct Inputs {
+  std::span<const JointMeasurement> joints;  // firmware order, one per configured joint
+  ImuMeasurement imu;
+  std::span<const BusStatus> buses;          // one per configured bus
+};
+
+// ---- Outputs ----
+
+struct JointTarget {
+  float position_rad = 0;
+  float velocity_rad_s = 0;
+  float kp = 0;         // N·m/rad
+  float kd = 0;         // N·m·s/rad
+  float torque_nm = 0;  // feed-forward
+};
+
+// Values of FirmwareAlert.id / severity (proto AlertId, AlertSeverity).
+enum class AlertId : std::uint8_t {
+  kMotorOvertemp = 1,
+  kFallDetected = 2,
+  kMotorTimeout = 3,
+  kCanBusOff = 4,
+  kMotorFault = 5,
+  kImuTimeout = 6,
+};
+enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
+
+constexpr std::uint32_t ErrorFlagOf(AlertId id) { return 1u << (static_cast<unsigned>(id) - 1); }
+const char* ToString(AlertId id);
+
+struct Alert {
+  AlertId id = AlertId::kMotorOvertemp;
+  Severity severity = Severity::kCritical;
+  std::uint32_t value = 0;      // unit per AlertId (°C, degrees, ms, count, code)
+  std::uint32_t threshold = 0;
+  std::int64_t first_set_us = 0;
+  std::uint32_t source = 0;     // joint or bus index
+};
+
+enum class EventKind : std::uint8_t {
+  kModeChanged,        // from -> to, because of `cause`
+  kAlertRaised,        // alert
+  kAlertCleared,       // alert (value = last measured)
+  kTrajectoryTimeout,  // MOVE/TRAJECTORY got no packet for the timeout: -> DAMP
+  kModeBlocked,        // a command could not leave DAMP: alert says which (or reason)
+};
+
+enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert };
+
+struct Event {
+  EventKind kind = EventKind::kModeChanged;
+  std::int64_t time_us = 0;
+  Mode from = Mode::kDamp;
+  Mode to = Mode::kDamp;
+  Cause cause = Cause::kCommand;
+  Alert alert;                       // kAlertRaised / kAlertCleared / kModeBlocked
+  Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert or kMotorsNotReady
+  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
+};
+
+}  // namespace robot_edge::sm

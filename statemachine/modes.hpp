@@ -1,0 +1,66 @@
+// The control modes and the contract of each (the model: ros2_control's system_interface.hpp).
+//
+// DAMP — the safe state.
+//   Entered: at boot; on ModeCommand(DAMP) from any mode (always accepted: emergency stop); on a
+//   trajectory session timeout; whenever a critical alert becomes active (motor overtemp, motor
+//   fault, motor reply timeout, fall, IMU timeout, CAN bus-off).
+//   Motors: kp = 0, kd = the joint's damp_kd, no torque: compliant, the joints only slow down.
+//   Accepts: ModeCommand(STAND) -> STAND; TrajectoryRequest -> MOVE/TRAJECTORY. Both are refused
+//   (the robot stays in DAMP, MODE_BLOCKED says which alert) while a critical alert is active or
+//   while a motor has never replied. VelocityCommand is dropped (seed 000).
+//
+// STAND — ramp to the stand pose, then hold it.
+//   Entered: ModeCommand(STAND) from DAMP or MOVE.
+//   Motors: position targets on a smooth (quintic) ramp from the pose measured on entry to the
+//   stand pose over control.stand_ramp_s, then the stand pose; the joints' default kp / kd.
+//   Accepts: VelocityCommand -> MOVE/POLICY (refused when no policy is configured);
+//   TrajectoryRequest -> MOVE/TRAJECTORY; ModeCommand(STAND) (no change); ModeCommand(DAMP).
+//   The ramp is advisory: MOVE commands are accepted before it ends.
+//
+// MOVE/POLICY — the locomotion policy walks at the commanded velocity.
+//   Entered: VelocityCommand in STAND with a policy configured.
+//   Motors: the policy's targets each tick; the stand pose while it has none yet.
+//   Accepts: VelocityCommand (new velocity; it persists until a new one, a mode switch or
+//   DAMP); ModeCommand(STAND) -> STAND; ModeCommand(DAMP). TrajectoryRequest is refused.
+//
+// MOVE/TRAJECTORY — direct PD control streamed by the client.
+//   Entered: TrajectoryRequest in DAMP or STAND.
+//   Motors: the request's segments in order, one per control tick, the last one held; its
+//   kp / kd when it gives exactly one per joint, else the joints' defaults.
+//   Accepts: TrajectoryRequest (replaces the current one); ModeCommand(STAND) -> STAND;
+//   ModeCommand(DAMP). VelocityCommand is refused.
+//   Leaves to DAMP by itself when no TrajectoryRequest arrives for trajectory_timeout_ms (200).
+//
+// In every mode every position target is clamped to the joint's limits and every gain to the
+// API's range (kp 0..500, kd 0..5) and the motor's.
+#pragma once
+
+#include <cstdint>
+
+namespace robot_edge::sm {
+
+enum class Mode : std::uint8_t {
+  kDamp = 0,
+  kStand = 1,
+  kMovePolicy = 2,
+  kMoveTrajectory = 3,
+};
+
+// FirmwareMode numbering of the telemetry (seed 001): DAMP 0, STAND 1, MOVE 2.
+constexpr std::uint32_t ToFirmwareMode(Mode mode) {
+  switch (mode) {
+    case Mode::kDamp: return 0;
+    case Mode::kStand: return 1;
+    case Mode::kMovePolicy:
+    case Mode::kMoveTrajectory: return 2;
+  }
+  return 0;
+}
+
+constexpr bool IsMove(Mode mode) {
+  return mode == Mode::kMovePolicy || mode == Mode::kMoveTrajectory;
+}
+
+const char* ToString(Mode mode);
+
+}  // namespace robot_edge::sm

@@ -1,0 +1,209 @@
+#include "statemachine/state_machine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "statemachine/stand_ramp.hpp"
+#include "statemachine/transitions.hpp"
+
+namespace robot_edge::sm {
+namespace {
+
+float F(double v) { return static_cast<float>(v); }
+
+}  // namespace
+
+StateMachine::StateMachine(const config::Config& config, Policy* policy)
+    : policy_(policy),
+      trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) * 1000),
+      stand_ramp_s_(config.control.stand_ramp_s),
+      alerts_(config),
+      events_(kEventCapacity),
+      stand_start_rad_(config.joints.size()),
+      trajectory_(config.joints.size(), config.control.max_segments),
+      targets_(config.joints.size()) {
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const auto& joint = config.joints[j];
+    const auto& motor = config.motor_of(j);
+    joints_.push_back({F(joint.min_rad), F(joint.max_rad), F(joint.stand_rad), F(joint.kp),
+                       F(joint.kd), F(joint.damp_kd), F(std::min(config::kApiKpMax, motor.kp_max)),
+                       F(std::min(config::kApiKdMax, motor.kd_max)), F(motor.v_max_rad_s),
+                       F(motor.t_max_nm)});
+  }
+}
+
+void StateMachine::BeginTick() {
+  if (events_reported_) {
+    events_.Clear();
+    events_reported_ = false;
+  }
+}
+
+SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
+  BeginTick();
+  const Transition t = Decide(mode_, command.kind, command.mode, policy_ != nullptr);
+  std::optional<Reason> refused;
+  if (!t.allowed) {
+    refused = t.refused;
+  } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
+    refused = BlockedInDamp(now_us, command.kind);
+  }
+  if (refused) {
+    counters_.Count(*refused);
+    return {false, *refused, mode_};
+  }
+  Apply(now_us, command, t.next);
+  last_command_sequence_ = command.sequence;
+  return {true, Reason::kCount, mode_};
+}
+
+std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKind kind) {
+  const Alert* blocking = alerts_.FirstCritical();
+  if (blocking == nullptr && alerts_.all_motors_replied()) return std::nullopt;
+  Event e;
+  e.kind = EventKind::kModeBlocked;
+  e.time_us = now_us;
+  e.reason = blocking != nullptr ? Reason::kBlockedByAlert : Reason::kMotorsNotReady;
+  if (blocking != nullptr) e.alert = *blocking;
+  // A blocked trajectory stream reports once per stream, not at 50 Hz.
+  const bool new_stream = last_blocked_trajectory_us_ < 0 ||
+                          now_us - last_blocked_trajectory_us_ >= trajectory_timeout_us_;
+  if (kind != CommandKind::kTrajectory || new_stream) events_.Push(e);
+  if (kind == CommandKind::kTrajectory) last_blocked_trajectory_us_ = now_us;
+  return e.reason;
+}
+
+void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next) {
+  switch (command.kind) {
+    case CommandKind::kMode:
+      break;
+    case CommandKind::kVelocity:
+      velocity_ = command.velocity;
+      break;
+    case CommandKind::kTrajectory:
+      trajectory_.CopyFrom(*command.trajectory);
+      next_segment_ = 0;
+      last_trajectory_us_ = command.received_us;
+      break;
+    case CommandKind::kStopWalking:
+      velocity_ = Velocity{};
+      break;
+  }
+  if (next != mode_) EnterMode(now_us, next, Cause::kCommand);
+}
+
+void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
+  Event e;
+  e.kind = EventKind::kModeChanged;
+  e.time_us = now_us;
+  e.from = mode_;
+  e.to = next;
+  e.cause = cause;
+  events_.Push(e);
+  if (next != Mode::kMovePolicy) velocity_ = Velocity{};  // velocity persists only in POLICY
+  if (next == Mode::kStand) stand_start_pending_ = true;
+  if (next == Mode::kMovePolicy && policy_ != nullptr) policy_->Reset(now_us);
+  if (next != Mode::kMoveTrajectory) trajectory_.Clear();
+  mode_ = next;
+}
+
+const Outputs& StateMachine::Step(std::int64_t now_us, const Inputs& in) {
+  BeginTick();
+  alerts_.Update(now_us, in, &events_);
+  CheckSafety(now_us);
+  ComputeTargets(now_us, in);
+  Sanitize();
+  events_reported_ = true;
+
+  outputs_.mode = mode_;
+  outputs_.targets = targets_;
+  outputs_.error_flags = alerts_.error_flags();
+  outputs_.alerts = alerts_.active();
+  outputs_.events = events_.events();
+  outputs_.velocity = velocity_;
+  outputs_.last_command_sequence = last_command_sequence_;
+  return outputs_;
+}
+
+void StateMachine::CheckSafety(std::int64_t now_us) {
+  if (mode_ != Mode::kDamp && alerts_.FirstCritical() != nullptr) {
+    EnterMode(now_us, Mode::kDamp, Cause::kAlert);
+  }
+  if (mode_ == Mode::kMoveTrajectory && now_us - last_trajectory_us_ >= trajectory_timeout_us_) {
+    Event e;
+    e.kind = EventKind::kTrajectoryTimeout;
+    e.time_us = now_us;
+    e.silence_ms = static_cast<std::uint32_t>((now_us - last_trajectory_us_) / 1000);
+    events_.Push(e);
+    EnterMode(now_us, Mode::kDamp, Cause::kTrajectoryTimeout);
+  }
+}
+
+void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
+  switch (mode_) {
+    case Mode::kDamp: DampTargets(in); break;
+    case Mode::kStand: StandTargets(now_us, in); break;
+    case Mode::kMoveTrajectory: TrajectoryTargets(); break;
+    case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
+  }
+}
+
+void StateMachine::DampTargets(const Inputs& in) {
+  for (std::size_t j = 0; j < targets_.size(); ++j) {
+    const float measured = j < in.joints.size() ? in.joints[j].position_rad : 0.0f;
+    targets_[j] = {measured, 0.0f, 0.0f, joints_[j].damp_kd, 0.0f};
+  }
+}
+
+void StateMachine::StandTargets(std::int64_t now_us, const Inputs& in) {
+  if (stand_start_pending_) {
+    for (std::size_t j = 0; j < targets_.size(); ++j) {
+      const float measured = j < in.joints.size() ? in.joints[j].position_rad : joints_[j].stand_rad;
+      stand_start_rad_[j] = std::clamp(measured, joints_[j].min_rad, joints_[j].max_rad);
+    }
+    stand_start_us_ = now_us;
+    stand_start_pending_ = false;
+  }
+  const RampPoint r = StandRamp(static_cast<double>(now_us - stand_start_us_) * 1e-6, stand_ramp_s_);
+  for (std::size_t j = 0; j < targets_.size(); ++j) {
+    const float span = joints_[j].stand_rad - stand_start_rad_[j];
+    targets_[j] = {stand_start_rad_[j] + r.fraction * span, r.rate_per_s * span, joints_[j].kp,
+                   joints_[j].kd, 0.0f};
+  }
+}
+
+void StateMachine::TrajectoryTargets() {
+  if (trajectory_.segments() == 0) return;  // cannot happen in this mode; keep last targets
+  const std::size_t s = std::min(next_segment_, trajectory_.segments() - 1);
+  const auto pos = trajectory_.positions(s), kp = trajectory_.kp(s), kd = trajectory_.kd(s);
+  for (std::size_t j = 0; j < targets_.size(); ++j) targets_[j] = {pos[j], 0.0f, kp[j], kd[j], 0.0f};
+  if (next_segment_ < trajectory_.segments()) ++next_segment_;
+}
+
+void StateMachine::PolicyTargets(std::int64_t now_us, const Inputs& in) {
+  if (policy_ != nullptr && policy_->Targets(now_us, velocity_, in, targets_)) return;
+  for (std::size_t j = 0; j < targets_.size(); ++j) HoldStandPose(j);
+}
+
+void StateMachine::HoldStandPose(std::size_t j) {
+  targets_[j] = {joints_[j].stand_rad, 0.0f, joints_[j].kp, joints_[j].kd, 0.0f};
+}
+
+void StateMachine::Sanitize() {
+  for (std::size_t j = 0; j < targets_.size(); ++j) {
+    JointTarget& t = targets_[j];
+    const JointLimits& l = joints_[j];
+    if (!std::isfinite(t.position_rad)) t.position_rad = l.stand_rad;
+    if (!std::isfinite(t.kp)) t.kp = l.kp;
+    if (!std::isfinite(t.kd)) t.kd = l.kd;
+    if (!std::isfinite(t.velocity_rad_s)) t.velocity_rad_s = 0.0f;
+    if (!std::isfinite(t.torque_nm)) t.torque_nm = 0.0f;
+    t.position_rad = std::clamp(t.position_rad, l.min_rad, l.max_rad);
+    t.kp = std::clamp(t.kp, 0.0f, l.kp_cap);
+    t.kd = std::clamp(t.kd, 0.0f, l.kd_cap);
+    t.velocity_rad_s = std::clamp(t.velocity_rad_s, -l.v_cap, l.v_cap);
+    t.torque_nm = std::clamp(t.torque_nm, -l.t_cap, l.t_cap);
+  }
+}
+
+}  // namespace robot_edge::sm

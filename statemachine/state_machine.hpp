@@ -1,0 +1,98 @@
+// The DAMP / STAND / MOVE state machine: pure logic with time passed in — no clock, socket,
+// thread or logging inside (the model: PX4's failsafe library). Each mode's contract is in
+// modes.hpp, the transition table in transitions.hpp, the alerts in alerts.hpp.
+//
+// Per control tick the owner calls Submit() for each command that arrived, then Step() once:
+//   Submit(now, command) -> accepted or dropped with a reason (counted); may change the mode.
+//   Step(now, inputs)    -> alerts, the trajectory watchdog, and one target per joint.
+//
+// Threads: one owner (the control thread). After construction nothing allocates or throws.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "config/config.hpp"
+#include "statemachine/alerts.hpp"
+#include "statemachine/counters.hpp"
+#include "statemachine/events.hpp"
+#include "statemachine/io.hpp"
+#include "statemachine/modes.hpp"
+#include "statemachine/policy.hpp"
+#include "statemachine/trajectory.hpp"
+
+namespace robot_edge::sm {
+
+struct Outputs {
+  Mode mode = Mode::kDamp;
+  std::span<const JointTarget> targets;  // one per joint, firmware order, clamped
+  std::uint32_t error_flags = 0;
+  std::span<const Alert> alerts;         // active alerts
+  // Events since the previous Step(), including those of the Submit() calls in between.
+  std::span<const Event> events;
+  Velocity velocity;                     // walking velocity in MOVE/POLICY, else 0
+  std::uint32_t last_command_sequence = 0;
+};
+
+class StateMachine {
+ public:
+  static constexpr std::size_t kEventCapacity = 256;
+
+  // `policy` may be null: no policy configured, velocity commands are refused in STAND.
+  // Not owned; must outlive the state machine.
+  StateMachine(const config::Config& config, Policy* policy);
+
+  SubmitResult Submit(std::int64_t now_us, const Command& command);
+  const Outputs& Step(std::int64_t now_us, const Inputs& inputs);
+
+  Mode mode() const { return mode_; }
+  const Counters& counters() const { return counters_; }
+  std::uint64_t events_dropped() const { return events_.dropped(); }
+
+ private:
+  struct JointLimits {
+    float min_rad, max_rad, stand_rad, kp, kd, damp_kd, kp_cap, kd_cap, v_cap, t_cap;
+  };
+
+  // Blocks leaving DAMP while a critical alert is active or a motor never replied.
+  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind);
+  void Apply(std::int64_t now_us, const Command& command, Mode next);
+  void EnterMode(std::int64_t now_us, Mode next, Cause cause);
+  void CheckSafety(std::int64_t now_us);
+  void ComputeTargets(std::int64_t now_us, const Inputs& in);
+  void DampTargets(const Inputs& in);
+  void StandTargets(std::int64_t now_us, const Inputs& in);
+  void TrajectoryTargets();
+  void PolicyTargets(std::int64_t now_us, const Inputs& in);
+  void HoldStandPose(std::size_t joint);
+  void Sanitize();
+  void BeginTick();
+
+  std::vector<JointLimits> joints_;
+  Policy* policy_;
+  std::int64_t trajectory_timeout_us_;
+  double stand_ramp_s_;
+  AlertMonitor alerts_;
+  EventBuffer events_;
+  Counters counters_;
+  bool events_reported_ = false;
+
+  Mode mode_ = Mode::kDamp;
+  Velocity velocity_;
+  std::uint32_t last_command_sequence_ = 0;
+  // STAND ramp.
+  bool stand_start_pending_ = false;
+  std::int64_t stand_start_us_ = 0;
+  std::vector<float> stand_start_rad_;
+  // MOVE/TRAJECTORY.
+  Trajectory trajectory_;
+  std::size_t next_segment_ = 0;
+  std::int64_t last_trajectory_us_ = 0;
+  std::int64_t last_blocked_trajectory_us_ = -1;
+
+  std::vector<JointTarget> targets_;
+  Outputs outputs_;
+};
+
+}  // namespace robot_edge::sm

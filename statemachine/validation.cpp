@@ -1,0 +1,147 @@
+#include "statemachine/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace robot_edge::sm {
+namespace {
+
+bool AllFinite(const google::protobuf::RepeatedField<float>& values) {
+  return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+}
+
+// Clamps *v into ±limit; true if it changed.
+bool ClampSymmetric(float* v, double limit) {
+  const float clamped = std::clamp(*v, static_cast<float>(-limit), static_cast<float>(limit));
+  const bool changed = clamped != *v;
+  *v = clamped;
+  return changed;
+}
+
+}  // namespace
+
+CommandValidator::CommandValidator(const config::Config& config)
+    : joints_(config.joints.size()),
+      max_segments_(config.control.max_segments),
+      vx_max_(static_cast<float>(config.velocity.vx_max)),
+      vy_max_(static_cast<float>(config.velocity.vy_max)),
+      vyaw_max_(static_cast<float>(config.velocity.vyaw_max)),
+      positions_(joints_),
+      kp_(joints_),
+      kd_(joints_) {
+  for (const auto& j : config.joints) {
+    min_rad_.push_back(static_cast<float>(j.min_rad));
+    max_rad_.push_back(static_cast<float>(j.max_rad));
+    default_kp_.push_back(static_cast<float>(j.kp));
+    default_kd_.push_back(static_cast<float>(j.kd));
+  }
+}
+
+std::optional<Reason> CommandValidator::Validate(const edge::CloudCommand& in,
+                                                 std::int64_t received_us, Trajectory* trajectory,
+                                                 Command* out, Counters* counters) {
+  *out = Command{};
+  out->sequence = in.sequence();
+  out->received_us = received_us;
+  std::optional<Reason> drop;
+  switch (in.command_case()) {
+    case edge::CloudCommand::kVelocity:
+      out->kind = CommandKind::kVelocity;
+      drop = ValidateVelocity(in.velocity(), out, counters);
+      break;
+    case edge::CloudCommand::kTrajectory:
+      out->kind = CommandKind::kTrajectory;
+      out->trajectory = trajectory;
+      drop = ValidateTrajectory(in.trajectory(), trajectory, counters);
+      break;
+    case edge::CloudCommand::kMode:
+      out->kind = CommandKind::kMode;
+      // Always accepted (seed 000). An unknown value is read as DAMP: the safe side.
+      if (in.mode().mode() == edge::MODE_STAND) {
+        out->mode = ModeRequest::kStand;
+      } else {
+        out->mode = ModeRequest::kDamp;
+        if (in.mode().mode() != edge::MODE_DAMP) counters->Count(Reason::kModeUnknown);
+      }
+      break;
+    case edge::CloudCommand::COMMAND_NOT_SET:
+      drop = Reason::kEmptyCommand;
+      break;
+  }
+  if (drop) counters->Count(*drop);
+  return drop;
+}
+
+std::optional<Reason> CommandValidator::ValidateVelocity(const edge::VelocityCommand& in,
+                                                         Command* out, Counters* counters) const {
+  Velocity v{in.vx(), in.vy(), in.vyaw()};
+  if (!std::isfinite(v.vx) || !std::isfinite(v.vy) || !std::isfinite(v.vyaw)) {
+    return Reason::kVelocityNonFinite;
+  }
+  bool clamped = ClampSymmetric(&v.vx, vx_max_);
+  clamped |= ClampSymmetric(&v.vy, vy_max_);
+  clamped |= ClampSymmetric(&v.vyaw, vyaw_max_);
+  if (clamped) counters->Count(Reason::kVelocityClamped);
+  out->velocity = v;
+  return std::nullopt;
+}
+
+std::optional<Reason> CommandValidator::ValidateTrajectory(const edge::TrajectoryRequest& in,
+                                                           Trajectory* trajectory,
+                                                           Counters* counters) {
+  if (in.source_case() == edge::TrajectoryRequest::kId) return Reason::kTrajectoryLutId;
+  if (in.source_case() != edge::TrajectoryRequest::kFull) return Reason::kTrajectoryNoSource;
+  const auto& segments = in.full().segments();
+  if (segments.empty()) return Reason::kTrajectoryNoSegments;
+  for (const auto& s : segments) {
+    if (static_cast<std::size_t>(s.positions_size()) != joints_) {
+      return Reason::kTrajectoryBadLength;
+    }
+    if (!AllFinite(s.positions())) return Reason::kTrajectoryNonFinite;
+  }
+  if (static_cast<std::size_t>(segments.size()) > std::min(max_segments_, trajectory->capacity())) {
+    return Reason::kTrajectoryTooLong;
+  }
+
+  trajectory->Clear();
+  bool position_clamped = false;
+  for (const auto& s : segments) {
+    for (std::size_t j = 0; j < joints_; ++j) {
+      positions_[j] = std::clamp(s.positions(static_cast<int>(j)), min_rad_[j], max_rad_[j]);
+      position_clamped |= positions_[j] != s.positions(static_cast<int>(j));
+    }
+    FillGains(s.kp(), default_kp_, static_cast<float>(config::kApiKpMax), &kp_, counters);
+    FillGains(s.kd(), default_kd_, static_cast<float>(config::kApiKdMax), &kd_, counters);
+    trajectory->Append(positions_, kp_, kd_);
+  }
+  if (position_clamped) counters->Count(Reason::kPositionClamped);
+  return std::nullopt;
+}
+
+void CommandValidator::FillGains(const google::protobuf::RepeatedField<float>& given,
+                                 const std::vector<float>& defaults, float max,
+                                 std::vector<float>* out, Counters* counters) const {
+  if (given.empty()) {  // omitted: the edge fills its defaults (seed 000)
+    *out = defaults;
+    return;
+  }
+  if (static_cast<std::size_t>(given.size()) != joints_) {  // all-or-nothing (seed 000)
+    counters->Count(Reason::kGainsDefaulted);
+    *out = defaults;
+    return;
+  }
+  if (!AllFinite(given)) {
+    counters->Count(Reason::kGainsNonFinite);
+    *out = defaults;
+    return;
+  }
+  bool clamped = false;
+  for (std::size_t j = 0; j < joints_; ++j) {
+    const float g = given.Get(static_cast<int>(j));
+    (*out)[j] = std::clamp(g, 0.0f, max);
+    clamped |= (*out)[j] != g;
+  }
+  if (clamped) counters->Count(Reason::kGainsClamped);
+}
+
+}  // namespace robot_edge::sm

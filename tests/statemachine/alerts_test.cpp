@@ -1,0 +1,261 @@
+// Alerts: thresholds, hysteresis, hold times, and what they do to the mode. Time by hand.
+#include "statemachine/alerts.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fixture.hpp"
+
+namespace robot_edge::sm {
+namespace {
+
+using test::HasEvent;
+using test::kMs;
+using test::kS;
+using test::Machine;
+using test::ModeCmd;
+
+const Event* Find(const Outputs& out, EventKind kind) {
+  for (const auto& e : out.events) {
+    if (e.kind == kind) return &e;
+  }
+  return nullptr;
+}
+
+// Quaternion of a pitch rotation by `deg` degrees.
+std::array<float, 4> Pitch(float deg) {
+  const float h = deg * static_cast<float>(M_PI) / 360.0f;
+  return {std::cos(h), 0.0f, std::sin(h), 0.0f};
+}
+
+// ---- Motor overtemperature: trips at 80 °C, clears below 70 °C ----
+
+TEST(Overtemp, TripsAt80ClearsBelow70AndBlocksStandMeanwhile) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  const std::size_t elbow = 15;
+  m.robot.joints[elbow].temperature_c = 79.9f;
+  EXPECT_EQ(m.Step(1 * kS).mode, Mode::kStand);
+
+  m.robot.joints[elbow].temperature_c = 81.0f;
+  const Outputs& tripped = m.Step(2 * kS);
+  EXPECT_EQ(tripped.mode, Mode::kDamp);
+  const Event* raised = Find(tripped, EventKind::kAlertRaised);
+  ASSERT_NE(raised, nullptr);
+  EXPECT_EQ(raised->alert.id, AlertId::kMotorOvertemp);
+  EXPECT_EQ(raised->alert.source, elbow);
+  EXPECT_EQ(raised->alert.value, 81u);
+  EXPECT_EQ(raised->alert.threshold, 80u);
+  EXPECT_EQ(raised->alert.first_set_us, 2 * kS);
+  EXPECT_EQ(raised->alert.severity, Severity::kCritical);
+  ASSERT_EQ(tripped.alerts.size(), 1u);
+  EXPECT_EQ(tripped.error_flags, 0x01u);
+  const Event* changed = Find(tripped, EventKind::kModeChanged);
+  ASSERT_NE(changed, nullptr);
+  EXPECT_EQ(changed->cause, Cause::kAlert);
+
+  // Cooling through the hysteresis band: still active, STAND accepted but the robot stays in DAMP.
+  m.robot.joints[elbow].temperature_c = 75.0f;
+  m.Step(3 * kS);
+  const SubmitResult r = m.sm.Submit(3 * kS, ModeCmd(ModeRequest::kStand));
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, Reason::kBlockedByAlert);
+  const Outputs& blocked = m.Step(3 * kS);
+  EXPECT_EQ(blocked.mode, Mode::kDamp);
+  const Event* why = Find(blocked, EventKind::kModeBlocked);
+  ASSERT_NE(why, nullptr) << "an error must say which alert blocks STAND";
+  EXPECT_EQ(why->alert.id, AlertId::kMotorOvertemp);
+  EXPECT_EQ(why->alert.source, elbow);
+  EXPECT_EQ(blocked.alerts.size(), 1u);
+  EXPECT_EQ(blocked.alerts[0].first_set_us, 2 * kS) << "first_set_us is kept while active";
+
+  m.robot.joints[elbow].temperature_c = 70.0f;  // not below 70 yet
+  EXPECT_EQ(m.Step(4 * kS).alerts.size(), 1u);
+  m.robot.joints[elbow].temperature_c = 69.9f;
+  const Outputs& cleared = m.Step(5 * kS);
+  EXPECT_TRUE(cleared.alerts.empty());
+  EXPECT_EQ(cleared.error_flags, 0u);
+  EXPECT_TRUE(HasEvent(cleared, EventKind::kAlertCleared));
+  EXPECT_TRUE(m.sm.Submit(5 * kS, ModeCmd(ModeRequest::kStand)).accepted);
+  EXPECT_EQ(m.Step(5 * kS).mode, Mode::kStand);
+}
+
+TEST(Overtemp, AlsoBlocksATrajectoryFromDampButReportsOncePerStream) {
+  Machine m;
+  m.robot.joints[0].temperature_c = 85.0f;
+  m.Step(1 * kS);
+  int blocked_events = 0;
+  for (std::int64_t t = 1 * kS; t < 2 * kS; t += 20 * kMs) {
+    EXPECT_FALSE(m.sm.Submit(t, m.traj.Zero(t)).accepted);
+    if (HasEvent(m.Step(t), EventKind::kModeBlocked)) ++blocked_events;
+  }
+  EXPECT_EQ(m.sm.mode(), Mode::kDamp);
+  EXPECT_EQ(blocked_events, 1);
+}
+
+TEST(Overtemp, ConfiguredThresholdsAreUsed) {
+  config::Config c = test::DefaultConfig();
+  c.safety.overtemp_trip_c = 60;
+  c.safety.overtemp_clear_c = 50;
+  AlertMonitor a(c);
+  EventBuffer events(64);
+  test::Robot robot;
+  robot.joints[2].temperature_c = 61;
+  a.Update(0, robot.At(0), &events);
+  ASSERT_EQ(a.active().size(), 1u);
+  robot.joints[2].temperature_c = 55;
+  a.Update(1, robot.At(1), &events);
+  EXPECT_EQ(a.active().size(), 1u);
+  robot.joints[2].temperature_c = 49;
+  a.Update(2, robot.At(2), &events);
+  EXPECT_TRUE(a.active().empty());
+}
+
+// ---- Motor reply timeout (FW link) ----
+
+TEST(MotorTimeout, ReportedWhenAMotorIsSilentLongerThanTheTimeout) {
+  Machine m;
+  m.BringTo(Mode::kStand, 1 * kS);
+  m.robot.At(1 * kS);
+  m.robot.joints[20].last_reply_us = 1 * kS;
+  auto in = m.robot.At(1 * kS + 49 * kMs);
+  m.robot.joints[20].last_reply_us = 1 * kS;  // silent since 1 s
+  EXPECT_EQ(m.sm.Step(1 * kS + 50 * kMs, in).mode, Mode::kStand) << "50 ms is not more than 50";
+  in = m.robot.At(1 * kS + 52 * kMs);
+  m.robot.joints[20].last_reply_us = 1 * kS;
+  const Outputs& out = m.sm.Step(1 * kS + 52 * kMs, in);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kMotorTimeout);
+  EXPECT_EQ(out.alerts[0].source, 20u);
+  EXPECT_EQ(out.alerts[0].value, 52u);
+  EXPECT_EQ(out.alerts[0].threshold, 50u);
+  EXPECT_EQ(out.error_flags, 0x04u);
+  // Replies again: cleared.
+  EXPECT_TRUE(m.Step(2 * kS).alerts.empty());
+}
+
+TEST(MotorTimeout, AMotorThatNeverRepliedBlocksStandThenIsReported) {
+  test::Robot robot;
+  StateMachine sm(test::DefaultConfig(), nullptr);
+  auto in = robot.At(0);
+  robot.joints[7].last_reply_us = -1;  // R_Hip_Roll never answered
+  sm.Step(0, in);
+  const SubmitResult r = sm.Submit(10 * kMs, ModeCmd(ModeRequest::kStand));
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, Reason::kMotorsNotReady);
+  const Outputs& early = sm.Step(10 * kMs, in);
+  EXPECT_TRUE(early.alerts.empty()) << "no alert during the start-up grace";
+  EXPECT_TRUE(HasEvent(early, EventKind::kModeBlocked));
+  in = robot.At(AlertMonitor::kMinStartupGraceUs);
+  robot.joints[7].last_reply_us = -1;
+  const Outputs& late = sm.Step(AlertMonitor::kMinStartupGraceUs, in);
+  ASSERT_EQ(late.alerts.size(), 1u);
+  EXPECT_EQ(late.alerts[0].id, AlertId::kMotorTimeout);
+  EXPECT_EQ(late.alerts[0].source, 7u);
+}
+
+// ---- Motor-reported fault ----
+
+TEST(MotorFault, AnErrorCodeFromTheMotorIsCritical) {
+  Machine m;
+  m.BringTo(Mode::kMoveTrajectory, 0);
+  m.robot.joints[11].error_code = 2;  // overcurrent
+  const Outputs& out = m.Step(10 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kMotorFault);
+  EXPECT_EQ(out.alerts[0].value, 2u);
+  EXPECT_EQ(out.alerts[0].source, 11u);
+  m.robot.joints[11].error_code = 0;
+  EXPECT_TRUE(m.Step(20 * kMs).alerts.empty());
+}
+
+// ---- Fall detection ----
+
+TEST(Fall, TiltBeyondTheThresholdForTheHoldTimeIsAFall) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.robot.imu.quat_wxyz = Pitch(70);
+  EXPECT_EQ(m.Step(1 * kS).mode, Mode::kStand);
+  EXPECT_EQ(m.Step(1 * kS + 99 * kMs).mode, Mode::kStand) << "shorter than fall_hold_ms";
+  const Outputs& out = m.Step(1 * kS + 100 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kFallDetected);
+  EXPECT_EQ(out.alerts[0].value, 70u);
+  EXPECT_EQ(out.alerts[0].threshold, 60u);
+  EXPECT_EQ(out.error_flags, 0x02u);
+  m.robot.imu.quat_wxyz = Pitch(45);  // inside the hysteresis band
+  EXPECT_EQ(m.Step(2 * kS).alerts.size(), 1u);
+  m.robot.imu.quat_wxyz = Pitch(10);
+  EXPECT_TRUE(m.Step(3 * kS).alerts.empty());
+}
+
+TEST(Fall, ABriefTiltIsNotAFall) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.robot.imu.quat_wxyz = Pitch(80);
+  m.Step(1 * kS);
+  m.robot.imu.quat_wxyz = Pitch(20);
+  m.Step(1 * kS + 50 * kMs);
+  m.robot.imu.quat_wxyz = Pitch(80);
+  EXPECT_EQ(m.Step(1 * kS + 140 * kMs).mode, Mode::kStand) << "the hold restarts after a dip";
+}
+
+TEST(ImuTimeout, NoImuFramesIsCriticalAndStopsFallJudgement) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  auto in = m.robot.At(1 * kS);
+  in.imu.last_update_us = 1 * kS - 101 * kMs;
+  in.imu.quat_wxyz = Pitch(90);  // stale data must not raise a fall
+  const Outputs& out = m.sm.Step(1 * kS, in);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kImuTimeout);
+}
+
+// ---- CAN bus-off ----
+
+TEST(BusOff, IsCriticalAndStaysVisibleForAtLeastASecond) {
+  Machine m;
+  m.BringTo(Mode::kMoveTrajectory, 0);
+  m.robot.buses[2].bus_off = true;
+  m.robot.buses[2].bus_off_count = 1;
+  const Outputs& out = m.Step(10 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kCanBusOff);
+  EXPECT_EQ(out.alerts[0].source, 2u);
+  EXPECT_EQ(out.error_flags, 0x08u);
+  m.robot.buses[2].bus_off = false;  // restarted at once
+  EXPECT_EQ(m.Step(500 * kMs).alerts.size(), 1u);
+  EXPECT_TRUE(m.Step(1010 * kMs).alerts.empty());
+}
+
+TEST(BusOff, ABusOffOverBetweenTwoTicksStillCounts) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.robot.buses[0].bus_off_count = 3;  // bus_off already false again
+  EXPECT_EQ(m.Step(10 * kMs).mode, Mode::kDamp);
+}
+
+TEST(Alerts, ACriticalAlertInAnyModeLeadsToDamp) {
+  for (Mode from : {Mode::kStand, Mode::kMovePolicy, Mode::kMoveTrajectory}) {
+    Machine m;
+    m.BringTo(from, 0);
+    m.robot.joints[24].temperature_c = 90;
+    EXPECT_EQ(m.Step(2 * kMs).mode, Mode::kDamp) << ToString(from);
+  }
+}
+
+TEST(Alerts, NamesAndFlags) {
+  EXPECT_STREQ(ToString(AlertId::kMotorOvertemp), "MOTOR_OVERTEMP");
+  EXPECT_STREQ(ToString(AlertId::kMotorTimeout), "FW_LINK_TIMEOUT");
+  EXPECT_STREQ(ToString(AlertId::kCanBusOff), "CAN_BUS_OFF");
+  EXPECT_EQ(ErrorFlagOf(AlertId::kImuTimeout), 0x20u);
+}
+
+}  // namespace
+}  // namespace robot_edge::sm

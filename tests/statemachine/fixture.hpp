@@ -1,0 +1,138 @@
+// Shared helpers of the state machine tests: the default robot, healthy measurements, commands,
+// and a scripted policy. Time is advanced by hand, in µs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "config/config.hpp"
+#include "statemachine/state_machine.hpp"
+#include "statemachine/validation.hpp"
+
+namespace robot_edge::sm::test {
+
+constexpr std::int64_t kMs = 1000;
+constexpr std::int64_t kS = 1'000'000;
+
+inline const config::Config& DefaultConfig() {
+  static const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  return c;
+}
+
+// A policy that returns fixed targets and records what it was given.
+class ScriptedPolicy final : public Policy {
+ public:
+  void Reset(std::int64_t now_us) override {
+    ++resets;
+    last_reset_us = now_us;
+  }
+  bool Targets(std::int64_t, const Velocity& command, const Inputs&,
+               std::span<JointTarget> out) override {
+    last_command = command;
+    ++calls;
+    if (!ready) return false;
+    std::copy(targets.begin(), targets.end(), out.begin());
+    return true;
+  }
+  bool ready = true;
+  std::vector<JointTarget> targets = std::vector<JointTarget>(25, JointTarget{0.1f, 0, 50, 2, 0});
+  Velocity last_command;
+  int resets = 0;
+  int calls = 0;
+  std::int64_t last_reset_us = -1;
+};
+
+// The robot as the state machine sees it: every motor replying, IMU upright, buses fine.
+struct Robot {
+  std::vector<JointMeasurement> joints = std::vector<JointMeasurement>(25);
+  ImuMeasurement imu;
+  std::vector<BusStatus> buses = std::vector<BusStatus>(5);
+
+  // Fresh replies and IMU at `now_us`.
+  Inputs At(std::int64_t now_us) {
+    for (auto& j : joints) j.last_reply_us = now_us;
+    imu.last_update_us = now_us;
+    return Inputs{joints, imu, buses};
+  }
+  // As last measured, without refreshing anything.
+  Inputs Stale() { return Inputs{joints, imu, buses}; }
+};
+
+inline Command ModeCmd(ModeRequest m, std::int64_t t = 0) {
+  Command c;
+  c.kind = CommandKind::kMode;
+  c.mode = m;
+  c.received_us = t;
+  return c;
+}
+
+inline Command VelocityCmd(float vx, float vy, float vyaw, std::int64_t t = 0) {
+  Command c;
+  c.kind = CommandKind::kVelocity;
+  c.velocity = {vx, vy, vyaw};
+  c.received_us = t;
+  return c;
+}
+
+// A one-segment trajectory at `pose` with the default gains.
+class TrajectoryMaker {
+ public:
+  TrajectoryMaker() : trajectory_(25, 256) {}
+  Command Make(const std::vector<float>& pose, std::int64_t t) {
+    trajectory_.Clear();
+    std::vector<float> kp, kd;
+    for (const auto& j : DefaultConfig().joints) {
+      kp.push_back(static_cast<float>(j.kp));
+      kd.push_back(static_cast<float>(j.kd));
+    }
+    trajectory_.Append(pose, kp, kd);
+    Command c;
+    c.kind = CommandKind::kTrajectory;
+    c.trajectory = &trajectory_;
+    c.received_us = t;
+    return c;
+  }
+  Command Zero(std::int64_t t) { return Make(std::vector<float>(25, 0.0f), t); }
+  Trajectory& trajectory() { return trajectory_; }
+
+ private:
+  Trajectory trajectory_;
+};
+
+// A state machine booted and stepped once with a healthy robot, at t = 0.
+struct Machine {
+  explicit Machine(bool with_policy = true)
+      : sm(DefaultConfig(), with_policy ? &policy : nullptr) {
+    sm.Step(0, robot.At(0));
+  }
+  // Brings the machine to `mode` at time `t` (healthy robot).
+  void BringTo(Mode mode, std::int64_t t) {
+    switch (mode) {
+      case Mode::kDamp: sm.Submit(t, ModeCmd(ModeRequest::kDamp, t)); break;
+      case Mode::kStand: sm.Submit(t, ModeCmd(ModeRequest::kStand, t)); break;
+      case Mode::kMovePolicy:
+        sm.Submit(t, ModeCmd(ModeRequest::kStand, t));
+        sm.Submit(t, VelocityCmd(0.5f, 0, 0, t));
+        break;
+      case Mode::kMoveTrajectory: sm.Submit(t, traj.Zero(t)); break;
+    }
+    sm.Step(t, robot.At(t));
+    ASSERT_EQ(sm.mode(), mode);
+  }
+  const Outputs& Step(std::int64_t t) { return sm.Step(t, robot.At(t)); }
+
+  ScriptedPolicy policy;
+  Robot robot;
+  StateMachine sm;
+  TrajectoryMaker traj;
+};
+
+inline bool HasEvent(const Outputs& out, EventKind kind) {
+  for (const auto& e : out.events) {
+    if (e.kind == kind) return true;
+  }
+  return false;
+}
+
+}  // namespace robot_edge::sm::test

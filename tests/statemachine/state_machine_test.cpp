@@ -1,0 +1,336 @@
+// The state machine over time, with time advanced by hand (the model: PX4's failsafe tests).
+#include "statemachine/state_machine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "fixture.hpp"
+#include "statemachine/stand_ramp.hpp"
+
+namespace robot_edge::sm {
+namespace {
+
+using test::DefaultConfig;
+using test::HasEvent;
+using test::kMs;
+using test::kS;
+using test::Machine;
+using test::ModeCmd;
+using test::VelocityCmd;
+
+const auto& Joints() { return DefaultConfig().joints; }
+
+// ---- Boot and DAMP ----
+
+TEST(Boot, StartsInDampWithZeroStiffnessOnEveryMotor) {
+  Machine m;
+  const Outputs& out = m.Step(2 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.targets.size(), 25u);
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_EQ(out.targets[j].kp, 0.0f) << j;
+    EXPECT_FLOAT_EQ(out.targets[j].kd, Joints()[j].damp_kd) << j;
+    EXPECT_EQ(out.targets[j].torque_nm, 0.0f) << j;
+    EXPECT_EQ(out.targets[j].velocity_rad_s, 0.0f) << j;
+  }
+}
+
+TEST(Damp, IsAcceptedFromEveryModeAndGoesLimp) {
+  for (Mode from : {Mode::kStand, Mode::kMovePolicy, Mode::kMoveTrajectory}) {
+    Machine m;
+    m.BringTo(from, 10 * kMs);
+    EXPECT_TRUE(m.sm.Submit(20 * kMs, ModeCmd(ModeRequest::kDamp)).accepted);
+    const Outputs& out = m.Step(20 * kMs);
+    EXPECT_EQ(out.mode, Mode::kDamp) << ToString(from);
+    EXPECT_EQ(out.targets[0].kp, 0.0f);
+    EXPECT_TRUE(HasEvent(out, EventKind::kModeChanged));
+  }
+}
+
+// ---- Trajectory session timeout (200 ms) ----
+
+TEST(TrajectoryWatchdog, HoldsAt199msAndDampsAt201ms) {
+  Machine m;
+  m.sm.Submit(1 * kS, m.traj.Zero(1 * kS));
+  EXPECT_EQ(m.Step(1 * kS).mode, Mode::kMoveTrajectory);
+  EXPECT_EQ(m.Step(1 * kS + 199 * kMs).mode, Mode::kMoveTrajectory);
+  const Outputs& out = m.Step(1 * kS + 201 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_TRUE(HasEvent(out, EventKind::kTrajectoryTimeout));
+  for (const auto& e : out.events) {
+    if (e.kind == EventKind::kTrajectoryTimeout) {
+      EXPECT_EQ(e.silence_ms, 201u);
+    }
+    if (e.kind == EventKind::kModeChanged) {
+      EXPECT_EQ(e.cause, Cause::kTrajectoryTimeout);
+    }
+  }
+  EXPECT_EQ(out.targets[0].kp, 0.0f) << "DAMP targets in the same tick";
+}
+
+TEST(TrajectoryWatchdog, FiresAtExactlyTheTimeout) {
+  Machine m;
+  m.sm.Submit(0, m.traj.Zero(0));
+  EXPECT_EQ(m.Step(200 * kMs).mode, Mode::kDamp);
+}
+
+TEST(TrajectoryWatchdog, StreamingAt50HzKeepsTheSessionAlive) {
+  Machine m;
+  for (std::int64_t t = 0; t <= 2 * kS; t += 2 * kMs) {
+    if (t % (20 * kMs) == 0) m.sm.Submit(t, m.traj.Zero(t));
+    ASSERT_EQ(m.Step(t).mode, Mode::kMoveTrajectory) << t;
+  }
+}
+
+TEST(TrajectoryWatchdog, UsesTheTimeThePacketWasReceived) {
+  Machine m;
+  // Received at 100 ms, handed to the state machine at 150 ms: the 200 ms count from 100.
+  m.sm.Submit(150 * kMs, m.traj.Zero(100 * kMs));
+  EXPECT_EQ(m.Step(299 * kMs).mode, Mode::kMoveTrajectory);
+  EXPECT_EQ(m.Step(301 * kMs).mode, Mode::kDamp);
+}
+
+TEST(TrajectoryWatchdog, DoesNotApplyToVelocityOrStand) {
+  Machine m;
+  m.BringTo(Mode::kMovePolicy, 0);
+  EXPECT_EQ(m.Step(10 * kS).mode, Mode::kMovePolicy);
+  m.sm.Submit(10 * kS, ModeCmd(ModeRequest::kStand));
+  EXPECT_EQ(m.Step(20 * kS).mode, Mode::kStand);
+}
+
+TEST(TrajectoryWatchdog, ConfiguredTimeoutIsUsed) {
+  config::Config c = DefaultConfig();
+  c.control.trajectory_timeout_ms = 50;
+  test::Robot robot;
+  StateMachine sm(c, nullptr);
+  test::TrajectoryMaker traj;
+  sm.Step(0, robot.At(0));
+  sm.Submit(0, traj.Zero(0));
+  EXPECT_EQ(sm.Step(49 * kMs, robot.At(49 * kMs)).mode, Mode::kMoveTrajectory);
+  EXPECT_EQ(sm.Step(51 * kMs, robot.At(51 * kMs)).mode, Mode::kDamp);
+}
+
+// ---- Trajectory playback ----
+
+TEST(TrajectoryPlayback, OneSegmentPerTickThenTheLastIsHeld) {
+  Machine m;
+  test::TrajectoryMaker maker;
+  auto& t = maker.trajectory();
+  t.Clear();
+  std::vector<float> kp(25, 80.0f), kd(25, 3.0f);
+  for (float p : {0.1f, 0.2f, 0.3f}) t.Append(std::vector<float>(25, p), kp, kd);
+  Command c;
+  c.kind = CommandKind::kTrajectory;
+  c.trajectory = &t;
+  m.sm.Submit(0, c);
+  t.Clear();  // the state machine keeps its own copy
+  EXPECT_FLOAT_EQ(m.Step(2 * kMs).targets[14].position_rad, 0.1f);
+  EXPECT_FLOAT_EQ(m.Step(4 * kMs).targets[14].position_rad, 0.2f);
+  EXPECT_FLOAT_EQ(m.Step(6 * kMs).targets[14].position_rad, 0.3f);
+  const Outputs& held = m.Step(8 * kMs);
+  EXPECT_FLOAT_EQ(held.targets[14].position_rad, 0.3f);
+  EXPECT_FLOAT_EQ(held.targets[14].kp, 80.0f);
+  EXPECT_FLOAT_EQ(held.targets[14].kd, 3.0f);
+  EXPECT_EQ(held.targets[14].torque_nm, 0.0f);
+}
+
+TEST(TrajectoryPlayback, ANewRequestStartsOverAtItsFirstSegment) {
+  Machine m;
+  m.sm.Submit(0, m.traj.Make(std::vector<float>(25, 0.2f), 0));
+  m.Step(2 * kMs);
+  m.sm.Submit(3 * kMs, m.traj.Make(std::vector<float>(25, -0.1f), 3 * kMs));
+  EXPECT_FLOAT_EQ(m.Step(4 * kMs).targets[22].position_rad, -0.1f);
+}
+
+TEST(TrajectoryPlayback, DirectPdEngagesOnTheFirstPacketFromDamp) {
+  Machine m;
+  m.sm.Submit(0, m.traj.Make(std::vector<float>(25, 0.05f), 0));
+  const Outputs& out = m.Step(0);
+  EXPECT_EQ(out.mode, Mode::kMoveTrajectory);
+  EXPECT_FLOAT_EQ(out.targets[0].kp, Joints()[0].kp);
+  EXPECT_FLOAT_EQ(out.targets[0].position_rad, 0.05f);
+}
+
+// ---- STAND ramp ----
+
+TEST(StandRamp, QuinticFromStartToEndWithZeroEndVelocities) {
+  EXPECT_FLOAT_EQ(StandRamp(0, 2).fraction, 0.0f);
+  EXPECT_FLOAT_EQ(StandRamp(1, 2).fraction, 0.5f);
+  EXPECT_FLOAT_EQ(StandRamp(2, 2).fraction, 1.0f);
+  EXPECT_FLOAT_EQ(StandRamp(5, 2).fraction, 1.0f);
+  EXPECT_FLOAT_EQ(StandRamp(0, 2).rate_per_s, 0.0f);
+  EXPECT_FLOAT_EQ(StandRamp(2, 2).rate_per_s, 0.0f);
+  EXPECT_FLOAT_EQ(StandRamp(1, 2).rate_per_s, 30.0f / 16.0f / 2.0f);
+  float previous = -1;
+  for (double t = 0; t <= 2.0; t += 0.01) {
+    const float s = StandRamp(t, 2).fraction;
+    EXPECT_GE(s, previous);
+    previous = s;
+  }
+}
+
+TEST(StandRamp, RampsFromTheMeasuredPoseToTheStandPoseOverTwoSeconds) {
+  Machine m;
+  for (std::size_t j = 0; j < 25; ++j) m.robot.joints[j].position_rad = 0.2f;  // L_Knee 0.2
+  m.sm.Submit(1 * kS, ModeCmd(ModeRequest::kStand));
+  const std::size_t knee = 3;  // stand 0.6
+  EXPECT_FLOAT_EQ(m.Step(1 * kS).targets[knee].position_rad, 0.2f);
+  // The measured pose is taken on entry only: later measurements do not move the ramp.
+  m.robot.joints[knee].position_rad = 1.0f;
+  const Outputs& mid = m.Step(2 * kS);
+  EXPECT_FLOAT_EQ(mid.targets[knee].position_rad, 0.4f);
+  EXPECT_GT(mid.targets[knee].velocity_rad_s, 0.0f) << "velocity feed-forward along the ramp";
+  EXPECT_FLOAT_EQ(mid.targets[knee].kp, Joints()[knee].kp);
+  EXPECT_FLOAT_EQ(mid.targets[knee].kd, Joints()[knee].kd);
+  EXPECT_FLOAT_EQ(m.Step(3 * kS).targets[knee].position_rad, 0.6f);
+  const Outputs& held = m.Step(10 * kS);
+  EXPECT_FLOAT_EQ(held.targets[knee].position_rad, 0.6f);
+  EXPECT_EQ(held.targets[knee].velocity_rad_s, 0.0f);
+  EXPECT_EQ(held.mode, Mode::kStand);
+}
+
+TEST(StandRamp, ReturningFromMoveRampsFromWhereTheJointsAre) {
+  Machine m;
+  m.sm.Submit(0, m.traj.Make(std::vector<float>(25, 0.5f), 0));
+  m.Step(0);
+  for (auto& j : m.robot.joints) j.position_rad = 0.5f;
+  m.sm.Submit(100 * kMs, ModeCmd(ModeRequest::kStand));
+  EXPECT_FLOAT_EQ(m.Step(100 * kMs).targets[23].position_rad, 0.5f);  // Neck_Pitch
+  EXPECT_FLOAT_EQ(m.Step(2100 * kMs).targets[23].position_rad, 0.0f);
+}
+
+TEST(StandRamp, IsAdvisoryMoveIsAcceptedAtOnce) {
+  Machine m;
+  m.sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  m.Step(0);
+  EXPECT_TRUE(m.sm.Submit(2 * kMs, VelocityCmd(0.5f, 0, 0)).accepted);
+  EXPECT_EQ(m.Step(2 * kMs).mode, Mode::kMovePolicy);
+}
+
+TEST(StandRamp, UsesTheConfiguredDuration) {
+  config::Config c = DefaultConfig();
+  c.control.stand_ramp_s = 1.0;
+  test::Robot robot;
+  StateMachine sm(c, nullptr);
+  sm.Step(0, robot.At(0));
+  sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  sm.Step(0, robot.At(0));
+  EXPECT_FLOAT_EQ(sm.Step(500 * kMs, robot.At(500 * kMs)).targets[3].position_rad, 0.3f);
+}
+
+// ---- Velocity and MOVE/POLICY ----
+
+TEST(Velocity, PersistsUntilANewVelocityAModeSwitchOrDamp) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.sm.Submit(10 * kMs, VelocityCmd(0.4f, 0.1f, -0.2f));
+  for (std::int64_t t = 10 * kMs; t < 5 * kS; t += 100 * kMs) m.Step(t);
+  EXPECT_FLOAT_EQ(m.policy.last_command.vx, 0.4f);
+  EXPECT_FLOAT_EQ(m.policy.last_command.vyaw, -0.2f);
+  m.sm.Submit(5 * kS, VelocityCmd(-0.3f, 0, 0));
+  EXPECT_FLOAT_EQ(m.Step(5 * kS).velocity.vx, -0.3f);
+  m.sm.Submit(6 * kS, ModeCmd(ModeRequest::kStand));
+  EXPECT_EQ(m.Step(6 * kS).velocity.vx, 0.0f) << "a mode switch stops walking";
+  m.sm.Submit(7 * kS, VelocityCmd(0.2f, 0, 0));
+  m.Step(7 * kS);
+  EXPECT_EQ(m.policy.last_command.vx, 0.2f) << "the new POLICY session starts from its command";
+  m.sm.Submit(8 * kS, ModeCmd(ModeRequest::kDamp));
+  EXPECT_EQ(m.Step(8 * kS).velocity.vx, 0.0f);
+}
+
+TEST(Velocity, StopWalkingZeroesTheVelocityButStaysInPolicy) {
+  Machine m;
+  m.BringTo(Mode::kMovePolicy, 0);
+  Command stop;
+  stop.kind = CommandKind::kStopWalking;
+  EXPECT_TRUE(m.sm.Submit(10 * kMs, stop).accepted);
+  const Outputs& out = m.Step(10 * kMs);
+  EXPECT_EQ(out.mode, Mode::kMovePolicy);
+  EXPECT_EQ(out.velocity.vx, 0.0f);
+  EXPECT_EQ(m.policy.last_command.vx, 0.0f);
+}
+
+TEST(Policy, ResetOnEntryAndItsTargetsDriveTheMotors) {
+  Machine m;
+  m.BringTo(Mode::kMovePolicy, 10 * kMs);
+  EXPECT_EQ(m.policy.resets, 1);
+  EXPECT_EQ(m.policy.last_reset_us, 10 * kMs);
+  const Outputs& out = m.Step(12 * kMs);
+  EXPECT_FLOAT_EQ(out.targets[5].position_rad, 0.1f);
+  EXPECT_FLOAT_EQ(out.targets[5].kp, 50.0f);
+}
+
+TEST(Policy, WithoutOutputYetTheStandPoseIsHeld) {
+  Machine m;
+  m.policy.ready = false;
+  m.BringTo(Mode::kMovePolicy, 0);
+  const Outputs& out = m.Step(2 * kMs);
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_FLOAT_EQ(out.targets[j].position_rad, Joints()[j].stand_rad);
+    EXPECT_FLOAT_EQ(out.targets[j].kp, Joints()[j].kp);
+  }
+}
+
+TEST(Policy, NonFiniteAndOutOfRangeTargetsAreMadeSafe) {
+  Machine m;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  m.policy.targets[3] = {nan, nan, nan, nan, nan};
+  m.policy.targets[4] = {9.0f, 99.0f, 900.0f, 9.0f, 99.0f};
+  m.BringTo(Mode::kMovePolicy, 0);
+  const Outputs& out = m.Step(2 * kMs);
+  EXPECT_FLOAT_EQ(out.targets[3].position_rad, Joints()[3].stand_rad);
+  EXPECT_FLOAT_EQ(out.targets[3].kp, Joints()[3].kp);
+  EXPECT_EQ(out.targets[3].torque_nm, 0.0f);
+  EXPECT_FLOAT_EQ(out.targets[4].position_rad, 0.8f);  // L_Ankle_A max
+  EXPECT_FLOAT_EQ(out.targets[4].kp, 500.0f);
+  EXPECT_FLOAT_EQ(out.targets[4].kd, 5.0f);
+  EXPECT_FLOAT_EQ(out.targets[4].velocity_rad_s, 50.0f);
+  EXPECT_FLOAT_EQ(out.targets[4].torque_nm, 18.0f);
+}
+
+// ---- Clamping, events, sequence ----
+
+TEST(Targets, EveryPositionIsClampedToTheJointLimits) {
+  Machine m;
+  for (auto& j : m.robot.joints) j.position_rad = 5.0f;  // measured far outside every limit
+  m.sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  const Outputs& out = m.Step(0);
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_LE(out.targets[j].position_rad, static_cast<float>(Joints()[j].max_rad)) << j;
+    EXPECT_GE(out.targets[j].position_rad, static_cast<float>(Joints()[j].min_rad)) << j;
+  }
+}
+
+TEST(Events, AreReportedByOneStepOnly) {
+  Machine m;
+  m.sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  EXPECT_TRUE(HasEvent(m.Step(0), EventKind::kModeChanged));
+  EXPECT_TRUE(m.Step(2 * kMs).events.empty());
+}
+
+TEST(Events, ModeChangeSaysFromToAndWhy) {
+  Machine m;
+  m.sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  const Outputs& out = m.Step(0);
+  ASSERT_EQ(out.events.size(), 1u);
+  EXPECT_EQ(out.events[0].from, Mode::kDamp);
+  EXPECT_EQ(out.events[0].to, Mode::kStand);
+  EXPECT_EQ(out.events[0].cause, Cause::kCommand);
+}
+
+TEST(Sequence, TheLastAcceptedCommandIsEchoedAndDroppedOnesAreNot) {
+  Machine m;
+  Command dropped = VelocityCmd(0.1f, 0, 0);  // velocity in DAMP
+  dropped.sequence = 40;
+  EXPECT_FALSE(m.sm.Submit(0, dropped).accepted);
+  EXPECT_EQ(m.Step(0).last_command_sequence, 0u);
+  Command stand = ModeCmd(ModeRequest::kStand);
+  stand.sequence = 41;
+  EXPECT_TRUE(m.sm.Submit(1, stand).accepted);
+  EXPECT_EQ(m.Step(1).last_command_sequence, 41u);
+}
+
+}  // namespace
+}  // namespace robot_edge::sm

@@ -1,0 +1,261 @@
+// Seed 000's "Command Validation" table, row by row, and the KP/KD all-or-nothing rule.
+#include "statemachine/validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "fixture.hpp"
+
+namespace robot_edge::sm {
+namespace {
+
+using test::DefaultConfig;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+class Validation : public testing::Test {
+ protected:
+  std::optional<Reason> Run(const edge::CloudCommand& in) {
+    return validator_.Validate(in, 1234, &trajectory_, &out_, &counters_);
+  }
+  static edge::CloudCommand Velocity(float vx, float vy, float vyaw) {
+    edge::CloudCommand c;
+    c.set_sequence(7);
+    c.mutable_velocity()->set_vx(vx);
+    c.mutable_velocity()->set_vy(vy);
+    c.mutable_velocity()->set_vyaw(vyaw);
+    return c;
+  }
+  // A trajectory whose segments each hold `n` positions equal to `value`.
+  static edge::CloudCommand Trajectory(int segments, int n, float value = 0.0f) {
+    edge::CloudCommand c;
+    auto* full = c.mutable_trajectory()->mutable_full();
+    for (int s = 0; s < segments; ++s) {
+      auto* seg = full->add_segments();
+      for (int j = 0; j < n; ++j) seg->add_positions(value);
+    }
+    return c;
+  }
+  static void SetGains(edge::CloudCommand* c, int kp_count, float kp, int kd_count, float kd) {
+    auto* seg = c->mutable_trajectory()->mutable_full()->mutable_segments(0);
+    for (int j = 0; j < kp_count; ++j) seg->add_kp(kp);
+    for (int j = 0; j < kd_count; ++j) seg->add_kd(kd);
+  }
+
+  CommandValidator validator_{DefaultConfig()};
+  sm::Trajectory trajectory_{25, 256};
+  Command out_;
+  Counters counters_;
+};
+
+// ---- VelocityCommand: dropped when any of vx, vy, vyaw is non-finite. ----
+
+TEST_F(Validation, VelocityWithAnyNonFiniteComponentIsDropped) {
+  for (const auto& c : {Velocity(kNaN, 0, 0), Velocity(0, kNaN, 0), Velocity(0, 0, kNaN),
+                        Velocity(kInf, 0, 0), Velocity(0, -kInf, 0), Velocity(0, 0, kInf)}) {
+    EXPECT_EQ(Run(c), Reason::kVelocityNonFinite);
+  }
+  EXPECT_EQ(counters_[Reason::kVelocityNonFinite], 6u);
+}
+
+TEST_F(Validation, VelocityOutsideTheRangesIsClampedNotDropped) {
+  ASSERT_EQ(Run(Velocity(3.0f, -1.5f, 9.0f)), std::nullopt);
+  EXPECT_EQ(out_.kind, CommandKind::kVelocity);
+  EXPECT_FLOAT_EQ(out_.velocity.vx, 2.0f);
+  EXPECT_FLOAT_EQ(out_.velocity.vy, -1.0f);
+  EXPECT_FLOAT_EQ(out_.velocity.vyaw, 2.0f);
+  EXPECT_EQ(counters_[Reason::kVelocityClamped], 1u);
+  ASSERT_EQ(Run(Velocity(-2.5f, 0, -2.01f)), std::nullopt);
+  EXPECT_FLOAT_EQ(out_.velocity.vx, -2.0f);
+  EXPECT_FLOAT_EQ(out_.velocity.vyaw, -2.0f);
+}
+
+TEST_F(Validation, VelocityInsideTheRangesIsUntouched) {
+  ASSERT_EQ(Run(Velocity(2.0f, -1.0f, 0.3f)), std::nullopt);
+  EXPECT_FLOAT_EQ(out_.velocity.vx, 2.0f);
+  EXPECT_FLOAT_EQ(out_.velocity.vy, -1.0f);
+  EXPECT_FLOAT_EQ(out_.velocity.vyaw, 0.3f);
+  EXPECT_EQ(counters_[Reason::kVelocityClamped], 0u);
+  EXPECT_EQ(out_.sequence, 7u);
+  EXPECT_EQ(out_.received_us, 1234);
+}
+
+TEST_F(Validation, VelocityLimitsComeFromTheConfig) {
+  config::Config c = DefaultConfig();
+  c.velocity.vx_max = 0.5;
+  CommandValidator v(c);
+  ASSERT_EQ(v.Validate(Velocity(1.0f, 0, 0), 0, &trajectory_, &out_, &counters_), std::nullopt);
+  EXPECT_FLOAT_EQ(out_.velocity.vx, 0.5f);
+}
+
+// ---- TrajectoryRequest: dropped on length != 25, non-finite, no segments, `id` source. ----
+
+TEST_F(Validation, TrajectoryOfTwentyFivePositionsIsAccepted) {
+  ASSERT_EQ(Run(Trajectory(3, 25, 0.1f)), std::nullopt);
+  EXPECT_EQ(out_.kind, CommandKind::kTrajectory);
+  EXPECT_EQ(out_.trajectory, &trajectory_);
+  EXPECT_EQ(trajectory_.segments(), 3u);
+  EXPECT_FLOAT_EQ(trajectory_.positions(2)[24], 0.1f);
+}
+
+TEST_F(Validation, TrajectoryWithPositionsNotTwentyFiveLongIsDropped) {
+  for (int n : {0, 1, 24, 26, 50}) EXPECT_EQ(Run(Trajectory(1, n)), Reason::kTrajectoryBadLength) << n;
+  auto mixed = Trajectory(2, 25);
+  mixed.mutable_trajectory()->mutable_full()->mutable_segments(1)->add_positions(0);  // 26
+  EXPECT_EQ(Run(mixed), Reason::kTrajectoryBadLength) << "one bad segment drops the request";
+  EXPECT_EQ(counters_[Reason::kTrajectoryBadLength], 6u);
+}
+
+TEST_F(Validation, TrajectoryWithANonFinitePositionIsDropped) {
+  for (float bad : {kNaN, kInf, -kInf}) {
+    auto c = Trajectory(2, 25);
+    c.mutable_trajectory()->mutable_full()->mutable_segments(1)->set_positions(13, bad);
+    EXPECT_EQ(Run(c), Reason::kTrajectoryNonFinite);
+  }
+}
+
+TEST_F(Validation, TrajectoryWithoutSegmentsIsDropped) {
+  EXPECT_EQ(Run(Trajectory(0, 25)), Reason::kTrajectoryNoSegments);
+}
+
+TEST_F(Validation, TrajectoryUsingTheLutIdSourceIsDropped) {
+  edge::CloudCommand c;
+  c.mutable_trajectory()->set_id("wave");
+  EXPECT_EQ(Run(c), Reason::kTrajectoryLutId);
+  edge::CloudCommand none;
+  none.mutable_trajectory();
+  EXPECT_EQ(Run(none), Reason::kTrajectoryNoSource);
+}
+
+TEST_F(Validation, TrajectoryLongerThanTheBufferIsDropped) {
+  EXPECT_EQ(Run(Trajectory(257, 25)), Reason::kTrajectoryTooLong);
+  EXPECT_EQ(Run(Trajectory(256, 25)), std::nullopt);
+}
+
+TEST_F(Validation, TrajectoryPositionsAreClampedToTheJointLimits) {
+  auto c = Trajectory(1, 25);
+  c.mutable_trajectory()->mutable_full()->mutable_segments(0)->set_positions(3, 5.0f);  // knee
+  c.mutable_trajectory()->mutable_full()->mutable_segments(0)->set_positions(3 + 6, -1.0f);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.positions(0)[3], 2.4f);
+  EXPECT_FLOAT_EQ(trajectory_.positions(0)[9], 0.0f);
+  EXPECT_EQ(counters_[Reason::kPositionClamped], 1u);
+}
+
+// ---- KP/KD: exactly 25 values or the edge defaults (all-or-nothing). ----
+
+TEST_F(Validation, GainsOmittedUseTheDefaultsSilently) {
+  ASSERT_EQ(Run(Trajectory(1, 25)), std::nullopt);
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_FLOAT_EQ(trajectory_.kp(0)[j], DefaultConfig().joints[j].kp);
+    EXPECT_FLOAT_EQ(trajectory_.kd(0)[j], DefaultConfig().joints[j].kd);
+  }
+  EXPECT_EQ(counters_[Reason::kGainsDefaulted], 0u);
+}
+
+TEST_F(Validation, TwentyFiveGainsAreUsed) {
+  auto c = Trajectory(1, 25);
+  SetGains(&c, 25, 123.0f, 25, 1.5f);
+  ASSERT_EQ(Run(c), std::nullopt);
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_FLOAT_EQ(trajectory_.kp(0)[j], 123.0f);
+    EXPECT_FLOAT_EQ(trajectory_.kd(0)[j], 1.5f);
+  }
+}
+
+TEST_F(Validation, PartialGainsFallBackToTheDefaults) {
+  for (int n : {1, 23, 24, 26}) {
+    auto c = Trajectory(1, 25);
+    SetGains(&c, n, 321.0f, n, 4.9f);
+    ASSERT_EQ(Run(c), std::nullopt) << "partial gains never drop the trajectory";
+    for (std::size_t j = 0; j < 25; ++j) {
+      EXPECT_FLOAT_EQ(trajectory_.kp(0)[j], DefaultConfig().joints[j].kp) << n;
+      EXPECT_FLOAT_EQ(trajectory_.kd(0)[j], DefaultConfig().joints[j].kd) << n;
+    }
+  }
+  EXPECT_EQ(counters_[Reason::kGainsDefaulted], 8u);
+}
+
+TEST_F(Validation, KpAndKdAreJudgedSeparately) {
+  auto c = Trajectory(1, 25);
+  SetGains(&c, 25, 90.0f, 24, 4.0f);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.kp(0)[0], 90.0f);
+  EXPECT_FLOAT_EQ(trajectory_.kd(0)[0], DefaultConfig().joints[0].kd);
+}
+
+TEST_F(Validation, GainsAreClampedToTheirRanges) {
+  auto c = Trajectory(1, 25);
+  SetGains(&c, 25, 700.0f, 25, -1.0f);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.kp(0)[0], 500.0f);
+  EXPECT_FLOAT_EQ(trajectory_.kd(0)[0], 0.0f);
+  auto d = Trajectory(1, 25);
+  SetGains(&d, 25, -5.0f, 25, 6.0f);
+  ASSERT_EQ(Run(d), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.kp(0)[0], 0.0f);
+  EXPECT_FLOAT_EQ(trajectory_.kd(0)[0], 5.0f);
+  EXPECT_EQ(counters_[Reason::kGainsClamped], 4u);
+}
+
+TEST_F(Validation, NonFiniteGainsFallBackToTheDefaults) {
+  auto c = Trajectory(1, 25);
+  SetGains(&c, 25, 100.0f, 0, 0);
+  c.mutable_trajectory()->mutable_full()->mutable_segments(0)->set_kp(4, kNaN);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.kp(0)[0], DefaultConfig().joints[0].kp);
+  EXPECT_EQ(counters_[Reason::kGainsNonFinite], 1u);
+}
+
+TEST_F(Validation, GainsApplyPerSegment) {
+  auto c = Trajectory(2, 25);
+  auto* seg1 = c.mutable_trajectory()->mutable_full()->mutable_segments(1);
+  for (int j = 0; j < 25; ++j) seg1->add_kp(77.0f);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_FLOAT_EQ(trajectory_.kp(0)[0], DefaultConfig().joints[0].kp);
+  EXPECT_FLOAT_EQ(trajectory_.kp(1)[0], 77.0f);
+}
+
+// ---- ModeCommand: never dropped. ----
+
+TEST_F(Validation, ModeCommandIsAlwaysAccepted) {
+  edge::CloudCommand c;
+  c.mutable_mode()->set_mode(edge::MODE_STAND);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_EQ(out_.mode, ModeRequest::kStand);
+  c.mutable_mode()->set_mode(edge::MODE_DAMP);
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_EQ(out_.mode, ModeRequest::kDamp);
+  c.mutable_mode()->Clear();  // unset field reads as MODE_STAND = 0
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_EQ(out_.mode, ModeRequest::kStand);
+}
+
+TEST_F(Validation, UnknownModeValueIsReadAsDamp) {
+  edge::CloudCommand c;
+  c.mutable_mode()->set_mode(static_cast<edge::Mode>(7));
+  ASSERT_EQ(Run(c), std::nullopt);
+  EXPECT_EQ(out_.mode, ModeRequest::kDamp);
+  EXPECT_EQ(counters_[Reason::kModeUnknown], 1u);
+}
+
+TEST_F(Validation, EmptyCommandIsDropped) {
+  EXPECT_EQ(Run(edge::CloudCommand()), Reason::kEmptyCommand);
+  EXPECT_EQ(counters_[Reason::kEmptyCommand], 1u);
+}
+
+TEST(Reasons, EveryReasonHasASnakeCaseName) {
+  for (std::size_t i = 0; i < kReasonCount; ++i) {
+    const std::string name = ToString(static_cast<Reason>(i));
+    EXPECT_NE(name, "?");
+    for (char c : name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '_') << name;
+  }
+  EXPECT_TRUE(IsDrop(Reason::kVelocityInDamp));
+  EXPECT_FALSE(IsDrop(Reason::kGainsDefaulted));
+}
+
+}  // namespace
+}  // namespace robot_edge::sm
