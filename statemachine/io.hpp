@@ -111,7 +111,7 @@ enum class EventKind : std::uint8_t {
   kAlertRaised,        // alert
   kAlertCleared,       // alert (value = last measured)
   kTrajectoryTimeout,  // MOVE/TRAJECTORY got no packet for the timeout: -> DAMP
-  kModeBlocked,        // a command could not leave DAMP: alert says which (or reason)
+  kModeBlocked,        // a command could not leave DAMP for `to`: alert says which (or reason)
 };
 
 enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert };

@@ -46,7 +46,7 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   if (!t.allowed) {
     refused = t.refused;
   } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
-    refused = BlockedInDamp(now_us, command.kind);
+    refused = BlockedInDamp(now_us, command.kind, t.next);
   }
   if (refused) {
     counters_.Count(*refused);
@@ -57,13 +57,16 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   return {true, Reason::kCount, mode_};
 }
 
-std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKind kind) {
+std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKind kind,
+                                                  Mode requested) {
   const Alert* blocking = alerts_.FirstCritical();
   if (blocking == nullptr && alerts_.all_motors_replied()) return std::nullopt;
   Event e;
   e.kind = EventKind::kModeBlocked;
   e.time_us = now_us;
   e.reason = blocking != nullptr ? Reason::kBlockedByAlert : Reason::kMotorsNotReady;
+  e.from = Mode::kDamp;
+  e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
   // A blocked trajectory stream reports once per stream, not at 50 Hz.
   const bool new_stream = last_blocked_trajectory_us_ < 0 ||

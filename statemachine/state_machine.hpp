@@ -56,7 +56,7 @@ class StateMachine {
   };
 
   // Blocks leaving DAMP while a critical alert is active or a motor never replied.
-  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind);
+  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind, Mode requested);
   void Apply(std::int64_t now_us, const Command& command, Mode next);
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
   void CheckSafety(std::int64_t now_us);

@@ -1,0 +1,168 @@
+#include "daemon/control_loop.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace robot_edge::daemon {
+namespace {
+
+timespec ToTimespec(std::int64_t us) {
+  return timespec{static_cast<time_t>(us / 1'000'000), static_cast<long>((us % 1'000'000) * 1000)};
+}
+
+}  // namespace
+
+std::int64_t SteadyMicros() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+}
+
+ControlLoop::ControlLoop(const config::Config& config, std::span<can::Bus* const> buses,
+                         sm::Policy* policy, ControlChannels* channels)
+    : period_us_(config.period_us()),
+      buses_(buses.begin(), buses.end()),
+      scheduler_(config, buses),
+      state_machine_(config, policy),
+      channels_(channels),
+      timing_(config.period_us()),
+      joints_(config.joints.size()),
+      bus_status_(buses.size()),
+      commands_(config.joints.size()) {
+  inputs_.joints = joints_;
+  inputs_.buses = bus_status_;
+}
+
+void ControlLoop::Run() {
+  std::int64_t deadline = SteadyMicros();
+  scheduler_.EnterMotorMode(deadline);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    deadline += period_us_;
+    const timespec wake = ToTimespec(deadline);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nullptr) == EINTR) {
+    }
+    const std::int64_t start = SteadyMicros();
+    timing_.OnTickStart(start);
+    Tick(start);
+    const std::int64_t end = SteadyMicros();
+    if (timing_.OnTickEnd(end, deadline + period_us_)) {
+      deadline = end;  // late: start again from now rather than bursting to catch up
+    }
+  }
+  Shutdown(SteadyMicros());
+}
+
+void ControlLoop::Tick(std::int64_t now_us) {
+  scheduler_.Receive(now_us);
+  ReadInputs();
+  ApplyCommands(now_us);
+  const sm::Outputs& out = state_machine_.Step(now_us, inputs_);
+  ForwardEvents(out.events);
+  SendTargets(out.targets, now_us);
+  Publish(now_us, out);
+  if (events_queued_ && channels_->wake_fd >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(channels_->wake_fd, &one, sizeof(one));
+  }
+  events_queued_ = false;
+  last_tick_us_.store(now_us, std::memory_order_relaxed);
+}
+
+void ControlLoop::Shutdown(std::int64_t now_us) {
+  sm::Command damp;
+  damp.kind = sm::CommandKind::kMode;
+  damp.mode = sm::ModeRequest::kDamp;
+  damp.received_us = now_us;
+  scheduler_.Receive(now_us);
+  ReadInputs();
+  state_machine_.Submit(now_us, damp);
+  const sm::Outputs& out = state_machine_.Step(now_us, inputs_);
+  ForwardEvents(out.events);
+  for (std::size_t j = 0; j < commands_.size(); ++j) {
+    const sm::JointTarget& t = out.targets[j];
+    commands_[j] = {t.position_rad, t.velocity_rad_s, t.kp, t.kd, t.torque_nm};
+  }
+  scheduler_.SendDampThenExit(commands_);
+  Publish(now_us, out);
+}
+
+void ControlLoop::ReadInputs() {
+  const auto motors = scheduler_.motors();
+  for (std::size_t j = 0; j < joints_.size(); ++j) {
+    const can::MotorFeedback& m = motors[j];
+    joints_[j] = {m.position_rad, m.velocity_rad_s, m.torque_nm, m.temperature_c, m.error_code,
+                  m.last_reply_us};
+  }
+  const can::ImuFeedback& imu = scheduler_.imu();
+  inputs_.imu.quat_wxyz = imu.quat_wxyz;
+  inputs_.imu.gyro_rad_s = imu.gyro_rad_s;
+  inputs_.imu.last_update_us = imu.last_quat_us;
+  for (std::size_t b = 0; b < buses_.size(); ++b) {
+    const can::BusCounters& c = buses_[b]->counters();
+    bus_status_[b] = {c.bus_off.load(std::memory_order_relaxed),
+                      c.bus_off_count.load(std::memory_order_relaxed)};
+  }
+}
+
+void ControlLoop::ApplyCommands(std::int64_t now_us) {
+  while (CommandSlot* slot = channels_->commands.Receive()) {
+    const sm::SubmitResult result = state_machine_.Submit(now_us, slot->command);
+    if (slot->want_result) {
+      ControlEvent e;
+      e.kind = ControlEvent::Kind::kCommandResult;
+      e.client_id = slot->client_id;
+      e.sequence = slot->command.sequence;
+      e.result = result;
+      PushEvent(e);
+    }
+    channels_->commands.Release(slot);
+  }
+}
+
+void ControlLoop::ForwardEvents(std::span<const sm::Event> events) {
+  for (const sm::Event& event : events) {
+    ControlEvent e;
+    e.kind = ControlEvent::Kind::kStateMachine;
+    e.event = event;
+    PushEvent(e);
+  }
+}
+
+void ControlLoop::PushEvent(const ControlEvent& event) {
+  if (channels_->events.Push(event)) {
+    events_queued_ = true;
+  } else {
+    channels_->events_lost.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us) {
+  for (std::size_t j = 0; j < commands_.size(); ++j) {
+    const sm::JointTarget& t = targets[j];
+    commands_[j] = {t.position_rad, t.velocity_rad_s, t.kp, t.kd, t.torque_nm};
+  }
+  scheduler_.Send(commands_, now_us);
+}
+
+void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
+  ControlSnapshot& s = channels_->snapshots.back();
+  s.tick_us = now_us;
+  s.mode = out.mode;
+  s.velocity = out.velocity;
+  s.error_flags = out.error_flags;
+  s.last_command_sequence = out.last_command_sequence;
+  std::copy(joints_.begin(), joints_.end(), s.joints.begin());
+  s.imu = inputs_.imu;
+  s.alert_count = std::min(out.alerts.size(), s.alerts.size());
+  std::copy_n(out.alerts.begin(), s.alert_count, s.alerts.begin());
+  s.counters = state_machine_.counters();
+  s.events_dropped = state_machine_.events_dropped();
+  s.ticks = timing_.ticks();
+  s.overruns = timing_.overruns();
+  s.loop = timing_.last_window();
+  channels_->snapshots.Publish();
+}
+
+}  // namespace robot_edge::daemon

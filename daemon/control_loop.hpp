@@ -1,0 +1,91 @@
+// The control thread: at the configured rate, on absolute deadlines, it reads the motor replies
+// and the IMU, applies the commands that arrived, steps the state machine and sends one command
+// to every motor. It never waits on a client, never allocates, logs or throws once running.
+//
+// Threads: Run() is the control thread's body. Tick() is its work, public so that tests can
+// drive it by hand. RequestStop(), healthy() and last_tick_us() may be called from any thread.
+// Everything else belongs to the control thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "can/bus.hpp"
+#include "can/motor_scheduler.hpp"
+#include "config/config.hpp"
+#include "daemon/command_pipe.hpp"
+#include "daemon/control_events.hpp"
+#include "daemon/loop_timing.hpp"
+#include "daemon/snapshot.hpp"
+#include "daemon/spsc_queue.hpp"
+#include "daemon/triple_buffer.hpp"
+#include "statemachine/state_machine.hpp"
+
+namespace robot_edge::daemon {
+
+// The channels between the control thread and the API thread.
+struct ControlChannels {
+  ControlChannels(const config::Config& config, std::size_t command_slots,
+                  std::size_t event_capacity)
+      : commands(command_slots, config.joints.size(), config.control.max_segments),
+        events(event_capacity),
+        snapshots(ControlSnapshot(config.joints.size())) {}
+
+  CommandPipe commands;                   // API -> control
+  SpscQueue<ControlEvent> events;         // control -> API
+  TripleBuffer<ControlSnapshot> snapshots;  // control -> API, latest only
+  std::atomic<std::uint64_t> events_lost{0};  // events queue was full
+  int wake_fd = -1;  // eventfd written by the control thread after queueing events; -1 = none
+};
+
+class ControlLoop {
+ public:
+  // `buses[i]` carries config.buses[i]; `policy` may be null. All must outlive the loop.
+  ControlLoop(const config::Config& config, std::span<can::Bus* const> buses, sm::Policy* policy,
+              ControlChannels* channels);
+
+  // The control thread: enters motor mode, ticks until RequestStop(), then sends DAMP to every
+  // motor and takes them out of motor mode.
+  void Run();
+  void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+
+  // One control tick at `now_us` (steady clock, µs).
+  void Tick(std::int64_t now_us);
+  // DAMP on every motor, then exit motor mode (FD).
+  void Shutdown(std::int64_t now_us);
+
+  // Heartbeat for the systemd watchdog: end of the last tick (steady µs), -1 before the first.
+  std::int64_t last_tick_us() const { return last_tick_us_.load(std::memory_order_relaxed); }
+  const can::MotorScheduler& scheduler() const { return scheduler_; }
+
+ private:
+  void ReadInputs();
+  void ApplyCommands(std::int64_t now_us);
+  void ForwardEvents(std::span<const sm::Event> events);
+  void PushEvent(const ControlEvent& event);
+  void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us);
+  void Publish(std::int64_t now_us, const sm::Outputs& out);
+
+  std::int64_t period_us_;
+  std::vector<can::Bus*> buses_;
+  can::MotorScheduler scheduler_;
+  sm::StateMachine state_machine_;
+  ControlChannels* channels_;
+  LoopTiming timing_;
+
+  std::vector<sm::JointMeasurement> joints_;
+  std::vector<sm::BusStatus> bus_status_;
+  sm::Inputs inputs_;
+  std::vector<can::MitCommand> commands_;
+  bool events_queued_ = false;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<std::int64_t> last_tick_us_{-1};
+};
+
+// Steady (monotonic) clock in µs: the time base of the control loop and the state machine.
+std::int64_t SteadyMicros();
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,166 @@
+#include "daemon/daemon.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+#include <asio/steady_timer.hpp>
+#include <csignal>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "can/controller.hpp"
+#include "can/socketcan_bus.hpp"
+#include "daemon/bus_health.hpp"
+#include "daemon/control_loop.hpp"
+#include "daemon/hub.hpp"
+#include "daemon/listener.hpp"
+#include "daemon/notify.hpp"
+#include "daemon/realtime.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+// The watchdog is fed only while the control loop ticks: no tick for this long means unhealthy.
+constexpr std::int64_t kStalledUs = 250'000;
+
+// Everything robot-edged owns, in the order it is built (and the reverse it is torn down).
+class Daemon {
+ public:
+  Daemon(const config::Config& config, const DaemonOptions& options)
+      : config_(config), options_(options), signals_(io_, SIGINT, SIGTERM), watchdog_(io_) {}
+
+  ~Daemon() {
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+  }
+
+  // Start-up: throws with a clear message on anything that prevents running.
+  void Start() {
+    OpenBuses();
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
+    channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
+    channels_->wake_fd = wake_fd_;
+    loop_ = std::make_unique<ControlLoop>(config_, buses_, /*policy=*/nullptr, channels_.get());
+    bus_health_ = std::make_unique<BusHealth>(config_, buses_, &loop_->scheduler(),
+                                              std::move(controllers_));
+    hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(),
+                                 ::dup(wake_fd_), kVersion);
+    listener_ = std::make_unique<Listener>(io_, hub_.get());
+    const std::string socket =
+        options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
+    if (!socket.empty()) listener_->ListenUnix(socket);
+    if (!config_.api.tcp.empty()) listener_->ListenTcp(config_.api.tcp_host, config_.api.tcp_port);
+
+    signals_.async_wait([this](const std::error_code& ec, int signal) {
+      if (!ec) Shutdown(signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    });
+    control_thread_ = std::thread([this] { ControlThread(); });
+    hub_->Start();
+    FeedWatchdog();
+    notifier_.Ready("controlling " + std::to_string(config_.joints.size()) + " joints on " +
+                    std::to_string(config_.buses.size()) + " buses");
+    spdlog::info("robot-edged {} ready: {} joints on {} buses at {} Hz", kVersion,
+                 config_.joints.size(), config_.buses.size(), config_.control.rate_hz);
+  }
+
+  void Run() { io_.run(); }
+
+ private:
+  void OpenBuses() {
+    for (std::size_t b = 0; b < config_.buses.size(); ++b) {
+      const auto& bus = config_.buses[b];
+      auto controller = std::make_unique<can::CanController>(bus.interface, bus);
+      controller->Configure();  // bitrate / restart-ms on real CAN; a no-op on vcan
+      controllers_.push_back(std::move(controller));
+      can::SocketCanOptions options;
+      options.interface = bus.interface;
+      options.filters = can::ReceiveFiltersFor(config_, b);
+      socketcan_.push_back(std::make_unique<can::SocketCanBus>(can_io_, options));
+      buses_.push_back(socketcan_.back().get());
+      spdlog::info("bus {} on {} open", bus.name, bus.interface);
+    }
+  }
+
+  void ControlThread() {
+    for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
+    loop_->Run();
+  }
+
+  void FeedWatchdog() {
+    const auto period = notifier_.watchdog_period();
+    if (!period) return;
+    const std::int64_t last = loop_->last_tick_us();
+    if (last >= 0 && SteadyMicros() - last < kStalledUs) {
+      notifier_.Watchdog();
+    } else if (last >= 0) {
+      spdlog::error("control loop stalled for {} ms: not feeding the systemd watchdog",
+                    (SteadyMicros() - last) / 1000);
+    }
+    watchdog_.expires_after(*period);
+    watchdog_.async_wait([this](const std::error_code& ec) {
+      if (!ec) FeedWatchdog();
+    });
+  }
+
+  void Shutdown(const char* why) {
+    spdlog::info("{}: shutting down: DAMP on every motor, then out of motor mode", why);
+    notifier_.Stopping();
+    listener_->Close();
+    loop_->RequestStop();
+    if (control_thread_.joinable()) control_thread_.join();
+    hub_->Stop("robot-edged is shutting down");
+    watchdog_.cancel();
+    // io_.run() returns once the last Goodbye is written.
+  }
+
+ public:
+  void JoinControlThread() {
+    if (control_thread_.joinable()) {
+      loop_->RequestStop();
+      control_thread_.join();
+    }
+  }
+
+ private:
+  const config::Config& config_;
+  DaemonOptions options_;
+  asio::io_context io_;
+  asio::io_context can_io_;  // hosts the CAN sockets; never run (the control thread polls them)
+  asio::signal_set signals_;
+  asio::steady_timer watchdog_;
+  SystemdNotifier notifier_;
+  std::vector<std::unique_ptr<can::CanController>> controllers_;
+  std::vector<std::unique_ptr<can::SocketCanBus>> socketcan_;
+  std::vector<can::Bus*> buses_;
+  int wake_fd_ = -1;
+  std::unique_ptr<ControlChannels> channels_;
+  std::unique_ptr<ControlLoop> loop_;
+  std::unique_ptr<BusHealth> bus_health_;
+  std::unique_ptr<Hub> hub_;
+  std::unique_ptr<Listener> listener_;
+  std::thread control_thread_;
+};
+
+}  // namespace
+
+int RunDaemon(const config::Config& config, const DaemonOptions& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  Daemon daemon(config, options);
+  try {
+    daemon.Start();
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start: {}", e.what());
+    daemon.JoinControlThread();
+    return 1;
+  }
+  daemon.Run();
+  daemon.JoinControlThread();
+  spdlog::info("robot-edged stopped");
+  return 0;
+}
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,333 @@
+#include "daemon/hub.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "daemon/auth.hpp"
+#include "proto/framing.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+Frame FrameOf(const edge::ServerMessage& message) {
+  auto frame = std::make_shared<std::string>();
+  proto::AppendDelimited(message, frame.get());
+  return frame;
+}
+
+std::chrono::microseconds PeriodOf(double rate_hz) {
+  return std::chrono::microseconds(static_cast<std::int64_t>(1e6 / rate_hz));
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
+         BusHealth* bus_health, int wake_fd, std::string version)
+    : io_(io),
+      config_(config),
+      channels_(channels),
+      bus_health_(bus_health),
+      version_(std::move(version)),
+      start_us_(SteadyMicros()),
+      wake_(io, wake_fd),
+      telemetry_timer_(io),
+      diagnostics_timer_(io),
+      controller_timer_(io),
+      arbiter_(config.api.controllers,
+               static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
+      events_(config.api.event_history),
+      validator_(config) {}
+
+void Hub::Start() {
+  WaitForControlEvents();
+  Schedule(telemetry_timer_, PeriodOf(config_.telemetry.rate_hz), &Hub::EveryTelemetryPeriod);
+  Schedule(diagnostics_timer_, PeriodOf(config_.telemetry.diagnostics_rate_hz),
+           &Hub::EveryDiagnosticsPeriod);
+  Schedule(controller_timer_, std::chrono::milliseconds(100), &Hub::EveryControllerCheck);
+}
+
+void Hub::Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
+                   void (Hub::*what)()) {
+  timer.expires_after(period);
+  timer.async_wait([this, &timer, period, what](const std::error_code& ec) {
+    if (ec || stopped_) return;
+    (this->*what)();
+    Schedule(timer, period, what);
+  });
+}
+
+void Hub::Stop(const std::string& reason) {
+  stopped_ = true;
+  std::error_code ignored;
+  telemetry_timer_.cancel();
+  diagnostics_timer_.cancel();
+  controller_timer_.cancel();
+  wake_.cancel(ignored);
+  DrainControlEvents();
+  const auto sessions = sessions_;  // Close() may remove entries
+  for (const auto& [id, session] : sessions) session->Close(reason);
+}
+
+Clocks Hub::Now() const {
+  const auto wall = std::chrono::system_clock::now().time_since_epoch();
+  return {SteadyMicros(),
+          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count())};
+}
+
+// ---- Connections ----
+
+void Hub::Accept(Session::Socket socket, Transport transport, std::string peer) {
+  auto session = std::make_shared<Session>(std::move(socket), this, next_session_id_++, transport,
+                                           std::move(peer));
+  sessions_.emplace(session->id(), session);
+  session->Start();
+  if (stopped_) {
+    session->Close("robot-edged is shutting down");
+  } else if (sessions_.size() > config_.api.max_clients) {
+    session->Close("too many clients (api.max_clients is " +
+                   std::to_string(config_.api.max_clients) + ")");
+  } else {
+    spdlog::info("client {} connected ({})", session->id(), session->peer());
+  }
+}
+
+std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hello& hello) const {
+  if (session.transport() == Transport::kTcp && !config_.api.token.empty() &&
+      !ConstantTimeEquals(hello.token(), config_.api.token)) {
+    return hello.token().empty() ? "this daemon requires a token over TCP" : "invalid token";
+  }
+  if (!hello.controller().empty() && !arbiter_.IsController(hello.controller())) {
+    return "unknown controller '" + hello.controller() + "' (configured: " +
+           Join(config_.api.controllers) + "; \"\" to observe)";
+  }
+  return std::nullopt;
+}
+
+void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) {
+  if (const auto refusal = Refusal(*session, hello)) {
+    session->Close(*refusal);
+    return;
+  }
+  session->Welcome(hello);
+  SendWelcome(session, hello);
+  spdlog::info("client {} ({}): hello as {}", session->id(), session->peer(),
+               hello.controller().empty() ? "observer" : "controller '" + hello.controller() + "'");
+  if (hello.resume_after_event() > 0) {
+    for (const Frame& frame : events_.Since(hello.resume_after_event())) session->Send(frame);
+  }
+}
+
+void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello&) {
+  const ControlSnapshot& s = channels_->snapshots.Latest();
+  edge::ServerMessage message;
+  edge::Welcome* w = message.mutable_welcome();
+  w->set_version(version_);
+  for (const auto& j : config_.joints) w->add_joint_names(j.name);
+  w->set_control_rate_hz(static_cast<float>(config_.control.rate_hz));
+  w->set_mode(ToFirmwareProto(s.mode));
+  w->set_control_mode(ToProto(s.mode));
+  w->set_telemetry_rate_hz(static_cast<float>(config_.telemetry.rate_hz));
+  w->set_last_event_sequence(events_.last_sequence());
+  w->set_robot_name(config_.robot_name);
+  w->set_controller(arbiter_.current());
+  for (const auto& c : config_.api.controllers) w->add_controllers(c);
+  session->Send(FrameOf(message));
+}
+
+void Hub::OnClosed(Session& session) {
+  const std::uint64_t id = session.id();
+  if (const auto change = arbiter_.OnDisconnect(id)) {
+    EmitControllerChange(*change);
+    if (config_.api.stop_on_disconnect) SubmitStopWalking();
+  }
+  if (session.welcomed()) spdlog::info("client {} ({}) disconnected", id, session.peer());
+  // The session may be destroyed by this erase: post it so that the caller's frame unwinds first.
+  asio::post(io_, [this, id] { sessions_.erase(id); });
+}
+
+// ---- Commands ----
+
+void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
+  const std::int64_t now_us = SteadyMicros();
+  const bool is_damp = command.has_mode() && command.mode().mode() != edge::MODE_STAND;
+  const auto decision = arbiter_.OnCommand(session.id(), session.controller(), is_damp, now_us);
+  if (decision.change) EmitControllerChange(*decision.change);
+  if (!decision.accepted) {
+    api_counters_.Count(sm::Reason::kNotController);
+    SendResult(session, command.sequence(), false, sm::Reason::kNotController,
+               channels_->snapshots.Latest().mode);
+    return;
+  }
+  HandOver(session, command, now_us);
+}
+
+void Hub::HandOver(Session& session, const edge::CloudCommand& command, std::int64_t now_us) {
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    api_counters_.Count(sm::Reason::kQueueFull);
+    SendResult(session, command.sequence(), false, sm::Reason::kQueueFull,
+               channels_->snapshots.Latest().mode);
+    return;
+  }
+  const auto drop = validator_.Validate(command, now_us, &slot->trajectory, &slot->command,
+                                        &api_counters_);
+  if (drop) {
+    spare_ = slot;
+    SendResult(session, command.sequence(), false, *drop, channels_->snapshots.Latest().mode);
+    return;
+  }
+  slot->client_id = session.id();
+  slot->want_result = session.wants_results();
+  channels_->commands.Send(slot);
+}
+
+void Hub::SubmitStopWalking() {
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    spdlog::error("cannot stop walking after the controller left: command queue full");
+    return;
+  }
+  slot->command = sm::Command{};
+  slot->command.kind = sm::CommandKind::kStopWalking;
+  slot->command.received_us = SteadyMicros();
+  slot->client_id = 0;
+  slot->want_result = false;
+  channels_->commands.Send(slot);
+}
+
+void Hub::SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
+                     sm::Mode mode) {
+  if (!session.wants_results()) return;
+  edge::ServerMessage message;
+  edge::CommandResult* r = message.mutable_command_result();
+  r->set_sequence(sequence);
+  r->set_accepted(accepted);
+  if (!accepted) r->set_reason(sm::ToString(reason));
+  r->set_control_mode(ToProto(mode));
+  session.Send(FrameOf(message));
+}
+
+// ---- From the control thread ----
+
+void Hub::WaitForControlEvents() {
+  wake_.async_read_some(asio::buffer(&wake_value_, sizeof(wake_value_)),
+                        [this](const std::error_code& ec, std::size_t) {
+                          if (ec || stopped_) return;
+                          DrainControlEvents();
+                          WaitForControlEvents();
+                        });
+}
+
+void Hub::DrainControlEvents() {
+  ControlEvent e;
+  while (channels_->events.Pop(&e)) {
+    if (e.kind == ControlEvent::Kind::kStateMachine) {
+      OnStateMachineEvent(e.event);
+    } else {
+      OnCommandResult(e);
+    }
+  }
+  const std::uint64_t lost = channels_->events_lost.load(std::memory_order_relaxed);
+  if (lost != events_lost_reported_) {
+    spdlog::error("{} control events were lost (queue full)", lost - events_lost_reported_);
+    events_lost_reported_ = lost;
+  }
+}
+
+void Hub::OnStateMachineEvent(const sm::Event& event) {
+  const std::string text = Describe(event, config_);
+  if (event.kind == sm::EventKind::kAlertRaised || event.kind == sm::EventKind::kTrajectoryTimeout ||
+      event.kind == sm::EventKind::kModeBlocked) {
+    spdlog::warn("{}", text);
+  } else {
+    spdlog::info("{}", text);
+  }
+  if (auto error = ErrorFor(event, config_, arbiter_.current())) {
+    edge::EdgeEvent out;
+    *out.mutable_error() = std::move(*error);
+    Broadcast(std::move(out));
+  }
+}
+
+void Hub::OnCommandResult(const ControlEvent& e) {
+  const auto it = sessions_.find(e.client_id);
+  if (it == sessions_.end()) return;  // the client has gone
+  SendResult(*it->second, e.sequence, e.result.accepted, e.result.reason, e.result.mode);
+}
+
+void Hub::EmitControllerChange(const ControllerChange& change) {
+  spdlog::info("controller '{}' -> '{}' ({})", change.previous, change.current, change.reason);
+  edge::EdgeEvent out;
+  edge::ControllerEvent* c = out.mutable_controller();
+  c->set_previous(change.previous);
+  c->set_current(change.current);
+  c->set_reason(change.reason);
+  Broadcast(std::move(out));
+}
+
+void Hub::Broadcast(edge::EdgeEvent event) {
+  const Frame frame = events_.Append(std::move(event), Now().wall_us);
+  for (const auto& [id, session] : sessions_) {
+    if (session->welcomed()) session->Send(frame);
+  }
+}
+
+// ---- Periodic ----
+
+void Hub::EveryTelemetryPeriod() {
+  DrainControlEvents();  // in case a wake-up was missed
+  const ControlSnapshot& s = channels_->snapshots.Latest();
+  if (s.tick_us < 0) return;  // the control loop has not ticked yet
+  edge::ServerMessage message;
+  FillTelemetry(s, config_, ++telemetry_sequence_, Now(), message.mutable_telemetry());
+  const Frame frame = FrameOf(message);
+  for (const auto& [id, session] : sessions_) {
+    if (session->welcomed() && session->wants_telemetry()) session->SendTelemetry(frame);
+  }
+}
+
+void Hub::EveryDiagnosticsPeriod() {
+  const ControlSnapshot& s = channels_->snapshots.Latest();
+  const Clocks now = Now();
+  edge::EdgeEvent event;
+  edge::EdgeDiagnostics* d = event.mutable_diagnostics();
+  if (bus_health_ != nullptr) bus_health_->Fill(now.steady_us, d->mutable_can_health());
+  d->set_controller(arbiter_.current());
+  d->set_provisioned(config_.provisioned);
+  std::uint32_t clients = 0;
+  for (const auto& [id, session] : sessions_) {
+    if (!session->welcomed() || session->closing()) continue;
+    ++clients;
+    if (session->controller() == "cloud") d->set_cloud_connected(true);
+    if (session->controller() == "ble") d->set_ble_connected(true);
+  }
+  d->set_connected_clients(clients);
+  d->set_loop_rate_hz(static_cast<float>(s.loop.rate_hz));
+  d->set_loop_overruns(s.overruns);
+  d->set_period_jitter_us(static_cast<float>(s.loop.max_jitter_us));
+  d->set_period_max_us(static_cast<float>(s.loop.max_period_us));
+  d->set_control_mode(ToProto(s.mode));
+  d->set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
+  for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
+    const auto reason = static_cast<sm::Reason>(r);
+    edge::DropCounter* c = d->add_command_drops();
+    c->set_reason(sm::ToString(reason));
+    c->set_count(api_counters_[reason] + s.counters[reason]);
+  }
+  Broadcast(std::move(event));
+}
+
+void Hub::EveryControllerCheck() {
+  if (const auto change = arbiter_.OnTimer(SteadyMicros())) EmitControllerChange(*change);
+}
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,100 @@
+// The API thread's side of the daemon: the connected clients, who holds control, the commands
+// going to the control thread, and what goes back out — telemetry at telemetry.rate_hz (lossy),
+// EdgeDiagnostics at diagnostics_rate_hz, EdgeErrors and ControllerEvents (reliable, numbered,
+// kept for resume_after_event).
+//
+// Threads: the API thread (the io_context's) only. It talks to the control thread through
+// ControlChannels and never blocks it.
+#pragma once
+
+#include <asio/io_context.hpp>
+#include <asio/posix/stream_descriptor.hpp>
+#include <asio/steady_timer.hpp>
+#include <map>
+#include <optional>
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "daemon/bus_health.hpp"
+#include "daemon/control_loop.hpp"
+#include "daemon/controller_arbiter.hpp"
+#include "daemon/event_log.hpp"
+#include "daemon/messages.hpp"
+#include "daemon/session.hpp"
+#include "statemachine/validation.hpp"
+
+namespace robot_edge::daemon {
+
+class Hub {
+ public:
+  // `wake_fd`: the eventfd the control thread writes after queueing events (owned by the caller).
+  Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
+      BusHealth* bus_health, int wake_fd, std::string version);
+
+  void Start();
+  // Says goodbye to every client and stops the timers.
+  void Stop(const std::string& reason);
+
+  // A new connection from a listener.
+  void Accept(Session::Socket socket, Transport transport, std::string peer);
+
+  // From sessions.
+  void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello);
+  void OnCommand(Session& session, const edge::CloudCommand& command);
+  void OnClosed(Session& session);
+
+  std::size_t client_count() const { return sessions_.size(); }
+  const std::string& controller() const { return arbiter_.current(); }
+
+ private:
+  // Why a Hello is refused, or nullopt to welcome it.
+  std::optional<std::string> Refusal(const Session& session, const edge::Hello& hello) const;
+  void SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello& hello);
+  void HandOver(Session& session, const edge::CloudCommand& command, std::int64_t now_us);
+  void SubmitStopWalking();
+  void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
+                  sm::Mode mode);
+
+  void WaitForControlEvents();
+  void DrainControlEvents();
+  void OnStateMachineEvent(const sm::Event& event);
+  void OnCommandResult(const ControlEvent& event);
+  void EmitControllerChange(const ControllerChange& change);
+  void Broadcast(edge::EdgeEvent event);
+
+  void EveryTelemetryPeriod();
+  void EveryDiagnosticsPeriod();
+  void EveryControllerCheck();
+  void Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
+                void (Hub::*what)());
+
+  Clocks Now() const;
+
+  asio::io_context& io_;
+  const config::Config& config_;
+  ControlChannels* channels_;
+  BusHealth* bus_health_;
+  std::string version_;
+  std::int64_t start_us_;
+
+  asio::posix::stream_descriptor wake_;
+  std::uint64_t wake_value_ = 0;
+  asio::steady_timer telemetry_timer_;
+  asio::steady_timer diagnostics_timer_;
+  asio::steady_timer controller_timer_;
+  bool stopped_ = false;
+
+  std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
+  std::uint64_t next_session_id_ = 1;
+  ControllerArbiter arbiter_;
+  EventLog events_;
+  sm::CommandValidator validator_;
+  sm::Counters api_counters_;      // drops decided on this thread
+  CommandSlot* spare_ = nullptr;   // a slot whose command was dropped, reused next time
+  std::uint32_t telemetry_sequence_ = 0;
+  std::uint64_t events_lost_reported_ = 0;
+  edge::EdgeTelemetry telemetry_;  // reused
+};
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,124 @@
+#include "daemon/listener.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace robot_edge::daemon {
+namespace {
+
+// True if a process accepts connections on the Unix socket at `path`.
+bool SomeoneListens(const std::string& path) {
+  asio::io_context io;
+  asio::local::stream_protocol::socket probe(io);
+  std::error_code ec;
+  probe.connect(asio::local::stream_protocol::endpoint(path), ec);
+  return !ec;
+}
+
+std::string UnixPeer(asio::local::stream_protocol::socket& socket) {
+  ucred cred{};
+  socklen_t size = sizeof(cred);
+  if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &size) == 0) {
+    return "unix pid " + std::to_string(cred.pid) + " uid " + std::to_string(cred.uid);
+  }
+  return "unix";
+}
+
+}  // namespace
+
+Listener::Listener(asio::io_context& io, Hub* hub) : io_(io), hub_(hub) {}
+
+void Listener::ListenUnix(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      throw std::runtime_error("api socket " + path + " exists and is not a socket");
+    }
+    if (SomeoneListens(path)) {
+      throw std::runtime_error("another robot-edged already serves " + path);
+    }
+    ::unlink(path.c_str());  // stale: its daemon is gone
+  }
+  unix_.emplace(io_);
+  std::error_code ec;
+  unix_->open(asio::local::stream_protocol(), ec);
+  if (!ec) unix_->bind(asio::local::stream_protocol::endpoint(path), ec);
+  if (ec) {
+    throw std::runtime_error("cannot create the api socket " + path + ": " + ec.message() +
+                             (ec == std::errc::no_such_file_or_directory
+                                  ? " (does its directory exist?)"
+                                  : ""));
+  }
+  if (::chmod(path.c_str(), 0660) != 0) {
+    throw std::runtime_error("cannot chmod 0660 " + path + ": " + std::strerror(errno));
+  }
+  unix_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("cannot listen on " + path + ": " + ec.message());
+  unix_path_ = path;
+  spdlog::info("api: listening on {}", path);
+  AcceptUnix();
+}
+
+void Listener::ListenTcp(const std::string& host, std::uint16_t port) {
+  std::error_code ec;
+  const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) throw std::runtime_error("api.tcp: '" + host + "' is not an IP address");
+  const asio::ip::tcp::endpoint endpoint(address, port);
+  tcp_.emplace(io_);
+  tcp_->open(endpoint.protocol(), ec);
+  if (!ec) tcp_->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) tcp_->bind(endpoint, ec);
+  if (!ec) tcp_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error("cannot listen on tcp " + host + ":" + std::to_string(port) + ": " +
+                             ec.message());
+  }
+  spdlog::info("api: listening on tcp {}:{}", host, port);
+  AcceptTcp();
+}
+
+void Listener::AcceptUnix() {
+  unix_->async_accept([this](const std::error_code& ec, asio::local::stream_protocol::socket s) {
+    if (ec == asio::error::operation_aborted || !unix_->is_open()) return;
+    if (!ec) {
+      std::string peer = UnixPeer(s);
+      hub_->Accept(Session::Socket(std::move(s)), Transport::kUnix, std::move(peer));
+    } else {
+      spdlog::warn("api: accept failed: {}", ec.message());
+    }
+    AcceptUnix();
+  });
+}
+
+void Listener::AcceptTcp() {
+  tcp_->async_accept([this](const std::error_code& ec, asio::ip::tcp::socket s) {
+    if (ec == asio::error::operation_aborted || !tcp_->is_open()) return;
+    if (!ec) {
+      std::error_code ignored;
+      s.set_option(asio::ip::tcp::no_delay(true), ignored);
+      const auto remote = s.remote_endpoint(ignored);
+      std::string peer = "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
+      hub_->Accept(Session::Socket(std::move(s)), Transport::kTcp, std::move(peer));
+    } else {
+      spdlog::warn("api: accept failed: {}", ec.message());
+    }
+    AcceptTcp();
+  });
+}
+
+void Listener::Close() {
+  std::error_code ignored;
+  if (unix_) {
+    unix_->close(ignored);
+    ::unlink(unix_path_.c_str());
+  }
+  if (tcp_) tcp_->close(ignored);
+}
+
+}  // namespace robot_edge::daemon

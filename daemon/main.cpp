@@ -1,0 +1,45 @@
+// robot-edged: see daemon.hpp. Parses the command line, loads and validates the configuration
+// before anything opens, then runs the daemon in the foreground (systemd, never forks).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+#include "config/config.hpp"
+#include "daemon/daemon.hpp"
+#include "daemon/options.hpp"
+
+int main(int argc, char** argv) {
+  using namespace robot_edge;
+  std::string error;
+  const auto cl = daemon::ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), &error);
+  if (!cl) {
+    std::fprintf(stderr, "robot-edged: %s\n\n%s", error.c_str(), daemon::kUsage);
+    return 2;
+  }
+  if (cl->help) {
+    std::fputs(daemon::kUsage, stdout);
+    return 0;
+  }
+  if (cl->version) {
+    std::printf("robot-edged %s\n", daemon::kVersion);
+    return 0;
+  }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edged"));
+  spdlog::set_level(spdlog::level::from_str(cl->log_level));
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+
+  config::Config config;
+  try {
+    config = config::LoadConfig(cl->config_path);
+  } catch (const config::ConfigError& e) {
+    std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
+    return 1;
+  }
+  if (cl->check_config) {
+    std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
+                config.joints.size(), config.buses.size(), config.control.rate_hz);
+    return 0;
+  }
+  return daemon::RunDaemon(config, daemon::DaemonOptions{cl->api_socket});
+}

@@ -1,0 +1,184 @@
+#include "daemon/messages.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "can/mit_codec.hpp"
+#include "statemachine/imu_math.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+std::string JointName(const config::Config& c, std::uint32_t j) {
+  if (j >= c.joints.size()) return "joint " + std::to_string(j);
+  const auto& joint = c.joints[j];
+  const auto& bus = c.buses[joint.bus];
+  return joint.name + " (joint " + std::to_string(j) + ", " + bus.name + "/" + bus.interface +
+         " id " + std::to_string(joint.can_id) + ")";
+}
+
+std::string BusName(const config::Config& c, std::uint32_t b) {
+  if (b >= c.buses.size()) return "bus " + std::to_string(b);
+  return c.buses[b].name + " (" + c.buses[b].interface + ")";
+}
+
+edge::Subsystem SubsystemOf(sm::AlertId id) {
+  switch (id) {
+    case sm::AlertId::kMotorTimeout:
+    case sm::AlertId::kCanBusOff:
+    case sm::AlertId::kImuTimeout: return edge::SUBSYSTEM_FW_LINK;
+    case sm::AlertId::kMotorOvertemp:
+    case sm::AlertId::kFallDetected:
+    case sm::AlertId::kMotorFault: return edge::SUBSYSTEM_FIRMWARE;
+  }
+  return edge::SUBSYSTEM_FIRMWARE;
+}
+
+std::string AlertText(const sm::Alert& a, const config::Config& c) {
+  const auto& s = c.safety;
+  char limits[96];
+  switch (a.id) {
+    case sm::AlertId::kMotorOvertemp:
+      std::snprintf(limits, sizeof(limits), " at %u °C (trips at %u °C, clears below %g °C)",
+                    a.value, a.threshold, s.overtemp_clear_c);
+      return JointName(c, a.source) + " motor overtemperature" + limits;
+    case sm::AlertId::kMotorTimeout:
+      return JointName(c, a.source) + " has not replied for " + std::to_string(a.value) +
+             " ms (timeout " + std::to_string(a.threshold) + " ms)";
+    case sm::AlertId::kMotorFault:
+      return JointName(c, a.source) + " reports error " + std::to_string(a.value) + " (" +
+             can::ToString(static_cast<can::MotorError>(a.value)) + ")";
+    case sm::AlertId::kFallDetected:
+      std::snprintf(limits, sizeof(limits), "tilt %u° beyond %u° for %u ms: fall detected",
+                    a.value, a.threshold, s.fall_hold_ms);
+      return limits;
+    case sm::AlertId::kCanBusOff:
+      return "CAN bus " + BusName(c, a.source) + " went bus-off (bus-off count " +
+             std::to_string(a.value) + ")";
+    case sm::AlertId::kImuTimeout:
+      return "no IMU frame on " + BusName(c, static_cast<std::uint32_t>(c.imu.bus)) + " for " +
+             std::to_string(a.value) + " ms (timeout " + std::to_string(a.threshold) + " ms)";
+  }
+  return "alert";
+}
+
+edge::EdgeError MakeError(edge::Subsystem subsystem, std::string code, std::string message) {
+  edge::EdgeError e;
+  e.set_subsystem(subsystem);
+  e.set_code(std::move(code));
+  e.set_message(std::move(message));
+  return e;
+}
+
+}  // namespace
+
+edge::ControlMode ToProto(sm::Mode mode) {
+  switch (mode) {
+    case sm::Mode::kDamp: return edge::CONTROL_MODE_DAMP;
+    case sm::Mode::kStand: return edge::CONTROL_MODE_STAND;
+    case sm::Mode::kMovePolicy: return edge::CONTROL_MODE_MOVE_POLICY;
+    case sm::Mode::kMoveTrajectory: return edge::CONTROL_MODE_MOVE_TRAJECTORY;
+  }
+  return edge::CONTROL_MODE_DAMP;
+}
+
+edge::FirmwareMode ToFirmwareProto(sm::Mode mode) {
+  return static_cast<edge::FirmwareMode>(sm::ToFirmwareMode(mode));
+}
+
+edge::FirmwareAlert ToProto(const sm::Alert& a, const Clocks& now) {
+  edge::FirmwareAlert out;
+  out.set_id(static_cast<std::uint32_t>(a.id));
+  out.set_severity(static_cast<std::uint32_t>(a.severity));
+  out.set_value(a.value);
+  out.set_threshold(a.threshold);
+  out.set_first_set_us(now.ToWall(a.first_set_us));
+  out.set_source_id(a.source);
+  return out;
+}
+
+void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint32_t sequence,
+                   const Clocks& now, edge::EdgeTelemetry* out) {
+  out->Clear();
+  out->set_timestamp_us(now.wall_us);
+  out->set_sequence(sequence);
+  out->set_fw_mode(ToFirmwareProto(s.mode));
+  out->set_control_mode(ToProto(s.mode));
+  out->set_last_command_sequence(s.last_command_sequence);
+  std::int64_t oldest = -1;
+  bool every_motor_replied = !s.joints.empty();
+  for (std::size_t j = 0; j < s.joints.size(); ++j) {
+    const sm::JointMeasurement& m = s.joints[j];
+    out->add_joint_pos(m.position_rad);
+    out->add_joint_vel(m.velocity_rad_s);
+    out->add_joint_torque(m.torque_nm);
+    out->add_joint_current(
+        m.torque_nm / static_cast<float>(c.motor_of(j).torque_constant_nm_per_a));
+    out->add_joint_temp(m.temperature_c);
+    if (m.last_reply_us < 0) {
+      every_motor_replied = false;
+    } else if (oldest < 0 || m.last_reply_us < oldest) {
+      oldest = m.last_reply_us;
+    }
+  }
+  if (oldest >= 0) {
+    out->set_fw_timestamp_us(now.ToWall(oldest));
+    out->set_fw_age_ms(static_cast<std::uint32_t>(std::max<std::int64_t>(0, now.steady_us - oldest) / 1000));
+  }
+  if (!every_motor_replied) out->set_fw_age_ms(kNeverAgeMs);
+  for (float q : s.imu.quat_wxyz) out->add_imu_quat(q);
+  for (float g : s.imu.gyro_rad_s) out->add_imu_gyro(g);
+  for (float g : sm::ProjectedGravity(s.imu.quat_wxyz)) out->add_imu_gravity(g);
+  out->set_error_flags(s.error_flags);
+  for (std::size_t i = 0; i < s.alert_count; ++i) *out->add_active_alerts() = ToProto(s.alerts[i], now);
+}
+
+std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config& c,
+                                        const std::string& controller) {
+  switch (e.kind) {
+    case sm::EventKind::kAlertRaised:
+      return MakeError(SubsystemOf(e.alert.id), sm::ToString(e.alert.id), AlertText(e.alert, c));
+    case sm::EventKind::kTrajectoryTimeout: {
+      const edge::Subsystem subsystem = controller == "ble"     ? edge::SUBSYSTEM_BLE
+                                        : controller == "cloud" ? edge::SUBSYSTEM_CLOUD
+                                                                : edge::SUBSYSTEM_FIRMWARE;
+      return MakeError(subsystem, "TRAJECTORY_TIMEOUT",
+                       "no TrajectoryRequest for " + std::to_string(e.silence_ms) + " ms (timeout " +
+                           std::to_string(c.control.trajectory_timeout_ms) + " ms): DAMP");
+    }
+    case sm::EventKind::kModeBlocked: {
+      std::string why = e.reason == sm::Reason::kBlockedByAlert
+                            ? std::string(sm::ToString(e.alert.id)) + " is active: " +
+                                  AlertText(e.alert, c)
+                            : "not every motor has replied yet";
+      return MakeError(edge::SUBSYSTEM_FIRMWARE, "MODE_BLOCKED",
+                       std::string(sm::ToString(e.to)) + " refused, the robot stays in DAMP: " + why);
+    }
+    case sm::EventKind::kModeChanged:
+    case sm::EventKind::kAlertCleared:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string Describe(const sm::Event& e, const config::Config& c) {
+  switch (e.kind) {
+    case sm::EventKind::kModeChanged: {
+      const char* cause = e.cause == sm::Cause::kCommand             ? "command"
+                          : e.cause == sm::Cause::kTrajectoryTimeout ? "trajectory timeout"
+                                                                     : "alert";
+      return std::string("mode ") + sm::ToString(e.from) + " -> " + sm::ToString(e.to) + " (" +
+             cause + ")";
+    }
+    case sm::EventKind::kAlertRaised:
+      return std::string("alert ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
+    case sm::EventKind::kAlertCleared:
+      return std::string("alert cleared ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
+    case sm::EventKind::kTrajectoryTimeout:
+    case sm::EventKind::kModeBlocked:
+      return ErrorFor(e, c, "")->message();
+  }
+  return "event";
+}
+
+}  // namespace robot_edge::daemon

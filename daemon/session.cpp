@@ -1,0 +1,164 @@
+#include "daemon/session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/write.hpp>
+#include <vector>
+
+#include "daemon/hub.hpp"
+
+namespace robot_edge::daemon {
+
+Session::Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer)
+    : socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      hub_(hub),
+      id_(id),
+      transport_(transport),
+      peer_(std::move(peer)) {}
+
+void Session::Start() {
+  timer_.expires_after(kHelloTimeout);
+  timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
+    if (!ec && !self->welcomed_) self->Close("no Hello within 5 s");
+  });
+  Read();
+}
+
+void Session::Read() {
+  socket_.async_read_some(asio::buffer(read_buffer_),
+                          [self = shared_from_this()](const std::error_code& ec, std::size_t n) {
+                            self->OnRead(ec, n);
+                          });
+}
+
+void Session::OnRead(const std::error_code& ec, std::size_t n) {
+  if (closing_ || shut_) return;
+  if (ec) {
+    Shutdown(ec == asio::error::eof ? "client closed the connection" : ec.message());
+    return;
+  }
+  decoder_.Feed(std::span<const std::uint8_t>(read_buffer_.data(), n));
+  std::span<const std::uint8_t> payload;
+  proto::FrameDecoder::Status status;
+  while ((status = decoder_.Next(&payload)) == proto::FrameDecoder::Status::kMessage) {
+    if (!HandleMessage(payload)) return;
+  }
+  if (status != proto::FrameDecoder::Status::kNeedMore) {
+    Close(std::string("bad frame: ") + proto::ToString(status));
+    return;
+  }
+  Read();
+}
+
+bool Session::HandleMessage(std::span<const std::uint8_t> payload) {
+  edge::ClientMessage message;
+  if (!message.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    Close("undecodable ClientMessage (" + std::to_string(payload.size()) + " bytes)");
+    return false;
+  }
+  if (!welcomed_) {
+    if (!message.has_hello()) {
+      Close("the first message must be a Hello");
+      return false;
+    }
+    hub_->OnHello(shared_from_this(), message.hello());
+    return !closing_;
+  }
+  switch (message.msg_case()) {
+    case edge::ClientMessage::kCommand:
+      hub_->OnCommand(*this, message.command());
+      return true;
+    case edge::ClientMessage::kHello:
+      Close("a second Hello on the same connection");
+      return false;
+    case edge::ClientMessage::MSG_NOT_SET:
+      Close("an empty ClientMessage");
+      return false;
+  }
+  return true;
+}
+
+void Session::Welcome(const edge::Hello& hello) {
+  welcomed_ = true;
+  controller_ = hello.controller();
+  wants_results_ = hello.want_command_results();
+  wants_telemetry_ = !hello.no_telemetry();
+  timer_.cancel();
+}
+
+void Session::SendTelemetry(const Frame& frame) {
+  if (closing_ || telemetry_waiting_ > 0) return;  // lossy: the client misses this one
+  Enqueue(frame, true);
+}
+
+void Session::Send(const Frame& frame) {
+  if (closing_) return;
+  if (queued_bytes_ + frame->size() > kMaxBacklogBytes) {
+    Close("too slow for the event stream (" + std::to_string(queued_bytes_) +
+          " bytes waiting); reconnect with resume_after_event");
+    return;
+  }
+  Enqueue(frame, false);
+}
+
+void Session::Enqueue(const Frame& frame, bool telemetry) {
+  queue_.push_back({frame, telemetry});
+  queued_bytes_ += frame->size();
+  if (telemetry) ++telemetry_waiting_;
+  if (in_flight_ == 0) Write();
+}
+
+void Session::Write() {
+  if (shut_ || queue_.empty()) return;
+  std::vector<asio::const_buffer> buffers;
+  in_flight_ = std::min<std::size_t>(queue_.size(), 64);
+  for (std::size_t i = 0; i < in_flight_; ++i) buffers.push_back(asio::buffer(*queue_[i].frame));
+  asio::async_write(socket_, buffers,
+                    [self = shared_from_this()](const std::error_code& ec, std::size_t) {
+                      if (self->shut_) return;
+                      if (ec) {
+                        self->Shutdown("write failed: " + ec.message());
+                        return;
+                      }
+                      for (std::size_t i = 0; i < self->in_flight_; ++i) {
+                        self->queued_bytes_ -= self->queue_.front().frame->size();
+                        if (self->queue_.front().telemetry) --self->telemetry_waiting_;
+                        self->queue_.pop_front();
+                      }
+                      self->in_flight_ = 0;
+                      if (!self->queue_.empty()) {
+                        self->Write();
+                      } else if (self->closing_) {
+                        self->Shutdown("closed after Goodbye");
+                      }
+                    });
+}
+
+void Session::Close(const std::string& reason) {
+  if (closing_ || shut_) return;
+  closing_ = true;
+  spdlog::info("client {} ({}): closing: {}", id_, peer_, reason);
+  edge::ServerMessage goodbye;
+  goodbye.mutable_goodbye()->set_reason(reason);
+  auto frame = std::make_shared<std::string>();
+  proto::AppendDelimited(goodbye, frame.get());
+  Enqueue(frame, false);
+  timer_.expires_after(kGoodbyeGrace);
+  timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
+    if (!ec) self->Shutdown("Goodbye not read within 1 s");
+  });
+}
+
+void Session::Shutdown(const std::string& why) {
+  if (shut_) return;
+  shut_ = true;
+  spdlog::debug("client {} ({}): disconnected: {}", id_, peer_, why);
+  std::error_code ignored;
+  timer_.cancel();
+  socket_.shutdown(asio::socket_base::shutdown_both, ignored);
+  socket_.close(ignored);
+  hub_->OnClosed(*this);
+}
+
+}  // namespace robot_edge::daemon

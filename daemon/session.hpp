@@ -1,0 +1,90 @@
+// One client connection of the API: reads length-prefixed ClientMessages and writes
+// ServerMessages. Telemetry is lossy (a frame is skipped while the previous one still waits);
+// events and answers are reliable (a client whose backlog passes kMaxBacklogBytes is
+// disconnected with a logged reason instead of silently losing events). Every refusal closes the
+// connection with a Goodbye that says why; nothing a client sends can affect another client.
+//
+// Threads: the API thread (the io_context's) only.
+#pragma once
+
+#include <array>
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/steady_timer.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "daemon/event_log.hpp"
+#include "edge_api.pb.h"
+#include "proto/framing.hpp"
+
+namespace robot_edge::daemon {
+
+class Hub;
+
+enum class Transport { kUnix, kTcp };
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  using Socket = asio::generic::stream_protocol::socket;
+  static constexpr std::size_t kMaxBacklogBytes = 4 << 20;
+  static constexpr std::chrono::seconds kHelloTimeout{5};
+  static constexpr std::chrono::seconds kGoodbyeGrace{1};
+
+  Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer);
+
+  void Start();
+  void SendTelemetry(const Frame& frame);  // lossy
+  void Send(const Frame& frame);           // reliable
+  // Sends a Goodbye with `reason` (logged), then closes.
+  void Close(const std::string& reason);
+
+  // Set by the hub when it accepts the Hello.
+  void Welcome(const edge::Hello& hello);
+
+  std::uint64_t id() const { return id_; }
+  bool welcomed() const { return welcomed_; }
+  bool closing() const { return closing_; }
+  const std::string& controller() const { return controller_; }
+  bool wants_results() const { return wants_results_; }
+  bool wants_telemetry() const { return wants_telemetry_; }
+  Transport transport() const { return transport_; }
+  const std::string& peer() const { return peer_; }
+
+ private:
+  void Read();
+  void OnRead(const std::error_code& ec, std::size_t n);
+  bool HandleMessage(std::span<const std::uint8_t> payload);
+  void Enqueue(const Frame& frame, bool telemetry);
+  void Write();
+  void Shutdown(const std::string& why);
+
+  Socket socket_;
+  asio::steady_timer timer_;
+  Hub* hub_;
+  std::uint64_t id_;
+  Transport transport_;
+  std::string peer_;
+
+  proto::FrameDecoder decoder_;
+  std::array<std::uint8_t, 16384> read_buffer_{};
+
+  struct Queued {
+    Frame frame;
+    bool telemetry;
+  };
+  std::deque<Queued> queue_;
+  std::size_t queued_bytes_ = 0;
+  std::size_t in_flight_ = 0;  // frames at the front of queue_ being written
+  int telemetry_waiting_ = 0;
+
+  bool welcomed_ = false;
+  bool closing_ = false;
+  bool shut_ = false;
+  std::string controller_;
+  bool wants_results_ = false;
+  bool wants_telemetry_ = true;
+};
+
+}  // namespace robot_edge::daemon

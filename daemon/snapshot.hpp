@@ -1,0 +1,38 @@
+// What the control thread publishes after every tick, for telemetry and diagnostics on the API
+// thread (through a TripleBuffer). Fixed size after construction: publishing never allocates.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "config/config.hpp"
+#include "daemon/loop_timing.hpp"
+#include "statemachine/counters.hpp"
+#include "statemachine/io.hpp"
+
+namespace robot_edge::daemon {
+
+// Most alerts that can be active at once: three per joint, one per bus, fall and IMU.
+inline constexpr std::size_t kMaxAlerts = 3 * config::kMaxJoints + config::kMaxBuses + 2;
+
+struct ControlSnapshot {
+  explicit ControlSnapshot(std::size_t joint_count = 0) : joints(joint_count) {}
+
+  std::int64_t tick_us = -1;  // steady clock (µs) of the tick; -1 before the first
+  sm::Mode mode = sm::Mode::kDamp;
+  sm::Velocity velocity;
+  std::uint32_t error_flags = 0;
+  std::uint32_t last_command_sequence = 0;
+  std::vector<sm::JointMeasurement> joints;  // firmware order
+  sm::ImuMeasurement imu;
+  std::array<sm::Alert, kMaxAlerts> alerts{};
+  std::size_t alert_count = 0;
+  sm::Counters counters;        // the state machine's drops and adjustments
+  std::uint64_t events_dropped = 0;
+  std::uint64_t ticks = 0;
+  std::uint64_t overruns = 0;
+  LoopWindow loop;              // last complete ~1 s window
+};
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,82 @@
+// The control thread never allocates in steady state: thousands of ticks with commands streaming
+// through the hand-off, mode changes, alerts and events, under a counting global allocator
+// (the model: ros2_control's test_rt_allocation).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "daemon/control_loop.hpp"
+#include "fake_robot.hpp"
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace robot_edge::daemon {
+namespace {
+
+TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
+  const config::Config config = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  test::FakeRobot robot(config);
+  ControlChannels channels(config, 8, 4096);
+  ControlLoop loop(config, robot.buses(), nullptr, &channels);
+
+  std::int64_t t = 0;
+  const auto tick = [&] {
+    robot.Answer();
+    loop.Tick(t);
+    t += 2000;
+    ControlEvent e;
+    while (channels.events.Pop(&e)) {
+    }
+    channels.snapshots.Latest();
+  };
+  const auto send = [&](sm::CommandKind kind, sm::ModeRequest mode) {
+    CommandSlot* slot = channels.commands.Acquire();
+    slot->command = sm::Command{};
+    slot->command.kind = kind;
+    slot->command.mode = mode;
+    slot->command.received_us = t;
+    slot->command.trajectory = &slot->trajectory;
+    slot->want_result = true;
+    if (kind == sm::CommandKind::kTrajectory && slot->trajectory.segments() == 0) {
+      const std::vector<float> pose(25, 0.1f), kp(25, 60.0f), kd(25, 2.0f);
+      slot->trajectory.Append(pose, kp, kd);  // slots keep their storage: filled before counting
+    }
+    channels.commands.Send(slot);
+  };
+  // Warm up: every path once, and fill every slot's trajectory while allocation is allowed.
+  for (int i = 0; i < 8; ++i) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
+  for (int i = 0; i < 300; ++i) tick();
+
+  counting = true;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    send(sm::CommandKind::kMode, sm::ModeRequest::kStand);
+    for (int i = 0; i < 500; ++i) tick();
+    for (int i = 0; i < 500; ++i) {
+      if (i % 10 == 0) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
+      tick();
+    }
+    for (int i = 0; i < 150; ++i) tick();  // trajectory timeout -> DAMP
+    robot.temperature_[4] = 90;            // alert raised ...
+    for (int i = 0; i < 5; ++i) tick();
+    robot.temperature_[4] = 30;            // ... and cleared
+    for (int i = 0; i < 5; ++i) tick();
+  }
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0) << "heap allocations on the control thread";
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon

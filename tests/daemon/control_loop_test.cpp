@@ -1,0 +1,170 @@
+// The control loop's tick over fake buses: frames out, commands in, events and snapshots to the
+// API thread, and the shutdown sequence. Time is passed in by hand.
+#include "daemon/control_loop.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fake_robot.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+constexpr std::int64_t kMs = 1000;
+
+const config::Config& Config() {
+  static const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  return c;
+}
+
+class ControlLoopTest : public testing::Test {
+ protected:
+  ControlLoopTest() : robot_(Config()), channels_(Config(), 8, 256) {
+    channels_.wake_fd = ::eventfd(0, EFD_NONBLOCK);
+    loop_ = std::make_unique<ControlLoop>(Config(), robot_.buses(), nullptr, &channels_);
+  }
+  ~ControlLoopTest() override { ::close(channels_.wake_fd); }
+
+  // Ticks every 2 ms from `from` to `to` with the robot answering.
+  void Run(std::int64_t from, std::int64_t to) {
+    for (std::int64_t t = from; t < to; t += 2 * kMs) {
+      robot_.Answer();
+      loop_->Tick(t);
+      now_ = t;
+    }
+  }
+  void Send(sm::Command command, std::uint64_t client = 1) {
+    CommandSlot* slot = channels_.commands.Acquire();
+    ASSERT_NE(slot, nullptr);
+    slot->command = command;
+    slot->client_id = client;
+    slot->want_result = true;
+    channels_.commands.Send(slot);
+  }
+  std::vector<ControlEvent> Events() {
+    std::vector<ControlEvent> out;
+    ControlEvent e;
+    while (channels_.events.Pop(&e)) out.push_back(e);
+    return out;
+  }
+  // The command frame last sent to joint j, decoded.
+  can::MitCommand Sent(std::size_t j) {
+    const auto& joint = Config().joints[j];
+    for (const can_frame& f : robot_.bus(joint.bus).sent()) {
+      can::MitCommand c;
+      if (f.can_id == joint.can_id &&
+          can::DecodeCommand(std::span(f.data, 8), can::RangesOf(Config().motor_of(j)), &c)) {
+        return c;
+      }
+    }
+    ADD_FAILURE() << "no command frame for joint " << j;
+    return {};
+  }
+
+  test::FakeRobot robot_;
+  ControlChannels channels_;
+  std::unique_ptr<ControlLoop> loop_;
+  std::int64_t now_ = 0;
+};
+
+TEST_F(ControlLoopTest, EveryTickSendsOneDampCommandPerMotorAtBoot) {
+  Run(0, 20 * kMs);
+  robot_.Answer();
+  loop_->Tick(20 * kMs);
+  std::size_t frames = 0;
+  for (std::size_t b = 0; b < 5; ++b) frames += robot_.bus(b).sent().size();
+  EXPECT_EQ(frames, 25u) << "one frame per motor, no waiting for replies in between";
+  for (std::size_t j = 0; j < 25; ++j) {
+    EXPECT_EQ(Sent(j).kp, 0.0f) << j;
+    EXPECT_NEAR(Sent(j).kd, Config().joints[j].damp_kd, 5.0 / 4095) << j;
+  }
+}
+
+TEST_F(ControlLoopTest, CommandsReachTheStateMachineAndTheirResultsComeBack) {
+  Run(0, 10 * kMs);
+  sm::Command stand;
+  stand.kind = sm::CommandKind::kMode;
+  stand.mode = sm::ModeRequest::kStand;
+  stand.sequence = 5;
+  Send(stand, 42);
+  sm::Command walk;
+  walk.kind = sm::CommandKind::kVelocity;
+  walk.sequence = 6;
+  Send(walk, 42);  // no policy configured: refused
+  Run(10 * kMs, 12 * kMs);
+  const auto events = Events();
+  std::vector<ControlEvent> results;
+  for (const auto& e : events) {
+    if (e.kind == ControlEvent::Kind::kCommandResult) results.push_back(e);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].client_id, 42u);
+  EXPECT_EQ(results[0].sequence, 5u);
+  EXPECT_TRUE(results[0].result.accepted);
+  EXPECT_FALSE(results[1].result.accepted);
+  EXPECT_EQ(results[1].result.reason, sm::Reason::kVelocityNoPolicy);
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
+  EXPECT_GT(Sent(3).kp, 0.0f) << "STAND drives the motors";
+  std::uint64_t woken = 0;
+  EXPECT_EQ(::read(channels_.wake_fd, &woken, sizeof(woken)), 8) << "the API thread was woken";
+  ASSERT_NE(channels_.commands.Acquire(), nullptr) << "slots come back to the pool";
+}
+
+TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {
+  Run(0, 10 * kMs);
+  robot_.temperature_[15] = 85;
+  Run(10 * kMs, 20 * kMs);
+  bool raised = false;
+  for (const auto& e : Events()) {
+    raised |= e.kind == ControlEvent::Kind::kStateMachine &&
+              e.event.kind == sm::EventKind::kAlertRaised &&
+              e.event.alert.id == sm::AlertId::kMotorOvertemp && e.event.alert.source == 15;
+  }
+  EXPECT_TRUE(raised);
+  const ControlSnapshot& s = channels_.snapshots.Latest();
+  EXPECT_EQ(s.alert_count, 1u);
+  EXPECT_EQ(s.error_flags, 0x01u);
+  EXPECT_FLOAT_EQ(s.joints[15].temperature_c, 85.0f);
+}
+
+TEST_F(ControlLoopTest, TheSnapshotCarriesTheMeasurements) {
+  Run(0, 10 * kMs);
+  const ControlSnapshot& s = channels_.snapshots.Latest();
+  EXPECT_EQ(s.tick_us, 8 * kMs);
+  EXPECT_EQ(s.joints.size(), 25u);
+  EXPECT_GE(s.joints[0].last_reply_us, 0);
+  EXPECT_GE(s.imu.last_update_us, 0);
+  EXPECT_EQ(s.mode, sm::Mode::kDamp);
+}
+
+TEST_F(ControlLoopTest, ShutdownSendsDampThenExitsMotorModeOnEveryBus) {
+  sm::Command stand;
+  stand.kind = sm::CommandKind::kMode;
+  stand.mode = sm::ModeRequest::kStand;
+  Run(0, 10 * kMs);
+  Send(stand);
+  Run(10 * kMs, 20 * kMs);
+  robot_.Answer();  // clears what was sent so far
+  loop_->Shutdown(20 * kMs);
+  for (std::size_t b = 0; b < 5; ++b) {
+    const auto& sent = robot_.bus(b).sent();
+    const std::size_t motors = sent.size() / 2;
+    ASSERT_GT(motors, 0u);
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      can::SpecialCommand special;
+      const bool is_exit = can::DecodeSpecial(std::span(sent[i].data, 8), &special) &&
+                           special == can::SpecialCommand::kExitMotorMode;
+      EXPECT_EQ(is_exit, i >= motors) << "bus " << b << " frame " << i;
+      if (i < motors) {
+        can::MitCommand c;
+        ASSERT_TRUE(can::DecodeCommand(std::span(sent[i].data, 8), {}, &c));
+        EXPECT_EQ(c.kp, 0.0f) << "DAMP first";
+      }
+    }
+  }
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kDamp);
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon

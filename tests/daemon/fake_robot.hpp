@@ -1,0 +1,71 @@
+// A minimal robot behind FakeBuses for control-loop unit tests: every motor in motor mode answers
+// each command with a reply whose position is the commanded one, and the IMU reports upright.
+// Logic only — the real simulator on vcan is tested by the vcan suites.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "can/fake_bus.hpp"
+#include "can/imu_codec.hpp"
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "config/config.hpp"
+
+namespace robot_edge::daemon::test {
+
+class FakeRobot {
+ public:
+  explicit FakeRobot(const config::Config& c) : config_(c) {
+    for (const auto& b : c.buses) fakes_.push_back(std::make_unique<can::FakeBus>(b.interface));
+    for (auto& f : fakes_) buses_.push_back(f.get());
+    motor_mode_.resize(c.joints.size(), true);
+    temperature_.resize(c.joints.size(), 30);
+  }
+
+  std::span<can::Bus* const> buses() { return buses_; }
+  can::FakeBus& bus(std::size_t b) { return *fakes_[b]; }
+
+  // Answers what was sent since the last call, and sends the IMU frames.
+  void Answer() {
+    for (std::size_t b = 0; b < fakes_.size(); ++b) {
+      for (const can_frame& f : fakes_[b]->sent()) AnswerFrame(b, f);
+      fakes_[b]->ClearSent();
+    }
+    can_frame q{};
+    q.can_id = config_.imu.quat_id;
+    q.len = 8;
+    const auto payload = can::EncodeImuQuaternion({1, 0, 0, 0});
+    std::copy(payload.begin(), payload.end(), q.data);
+    fakes_[config_.imu.bus]->Inject(q);
+  }
+
+  std::vector<std::uint8_t> temperature_;
+
+ private:
+  void AnswerFrame(std::size_t bus, const can_frame& f) {
+    for (std::size_t j = 0; j < config_.joints.size(); ++j) {
+      const auto& joint = config_.joints[j];
+      if (joint.bus != bus || joint.can_id != f.can_id) continue;
+      const auto ranges = can::RangesOf(config_.motor_of(j));
+      can::MitCommand cmd;
+      if (!can::DecodeCommand(std::span(f.data, 8), ranges, &cmd)) return;  // special frame
+      can::MitReply reply{static_cast<std::uint8_t>(joint.can_id), cmd.position_rad, 0.0f, 0.0f,
+                          temperature_[j], 0};
+      can::Payload out;
+      const std::uint8_t len = can::EncodeReply(reply, ranges, can::ReplyLayout::kAk8Byte, &out);
+      can_frame r{};
+      r.can_id = config_.buses[bus].master_id;
+      r.len = len;
+      std::copy(out.begin(), out.begin() + len, r.data);
+      fakes_[bus]->Inject(r);
+    }
+  }
+
+  const config::Config& config_;
+  std::vector<std::unique_ptr<can::FakeBus>> fakes_;
+  std::vector<can::Bus*> buses_;
+  std::vector<bool> motor_mode_;
+};
+
+}  // namespace robot_edge::daemon::test

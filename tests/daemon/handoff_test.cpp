@@ -1,0 +1,115 @@
+// The lock-free hand-offs between the API thread and the control thread.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "daemon/auth.hpp"
+#include "daemon/command_pipe.hpp"
+#include "daemon/spsc_queue.hpp"
+#include "daemon/triple_buffer.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+TEST(SpscQueue, FifoAndBounded) {
+  SpscQueue<int> q(3);
+  EXPECT_TRUE(q.Push(1));
+  EXPECT_TRUE(q.Push(2));
+  EXPECT_TRUE(q.Push(3));
+  EXPECT_FALSE(q.Push(4)) << "full";
+  int v = 0;
+  EXPECT_TRUE(q.Pop(&v));
+  EXPECT_EQ(v, 1);
+  EXPECT_TRUE(q.Push(4));
+  for (int expected : {2, 3, 4}) {
+    ASSERT_TRUE(q.Pop(&v));
+    EXPECT_EQ(v, expected);
+  }
+  EXPECT_FALSE(q.Pop(&v)) << "empty";
+}
+
+TEST(SpscQueue, TwoThreadsLoseNothingAndKeepOrder) {
+  SpscQueue<int> q(64);
+  constexpr int kCount = 200000;
+  std::thread producer([&] {
+    for (int i = 0; i < kCount; ++i) {
+      while (!q.Push(i)) std::this_thread::yield();
+    }
+  });
+  int expected = 0, v = 0;
+  while (expected < kCount) {
+    if (q.Pop(&v)) {
+      ASSERT_EQ(v, expected);
+      ++expected;
+    }
+  }
+  producer.join();
+}
+
+TEST(TripleBuffer, TheReaderGetsTheLatestPublishedValue) {
+  TripleBuffer<int> b(0);
+  EXPECT_EQ(b.Latest(), 0);
+  b.back() = 1;
+  b.Publish();
+  b.back() = 2;
+  b.Publish();
+  EXPECT_EQ(b.Latest(), 2);
+  EXPECT_EQ(b.Latest(), 2) << "stays until something newer is published";
+  b.back() = 3;  // written, not published
+  EXPECT_EQ(b.Latest(), 2);
+  b.Publish();
+  EXPECT_EQ(b.Latest(), 3);
+}
+
+TEST(TripleBuffer, ConcurrentReaderNeverSeesATornValue) {
+  struct Pair {
+    long a = 0, b = 0;
+  };
+  TripleBuffer<Pair> buffer(Pair{});
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (long i = 1; i < 300000; ++i) {
+      buffer.back() = Pair{i, -i};
+      buffer.Publish();
+    }
+    done = true;
+  });
+  long last = 0;
+  while (!done) {
+    const Pair& p = buffer.Latest();
+    ASSERT_EQ(p.a, -p.b);
+    ASSERT_GE(p.a, last) << "never goes back in time";
+    last = p.a;
+  }
+  writer.join();
+}
+
+TEST(CommandPipe, SlotsCirculateWithoutLoss) {
+  CommandPipe pipe(2, 25, 8);
+  CommandSlot* a = pipe.Acquire();
+  CommandSlot* b = pipe.Acquire();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(pipe.Acquire(), nullptr) << "every slot in flight";
+  EXPECT_EQ(a->trajectory.capacity(), 8u);
+  a->command.sequence = 7;
+  pipe.Send(a);
+  CommandSlot* received = pipe.Receive();
+  ASSERT_EQ(received, a);
+  EXPECT_EQ(received->command.sequence, 7u);
+  EXPECT_EQ(pipe.Receive(), nullptr);
+  pipe.Release(received);
+  EXPECT_EQ(pipe.Acquire(), a);
+}
+
+TEST(Auth, ConstantTimeEquals) {
+  EXPECT_TRUE(ConstantTimeEquals("secret", "secret"));
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+  EXPECT_FALSE(ConstantTimeEquals("secret", "secreT"));
+  EXPECT_FALSE(ConstantTimeEquals("secret", "secret2"));
+  EXPECT_FALSE(ConstantTimeEquals("secret", ""));
+  EXPECT_FALSE(ConstantTimeEquals(std::string_view("a\0b", 3), std::string_view("a\0c", 3)));
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon
