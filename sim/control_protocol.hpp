@@ -1,0 +1,69 @@
+// The fault-injection control language of robot-edge-sim, as a pure parser: one text line in, one
+// command (or a readable error) out. No I/O; the simulator executes the commands.
+//
+// One command per line; words separated by spaces or tabs; a trailing '\r' is ignored.
+// JOINT is a joint name from the config (e.g. L_Knee) or its index 0..N-1 in firmware order.
+// BUS is a bus name from the config (e.g. left_leg) or its interface (e.g. vcan0).
+//   temp JOINT CELSIUS      pin the motor's temperature (°C, -50..300)
+//   temp JOINT release      let the thermal model run again from the pinned value
+//   silence JOINT on|off    a cut cable: the motor neither processes nor answers frames
+//   fault JOINT CODE        error code 0..255 in byte 7 of the AK reply (0 clears)
+//   tilt ROLL_DEG PITCH_DEG set the IMU attitude (each -180..180; 0 0 = upright)
+//   imu on|off              start / stop sending IMU frames
+//   busoff BUS              write one CAN_ERR_FLAG|CAN_ERR_BUSOFF error frame on the bus
+//   restarted BUS           write one CAN_ERR_FLAG|CAN_ERR_RESTARTED error frame on the bus
+//   link BUS down|up        clear / set IFF_UP on the bus's interface (needs CAP_NET_ADMIN)
+//   get JOINT               one line with the motor's state
+//   status                  the status line
+//   help                    the list of commands
+// Every reply is one line: "ok ..." or "error: ...".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "config/config.hpp"
+
+namespace robot_edge::sim {
+
+enum class ControlVerb {
+  kTemp,         // joint, celsius
+  kTempRelease,  // joint
+  kSilence,      // joint, on
+  kFault,        // joint, code
+  kTilt,         // roll_deg, pitch_deg
+  kImu,          // on
+  kBusOff,       // bus
+  kRestarted,    // bus
+  kLink,         // bus, on (= up)
+  kGet,          // joint
+  kStatus,
+  kHelp,
+};
+
+struct ControlCommand {
+  ControlVerb verb = ControlVerb::kHelp;
+  std::size_t joint = 0;  // index into config.joints
+  std::size_t bus = 0;    // index into config.buses
+  bool on = false;        // silence on, imu on, link up
+  double celsius = 0;
+  std::uint8_t code = 0;
+  double roll_deg = 0;
+  double pitch_deg = 0;
+};
+
+// Exactly one of the two is set.
+struct ParseResult {
+  std::optional<ControlCommand> command;
+  std::string error;  // e.g. "unknown joint 'L_Kne' (a joint name or 0..24)"
+};
+
+// The reply to `help` (without "ok ").
+extern const char* const kControlHelp;
+
+ParseResult ParseControlLine(std::string_view line, const config::Config& config);
+
+}  // namespace robot_edge::sim

@@ -1,0 +1,48 @@
+#include "sim/imu_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "can/imu_codec.hpp"
+
+namespace robot_edge::sim {
+namespace {
+
+constexpr double kRadPerDeg = std::numbers::pi / 180.0;
+
+can_frame MakeFrame(canid_t id, const can::Payload& payload, std::uint8_t len) {
+  can_frame frame{};
+  frame.can_id = id;
+  frame.len = len;
+  std::copy(payload.begin(), payload.begin() + len, frame.data);
+  return frame;
+}
+
+}  // namespace
+
+std::array<float, 4> TiltQuaternion(double roll_deg, double pitch_deg) {
+  const double r = roll_deg * kRadPerDeg / 2, p = pitch_deg * kRadPerDeg / 2;
+  const double cr = std::cos(r), sr = std::sin(r), cp = std::cos(p), sp = std::sin(p);
+  // q = qy(pitch) · qx(roll), yaw = 0.
+  return {static_cast<float>(cr * cp), static_cast<float>(sr * cp), static_cast<float>(cr * sp),
+          static_cast<float>(-sr * sp)};
+}
+
+double TiltFromUprightDeg(double roll_deg, double pitch_deg) {
+  // The body's z axis in the world is R·(0,0,1); its world-z component is cos(roll)·cos(pitch).
+  const double c = std::cos(roll_deg * kRadPerDeg) * std::cos(pitch_deg * kRadPerDeg);
+  return std::acos(std::clamp(c, -1.0, 1.0)) / kRadPerDeg;
+}
+
+void ImuModel::SetTilt(double roll_deg, double pitch_deg) {
+  roll_deg_ = roll_deg;
+  pitch_deg_ = pitch_deg;
+}
+
+std::array<can_frame, 2> ImuModel::Frames() const {
+  return {MakeFrame(quat_id_, can::EncodeImuQuaternion(TiltQuaternion(roll_deg_, pitch_deg_)), 8),
+          MakeFrame(gyro_id_, can::EncodeImuGyro(gyro_rad_s()), 6)};
+}
+
+}  // namespace robot_edge::sim

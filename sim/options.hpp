@@ -1,0 +1,33 @@
+// robot-edge-sim's command line, parsed without I/O:
+//   robot-edge-sim --config FILE [--control PATH] [--log-level trace|debug|info|warn|error]
+//                  [--quiet] [--help]
+// Each option also accepts the --name=value form.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace robot_edge::sim {
+
+extern const char* const kUsage;
+
+struct CommandLine {
+  std::string config_path;         // --config (required unless --help)
+  std::string control_path;        // --control; "" = no control socket
+  std::string log_level = "info";  // --log-level
+  bool quiet = false;              // --quiet: no status line every second
+  bool help = false;               // --help / -h
+};
+
+// Exactly one of the two is set.
+struct CommandLineResult {
+  std::optional<CommandLine> command_line;
+  std::string error;
+};
+
+// `args` excludes the program name.
+CommandLineResult ParseCommandLine(std::span<const std::string_view> args);
+
+}  // namespace robot_edge::sim

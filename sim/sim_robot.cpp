@@ -1,0 +1,154 @@
+#include "sim/sim_robot.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace robot_edge::sim {
+
+SimRobot::SimRobot(const config::Config& config, std::int64_t start_us)
+    : by_bus_(config.buses.size()),
+      joint_by_id_(config.buses.size()),
+      imu_bus_(config.imu.bus),
+      imu_(config.imu.quat_id, config.imu.gyro_id),
+      rate_base_us_(start_us) {
+  for (std::size_t b = 0; b < config.buses.size(); ++b) {
+    joint_by_id_[b].fill(0);
+    master_id_.push_back(config.buses[b].master_id);
+  }
+  motors_.reserve(config.joints.size());
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const config::JointConfig& joint = config.joints[j];
+    joint_names_.push_back(joint.name);
+    motors_.emplace_back(MotorParamsFor(config, j), start_us);
+    by_bus_[joint.bus].push_back(j);
+    joint_by_id_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
+  }
+}
+
+std::vector<std::uint32_t> SimRobot::MotorIdsOn(std::size_t bus) const {
+  std::vector<std::uint32_t> ids;
+  for (std::size_t j : by_bus_[bus]) ids.push_back(motors_[j].params().can_id);
+  return ids;
+}
+
+void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std::int64_t now_us,
+                        std::vector<can_frame>* replies) {
+  for (std::size_t j : by_bus_[bus]) motors_[j].Advance(now_us);
+  for (const can_frame& frame : frames) {
+    ++totals_.frames;
+    const bool standard = (frame.can_id & (CAN_EFF_FLAG | CAN_RTR_FLAG | CAN_ERR_FLAG)) == 0;
+    const std::uint16_t slot = standard ? joint_by_id_[bus][frame.can_id & CAN_SFF_MASK] : 0;
+    if (slot == 0) {
+      ++totals_.ignored;
+      continue;
+    }
+    const auto reply = motors_[slot - 1].OnFrame(
+        std::span<const std::uint8_t>(frame.data, std::min<std::size_t>(frame.len, CAN_MAX_DLEN)),
+        now_us);
+    if (!reply) {
+      ++totals_.ignored;
+      continue;
+    }
+    can_frame out{};
+    out.can_id = master_id_[bus];
+    out.len = reply->len;
+    std::copy(reply->data.begin(), reply->data.begin() + reply->len, out.data);
+    replies->push_back(out);
+    ++totals_.replies;
+  }
+}
+
+void SimRobot::AdvanceAll(std::int64_t now_us) {
+  for (SimMotor& m : motors_) m.Advance(now_us);
+}
+
+std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
+  const bool joint_verb = c.verb == ControlVerb::kTemp || c.verb == ControlVerb::kTempRelease ||
+                          c.verb == ControlVerb::kSilence || c.verb == ControlVerb::kFault ||
+                          c.verb == ControlVerb::kGet;
+  if (joint_verb) {
+    if (c.joint >= motors_.size()) return "error: no joint " + std::to_string(c.joint);
+    motors_[c.joint].Advance(now_us);
+  }
+  SimMotor* m = joint_verb ? &motors_[c.joint] : nullptr;
+  switch (c.verb) {
+    case ControlVerb::kTemp:
+      m->PinTemperature(c.celsius);
+      return "ok";
+    case ControlVerb::kTempRelease:
+      m->ReleaseTemperature();
+      return "ok";
+    case ControlVerb::kSilence:
+      m->SetSilenced(c.on);
+      return "ok";
+    case ControlVerb::kFault:
+      m->SetErrorCode(c.code);
+      return "ok";
+    case ControlVerb::kGet:
+      return GetLine(c.joint);
+    case ControlVerb::kTilt:
+      imu_.SetTilt(c.roll_deg, c.pitch_deg);
+      return "ok";
+    case ControlVerb::kImu:
+      imu_.SetEnabled(c.on);
+      return "ok";
+    case ControlVerb::kStatus:
+      AdvanceAll(now_us);
+      return "ok " + StatusLine();
+    case ControlVerb::kHelp:
+      return std::string("ok ") + kControlHelp;
+    case ControlVerb::kBusOff:
+    case ControlVerb::kRestarted:
+    case ControlVerb::kLink:
+      break;
+  }
+  return "error: not a robot command";
+}
+
+std::string SimRobot::GetLine(std::size_t joint) const {
+  const SimMotorState s = motors_[joint].state();
+  char line[320];
+  std::snprintf(line, sizeof(line),
+                "ok joint=%s position_rad=%.4f velocity_rad_s=%.4f torque_nm=%.3f "
+                "temperature_c=%.2f motor_mode=%d active=%d error=%u commands=%llu replies=%llu "
+                "silenced=%d pinned=%d",
+                joint_names_[joint].c_str(), s.position_rad, s.velocity_rad_s, s.torque_nm,
+                s.temperature_c, s.motor_mode ? 1 : 0, s.active ? 1 : 0,
+                static_cast<unsigned>(s.error_code), static_cast<unsigned long long>(s.commands),
+                static_cast<unsigned long long>(s.replies), s.silenced ? 1 : 0,
+                s.temperature_pinned ? 1 : 0);
+  return line;
+}
+
+void SimRobot::UpdateRates(std::int64_t now_us) {
+  const double seconds = static_cast<double>(now_us - rate_base_us_) * 1e-6;
+  if (seconds <= 0) return;
+  commands_per_s_ = static_cast<double>(totals_.frames - rate_base_.frames) / seconds;
+  replies_per_s_ = static_cast<double>(totals_.replies - rate_base_.replies) / seconds;
+  rate_base_ = totals_;
+  rate_base_us_ = now_us;
+}
+
+std::string SimRobot::StatusLine() const {
+  std::size_t motor_mode = 0, active = 0, silenced = 0, faults = 0, hottest = 0;
+  double hottest_c = -1e9;
+  for (std::size_t j = 0; j < motors_.size(); ++j) {
+    const SimMotorState s = motors_[j].state();
+    motor_mode += s.motor_mode ? 1 : 0;
+    active += s.active ? 1 : 0;
+    silenced += s.silenced ? 1 : 0;
+    faults += s.error_code != 0 ? 1 : 0;
+    if (s.temperature_c > hottest_c) hottest_c = s.temperature_c, hottest = j;
+  }
+  char line[320];
+  std::snprintf(
+      line, sizeof(line),
+      "motor_mode=%zu/%zu active=%zu silenced=%zu faults=%zu frames/s=%.0f replies/s=%.0f "
+      "hottest=%s:%.1fC imu=%s roll=%.1f pitch=%.1f tilt=%.1f",
+      motor_mode, motors_.size(), active, silenced, faults, commands_per_s_, replies_per_s_,
+      motors_.empty() ? "-" : joint_names_[hottest].c_str(), hottest_c,
+      imu_.enabled() ? "on" : "off", imu_.roll_deg(), imu_.pitch_deg(), imu_.tilt_deg());
+  return line;
+}
+
+}  // namespace robot_edge::sim

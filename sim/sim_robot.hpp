@@ -1,0 +1,86 @@
+// The whole simulated robot behind its buses: one SimMotor per configured joint, grouped by bus,
+// and the IMU. Pure logic (no clock, socket or logger): the simulator hands it the frames each bus
+// received with the time, and sends what it returns.
+//
+// Threads: one owner (the simulator's event loop thread).
+// Allocation: OnFrames() does not allocate when `replies` has capacity for frames.size() more
+// frames (the simulator reserves it once).
+#pragma once
+
+#include <linux/can.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "sim/control_protocol.hpp"
+#include "sim/imu_model.hpp"
+#include "sim/motor_model.hpp"
+
+namespace robot_edge::sim {
+
+// Frame counts since start; rates over the last UpdateRates() interval.
+struct SimTotals {
+  std::uint64_t frames = 0;   // frames received for a motor of this robot
+  std::uint64_t replies = 0;  // replies produced
+  std::uint64_t ignored = 0;  // frames for an unknown id, or that a motor did not answer
+};
+
+class SimRobot {
+ public:
+  // `config` must be valid (config::Validate); it is copied where needed, not kept.
+  explicit SimRobot(const config::Config& config, std::int64_t start_us = 0);
+
+  // The motor ids on bus `bus`, for the kernel receive filter.
+  std::vector<std::uint32_t> MotorIdsOn(std::size_t bus) const;
+
+  // Frames bus `bus` received at `now_us`: every motor on the bus is advanced to `now_us`, each
+  // frame goes to the motor with its id, and each reply is appended to `replies` (standard id =
+  // the bus's master_id).
+  void OnFrames(std::size_t bus, std::span<const can_frame> frames, std::int64_t now_us,
+                std::vector<can_frame>* replies);
+
+  // Advances every motor to `now_us` (the 1 Hz status tick does, so that a quiet bus does not
+  // accumulate a long interval to integrate).
+  void AdvanceAll(std::int64_t now_us);
+
+  // Executes a joint, IMU or report command (temp, silence, fault, tilt, imu, get, status, help)
+  // and returns its one-line reply ("ok ..." or "error: ..."). Bus commands (busoff, restarted,
+  // link) are the simulator's: they return an error here.
+  std::string Execute(const ControlCommand& command, std::int64_t now_us);
+
+  // Recomputes commands/s and replies/s from the totals since the previous call.
+  void UpdateRates(std::int64_t now_us);
+  // "motor_mode=25/25 active=25 silenced=0 faults=0 frames/s=12500 replies/s=12500
+  //  hottest=L_Knee:31.2C imu=on roll=0.0 pitch=0.0 tilt=0.0"
+  std::string StatusLine() const;
+
+  std::size_t imu_bus() const { return imu_bus_; }
+  const ImuModel& imu() const { return imu_; }
+  SimMotor& motor(std::size_t joint) { return motors_[joint]; }
+  const SimMotor& motor(std::size_t joint) const { return motors_[joint]; }
+  std::size_t joint_count() const { return motors_.size(); }
+  const SimTotals& totals() const { return totals_; }
+
+ private:
+  std::string GetLine(std::size_t joint) const;
+
+  std::vector<std::string> joint_names_;
+  std::vector<SimMotor> motors_;                  // firmware order
+  std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
+  // bus -> (CAN id -> joint + 1, 0 = none).
+  std::vector<std::array<std::uint16_t, CAN_SFF_MASK + 1>> joint_by_id_;
+  std::vector<canid_t> master_id_;  // per bus
+  std::size_t imu_bus_;
+  ImuModel imu_;
+  SimTotals totals_;
+  SimTotals rate_base_;  // totals at the previous UpdateRates()
+  std::int64_t rate_base_us_;
+  double commands_per_s_ = 0;  // frames/s
+  double replies_per_s_ = 0;
+};
+
+}  // namespace robot_edge::sim

@@ -1,0 +1,81 @@
+// robot-edge-sim's event loop: the SimRobot on real SocketCAN buses, the IMU and status timers,
+// the control socket and the signals, all on one asio::io_context run by one thread.
+//
+// Per bus: one SocketCanBus whose kernel filter passes only that bus's motor ids; an async_wait
+// for readability; on wake, Receive() takes the waiting frames in one recvmmsg, the bus's motors
+// advance to now and handle them, and all replies go out in one Send() (one sendmmsg). No
+// per-frame system call, log line or (in steady state) allocation. A wake costs five system
+// calls: asio's epoll_wait and its epoll_ctl re-arm of the wait, one clock_gettime, the recvmmsg
+// and the sendmmsg (measured in user-mode Linux: ~40% of its CPU at 25 commands every 2 ms).
+// Timers: IMU frames at sim.imu_rate_hz on the IMU's bus (one Send() of two frames); the status
+// line once a second. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
+//
+// Threads: construction and Run() on the same thread; nothing else touches this object.
+#pragma once
+
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "can/socketcan_bus.hpp"
+#include "config/config.hpp"
+#include "sim/control_server.hpp"
+#include "sim/sim_robot.hpp"
+
+namespace robot_edge::sim {
+
+struct SimulatorOptions {
+  std::string control_path;  // --control: Unix socket for fault injection; "" = none
+  bool status_lines = true;  // !--quiet: log the status line every second
+};
+
+class Simulator {
+ public:
+  // Opens every bus and the control socket. Throws std::system_error naming the interface or
+  // path that failed; `config` must be valid and outlive the simulator.
+  Simulator(const config::Config& config, SimulatorOptions options);
+  ~Simulator();
+
+  // Runs until SIGINT or SIGTERM; returns after a clean shutdown.
+  void Run();
+
+  // One control line -> its reply line (public for the control server's handler).
+  std::string HandleControlLine(std::string_view line);
+
+ private:
+  struct Port {
+    std::unique_ptr<can::SocketCanBus> bus;
+    std::unique_ptr<asio::steady_timer> retry;  // re-arms the wait after a socket error
+  };
+
+  std::int64_t NowUs() const;
+  void WaitForFrames(std::size_t bus);
+  void OnReadable(std::size_t bus, std::error_code ec);
+  void ScheduleImu();
+  void ScheduleStatus();
+  std::string ExecuteBusCommand(const ControlCommand& command);
+  void Shutdown();
+
+  const config::Config& config_;
+  SimulatorOptions options_;
+  asio::io_context io_;
+  std::chrono::steady_clock::time_point start_;
+  SimRobot robot_;
+  std::vector<Port> ports_;  // config.buses order
+  asio::steady_timer imu_timer_;
+  asio::steady_timer status_timer_;
+  asio::signal_set signals_;
+  std::unique_ptr<ControlServer> control_;
+  std::chrono::steady_clock::duration imu_period_;
+  std::chrono::steady_clock::time_point next_imu_;
+  std::vector<can_frame> rx_;       // scratch: one Receive() batch
+  std::vector<can_frame> replies_;  // scratch: the replies of one batch
+  bool stopping_ = false;
+};
+
+}  // namespace robot_edge::sim

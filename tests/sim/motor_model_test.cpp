@@ -1,0 +1,311 @@
+// SimMotor: the MIT firmware's answers (FC/FD/FE, rest mode, reply layouts, fault injection) and
+// the joint's physics (PD convergence, saturation, CAN timeout, hard stops, heating), with time
+// advanced by hand.
+#include "sim/motor_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../can/hex.hpp"
+#include "sim_test_util.hpp"
+
+namespace robot_edge::sim {
+namespace {
+
+using can::test::Hexify;
+using test::Decode;
+using test::Fc;
+using test::Fd;
+using test::Fe;
+
+constexpr std::int64_t kMs = 1000;
+constexpr std::int64_t kS = 1'000'000;
+
+SimMotorParams Params() {
+  SimMotorParams p;
+  p.can_id = 1;
+  p.min_rad = -3.0;
+  p.max_rad = 3.0;
+  p.inertia_kgm2 = 0.02;
+  p.friction_nms = 0.2;
+  p.ambient_c = 30.0;
+  p.thermal_time_constant_s = 120.0;
+  p.heating_c_per_nm2_s = 0.01;
+  p.can_timeout_us = 100 * kMs;
+  return p;
+}
+
+can::Payload Command(const SimMotorParams& p, float position, float kp, float kd, float torque = 0,
+                     float velocity = 0) {
+  return can::EncodeCommand({position, velocity, kp, kd, torque}, p.ranges);
+}
+
+// Sends `command` every `period_us` from `from_us` to `to_us` (exclusive); the motor answers each.
+void Hold(SimMotor* m, const can::Payload& command, std::int64_t from_us, std::int64_t to_us,
+          std::int64_t period_us = 2 * kMs) {
+  for (std::int64_t t = from_us; t < to_us; t += period_us) {
+    ASSERT_TRUE(m->OnFrame(command, t).has_value()) << "no reply at " << t << " µs";
+  }
+  m->Advance(to_us);
+}
+
+TEST(SimMotor, IgnoresCommandsBeforeFc) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  EXPECT_FALSE(m.OnFrame(Command(p, 1.0f, 50, 1), 0).has_value());
+  m.Advance(100 * kMs);
+  EXPECT_EQ(m.state().commands, 0u);
+  EXPECT_EQ(m.state().position_rad, 0.0);  // no torque: did not move
+  EXPECT_FALSE(m.state().motor_mode);
+}
+
+TEST(SimMotor, FcEntersMotorModeAndRepliesWithTheState) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  const auto reply = m.OnFrame(Fc(), 0);
+  ASSERT_TRUE(reply.has_value());
+  // id 1, position 0 (0x8000), velocity 0 (0x800), torque 0 (0x800), 30 °C, no error.
+  EXPECT_EQ(Hexify(reply->data, reply->len), "0180008008001e00");
+  EXPECT_TRUE(m.state().motor_mode);
+  EXPECT_TRUE(m.OnFrame(Command(p, 0, 10, 1), 1 * kMs).has_value());
+  EXPECT_EQ(m.state().commands, 1u);
+}
+
+TEST(SimMotor, FdLeavesMotorModeAndCommandsGetNoReply) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  ASSERT_TRUE(m.OnFrame(Command(p, 0, 10, 1), 1 * kMs).has_value());
+  ASSERT_TRUE(m.OnFrame(Fd(), 2 * kMs).has_value());  // FD itself is answered
+  EXPECT_FALSE(m.state().motor_mode);
+  EXPECT_FALSE(m.OnFrame(Command(p, 0, 10, 1), 3 * kMs).has_value());
+  EXPECT_EQ(m.state().commands, 1u);
+}
+
+TEST(SimMotor, FcForgetsThePreviousCommand) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  m.OnFrame(Command(p, 0, 0, 0, 5.0f), 1 * kMs);
+  m.OnFrame(Fc(), 2 * kMs);
+  m.Advance(10 * kMs);
+  EXPECT_EQ(m.state().torque_nm, 0.0);
+  EXPECT_FALSE(m.state().active);
+}
+
+TEST(SimMotor, FeMakesThePresentPositionReadZero) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  Hold(&m, Command(p, 0.5f, 50, 1), 0, 1 * kS);
+  ASSERT_NEAR(m.state().position_rad, 0.5, 0.01);
+  const auto reply = m.OnFrame(Fe(), 1 * kS);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_NEAR(Decode(*reply, p).position_rad, 0.0f, 1e-3f);
+  // Targets are in the new frame too: holding 0 now holds the joint where it was.
+  Hold(&m, Command(p, 0.0f, 50, 1), 1 * kS, 2 * kS);
+  EXPECT_NEAR(m.state().position_rad, 0.0, 0.01);
+  EXPECT_NEAR(m.state().joint_position_rad, 0.5, 0.01);
+}
+
+TEST(SimMotor, PdCommandConvergesToItsTarget) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  Hold(&m, Command(p, 1.0f, 50, 1), 0, 1 * kS);
+  EXPECT_NEAR(m.state().position_rad, 1.0, 0.01);
+  EXPECT_NEAR(m.state().velocity_rad_s, 0.0, 0.05);
+  const auto reply = m.OnFrame(Command(p, 1.0f, 50, 1), 1 * kS);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_NEAR(Decode(*reply, p).position_rad, 1.0f, 0.01f);
+}
+
+TEST(SimMotor, VelocityTargetWithDampingOnly) {
+  // kd only: the joint settles where kd·(v_des − v) + t_ff = friction·v (t_ff = 0 encodes as
+  // half a step above 0).
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  const can::Payload command = Command(p, 0, 0, 2.0f, 0, 1.0f);
+  can::MitCommand sent;  // the quantised values the motor sees
+  ASSERT_TRUE(can::DecodeCommand(command, p.ranges, &sent));
+  Hold(&m, command, 0, 500 * kMs);
+  EXPECT_NEAR(m.state().velocity_rad_s,
+              (sent.kd * sent.velocity_rad_s + sent.torque_nm) / (sent.kd + 0.2), 1e-4);
+}
+
+TEST(SimMotor, TorqueSaturatesAtTMax) {
+  SimMotorParams p = Params();
+  p.ranges.t_max = 5.0f;
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  m.OnFrame(Command(p, 2.0f, 500, 0), 0);  // 500 · 2 = 1000 N·m asked
+  m.Advance(10 * kMs);
+  EXPECT_DOUBLE_EQ(m.state().torque_nm, 5.0);
+  // J·dv/dt = 5 − 0.2·v from rest: v(10 ms) = 25·(1 − e^(−0.1)) ≈ 2.38 rad/s.
+  EXPECT_NEAR(m.state().velocity_rad_s, 25 * (1 - std::exp(-0.1)), 0.01);
+  const auto reply = m.OnFrame(Command(p, 2.0f, 500, 0), 10 * kMs);
+  EXPECT_NEAR(Decode(*reply, p).torque_nm, 5.0f, 0.01f);
+}
+
+TEST(SimMotor, GoesLimpAfterItsCanTimeout) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  Hold(&m, Command(p, 0, 0, 0, 0.5f), 0, 50 * kMs);  // last command at 48 ms
+  m.Advance(148 * kMs);                              // exactly the timeout: still driven
+  EXPECT_NEAR(m.state().torque_nm, 0.5, 0.01);
+  m.Advance(149 * kMs);
+  EXPECT_EQ(m.state().torque_nm, 0.0);
+  EXPECT_FALSE(m.state().active);
+  EXPECT_TRUE(m.state().motor_mode);  // limp, not out of motor mode
+  const double v_limp = m.state().velocity_rad_s;
+  ASSERT_GT(v_limp, 1.0);
+  m.Advance(649 * kMs);  // friction alone: v decays as exp(−t·b/J) = exp(−5) after 0.5 s
+  EXPECT_NEAR(m.state().velocity_rad_s, v_limp * std::exp(-5.0), 0.01 * v_limp);
+  // A new command drives it again.
+  m.OnFrame(Command(p, 0, 0, 0, 0.5f), 650 * kMs);
+  m.Advance(651 * kMs);
+  EXPECT_NEAR(m.state().torque_nm, 0.5, 0.01);
+}
+
+TEST(SimMotor, ZeroCanTimeoutNeverGoesLimp) {
+  SimMotorParams p = Params();
+  p.can_timeout_us = 0;
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  m.OnFrame(Command(p, 0, 0, 0, 0.5f), 0);
+  m.Advance(10 * kS);
+  EXPECT_NEAR(m.state().torque_nm, 0.5, 0.01);
+}
+
+TEST(SimMotor, HardStopsAtTheJointLimitsPlusMargin) {
+  SimMotorParams p = Params();
+  p.min_rad = -0.5;
+  p.max_rad = 0.5;
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  Hold(&m, Command(p, 2.0f, 10, 1), 0, 500 * kMs);
+  EXPECT_DOUBLE_EQ(m.state().position_rad, 0.5 + SimMotor::kHardStopMarginRad);
+  EXPECT_EQ(m.state().velocity_rad_s, 0.0);
+  EXPECT_NEAR(m.state().torque_nm, 10 * (2.0 - 0.55), 0.05);  // still pushing
+  Hold(&m, Command(p, -2.0f, 10, 1), 500 * kMs, 1 * kS);
+  EXPECT_DOUBLE_EQ(m.state().position_rad, -0.5 - SimMotor::kHardStopMarginRad);
+}
+
+TEST(SimMotor, StableWithStiffGainsOnATinyInertia) {
+  SimMotorParams p = Params();
+  p.inertia_kgm2 = 1e-5;
+  p.friction_nms = 0;
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  Hold(&m, Command(p, 0.3f, 500, 5), 0, 200 * kMs);
+  EXPECT_NEAR(m.state().position_rad, 0.3, 0.01);
+  EXPECT_TRUE(std::isfinite(m.state().velocity_rad_s));
+}
+
+TEST(SimMotor, HeatsWithTorqueSquaredAndCoolsTowardAmbient) {
+  SimMotorParams p = Params();
+  p.min_rad = -0.1;
+  p.max_rad = 0.1;
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  // 10 N·m against the hard stop for 10 s: T → 30 + 0.01·100·120·(1 − e^(−10/120)) ≈ 39.6 °C.
+  Hold(&m, Command(p, 0, 0, 0, 10.0f), 0, 10 * kS, 50 * kMs);
+  const double hot = m.state().temperature_c;
+  EXPECT_NEAR(hot, 30 + 120 * (1 - std::exp(-10.0 / 120)), 0.1);
+  const auto reply = m.OnFrame(Command(p, 0, 0, 0, 10.0f), 10 * kS);
+  EXPECT_EQ(reply->data[6], static_cast<std::uint8_t>(std::lround(hot)));
+  // Limp from 10.1 s: cools by e^(−1) over one time constant, then to ambient.
+  m.Advance(10 * kS + 100 * kMs + 120 * kS);
+  EXPECT_NEAR(m.state().temperature_c - 30, (hot - 30) * std::exp(-1.0), 0.1);
+  m.Advance(2000 * kS);
+  EXPECT_NEAR(m.state().temperature_c, 30.0, 0.01);
+}
+
+TEST(SimMotor, PinnedTemperatureIsReportedInByte6) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  m.PinTemperature(85.4);
+  Hold(&m, Command(p, 0, 0, 0, 10.0f), 0, 1 * kS);  // heating would move it; pinned does not
+  auto reply = m.OnFrame(Command(p, 0, 0, 0, 10.0f), 1 * kS);
+  EXPECT_EQ(reply->data[6], 85);
+  m.PinTemperature(300);
+  EXPECT_EQ(m.OnFrame(Fc(), 1 * kS)->data[6], 255);  // clamped to the byte
+  m.PinTemperature(-10);
+  EXPECT_EQ(m.OnFrame(Fc(), 1 * kS)->data[6], 0);
+  m.PinTemperature(85.4);
+  m.ReleaseTemperature();  // limp (FC forgot the command): cools from 85.4 toward 30
+  m.Advance(2 * kS);
+  EXPECT_LT(m.state().temperature_c, 85.4);
+  EXPECT_GT(m.state().temperature_c, 80.0);
+}
+
+TEST(SimMotor, SilencedMotorNeitherProcessesNorReplies) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  m.OnFrame(Command(p, 0, 0, 0, 0.5f), 0);
+  m.SetSilenced(true);
+  EXPECT_FALSE(m.OnFrame(Command(p, 0, 0, 0, 0.5f), 50 * kMs).has_value());
+  EXPECT_FALSE(m.OnFrame(Fd(), 60 * kMs).has_value());
+  EXPECT_EQ(m.state().commands, 1u);
+  EXPECT_TRUE(m.state().motor_mode);  // the FD never arrived
+  m.Advance(150 * kMs);               // its commands stopped at 0: limp after 100 ms
+  EXPECT_EQ(m.state().torque_nm, 0.0);
+  m.SetSilenced(false);
+  EXPECT_TRUE(m.OnFrame(Command(p, 0, 0, 0, 0.5f), 160 * kMs).has_value());
+}
+
+TEST(SimMotor, ErrorCodeIsReportedInByte7) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.SetErrorCode(static_cast<std::uint8_t>(can::MotorError::kEncoder));
+  EXPECT_EQ(m.OnFrame(Fc(), 0)->data[7], 5);
+  m.SetErrorCode(0);
+  EXPECT_EQ(m.OnFrame(Fc(), 0)->data[7], 0);
+}
+
+TEST(SimMotor, ClassicLayoutRepliesSixBytesWithoutTemperature) {
+  SimMotorParams p = Params();
+  p.layout = can::ReplyLayout::kClassic6Byte;
+  p.can_id = 0x23;
+  SimMotor m(p);
+  m.PinTemperature(70);
+  m.SetErrorCode(2);
+  const auto reply = m.OnFrame(Fc(), 0);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->len, 6);
+  EXPECT_EQ(Hexify(reply->data, reply->len), "238000800800");
+}
+
+TEST(SimMotor, IgnoresFramesItDoesNotUnderstand) {
+  const SimMotorParams p = Params();
+  SimMotor m(p);
+  m.OnFrame(Fc(), 0);
+  const std::uint8_t short_frame[6] = {0x80, 0, 0x80, 0, 0, 0x08};
+  EXPECT_FALSE(m.OnFrame(short_frame, 1 * kMs).has_value());
+  const std::uint8_t not_special[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE, 0xFC};
+  EXPECT_TRUE(m.OnFrame(not_special, 2 * kMs).has_value());  // a valid (if odd) command
+  EXPECT_EQ(m.state().commands, 1u);
+}
+
+TEST(SimMotor, ParamsComeFromTheConfigWithPerJointOverrides) {
+  const config::Config c = test::SmallConfig();
+  const SimMotorParams knee = MotorParamsFor(c, 0);
+  EXPECT_EQ(knee.can_id, 1u);
+  EXPECT_DOUBLE_EQ(knee.inertia_kgm2, 0.02);  // sim default
+  EXPECT_DOUBLE_EQ(knee.friction_nms, 0.2);
+  EXPECT_DOUBLE_EQ(knee.ambient_c, 25);
+  EXPECT_EQ(knee.can_timeout_us, 100'000);
+  EXPECT_EQ(knee.layout, can::ReplyLayout::kAk8Byte);
+  const SimMotorParams hip = MotorParamsFor(c, 1);
+  EXPECT_DOUBLE_EQ(hip.inertia_kgm2, 0.5);  // per joint
+  EXPECT_DOUBLE_EQ(hip.friction_nms, 3.0);
+  EXPECT_EQ(MotorParamsFor(c, 2).layout, can::ReplyLayout::kClassic6Byte);
+}
+
+}  // namespace
+}  // namespace robot_edge::sim

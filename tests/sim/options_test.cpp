@@ -1,0 +1,47 @@
+// robot-edge-sim's command line.
+#include "sim/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace robot_edge::sim {
+namespace {
+
+CommandLineResult Parse(std::vector<std::string_view> args) { return ParseCommandLine(args); }
+
+TEST(CommandLine, AllOptions) {
+  const auto r = Parse(
+      {"--config", "robot.yaml", "--control=/tmp/sim.sock", "--log-level", "debug", "--quiet"});
+  ASSERT_TRUE(r.command_line.has_value()) << r.error;
+  EXPECT_EQ(r.command_line->config_path, "robot.yaml");
+  EXPECT_EQ(r.command_line->control_path, "/tmp/sim.sock");
+  EXPECT_EQ(r.command_line->log_level, "debug");
+  EXPECT_TRUE(r.command_line->quiet);
+}
+
+TEST(CommandLine, Defaults) {
+  const auto r = Parse({"--config=robot.yaml"});
+  ASSERT_TRUE(r.command_line.has_value()) << r.error;
+  EXPECT_EQ(r.command_line->control_path, "");
+  EXPECT_EQ(r.command_line->log_level, "info");
+  EXPECT_FALSE(r.command_line->quiet);
+}
+
+TEST(CommandLine, HelpNeedsNothingElse) {
+  const auto r = Parse({"-h"});
+  ASSERT_TRUE(r.command_line.has_value());
+  EXPECT_TRUE(r.command_line->help);
+}
+
+TEST(CommandLine, Refusals) {
+  EXPECT_EQ(Parse({}).error, "--config FILE is required");
+  EXPECT_EQ(Parse({"--config"}).error, "--config needs a value");
+  EXPECT_EQ(Parse({"--config="}).error, "--config needs a value");
+  EXPECT_EQ(Parse({"--config", "a.yaml", "--verbose"}).error, "unknown option '--verbose'");
+  EXPECT_EQ(Parse({"--config", "a.yaml", "--log-level", "loud"}).error,
+            "--log-level 'loud' is not trace|debug|info|warn|error");
+}
+
+}  // namespace
+}  // namespace robot_edge::sim

@@ -1,0 +1,189 @@
+// SimRobot: frames routed to the motor with their id on their bus, replies to the bus's master id,
+// the control commands that act on the model, the status line, and the shipped config.
+#include "sim/sim_robot.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../can/hex.hpp"
+#include "sim_test_util.hpp"
+
+namespace robot_edge::sim {
+namespace {
+
+using can::test::Hexify;
+
+constexpr std::int64_t kMs = 1000;
+
+can_frame Frame(canid_t id, const can::Payload& data, std::uint8_t len = 8) {
+  can_frame f{};
+  f.can_id = id;
+  f.len = len;
+  std::copy(data.begin(), data.begin() + len, f.data);
+  return f;
+}
+
+ControlCommand Command(const config::Config& config, std::string_view line) {
+  const ParseResult r = ParseControlLine(line, config);
+  EXPECT_TRUE(r.command.has_value()) << r.error;
+  return r.command.value_or(ControlCommand{});
+}
+
+class SimRobotTest : public ::testing::Test {
+ protected:
+  // Every motor of bus `bus` in motor mode; replies discarded.
+  void EnterMotorMode(std::size_t bus, std::int64_t now_us) {
+    std::vector<can_frame> frames;
+    for (std::uint32_t id : robot_.MotorIdsOn(bus)) frames.push_back(Frame(id, test::Fc()));
+    std::vector<can_frame> replies;
+    robot_.OnFrames(bus, frames, now_us, &replies);
+  }
+  // The single reply of `frame` on `bus`.
+  can_frame Exchange(std::size_t bus, const can_frame& frame, std::int64_t now_us) {
+    std::vector<can_frame> replies;
+    robot_.OnFrames(bus, std::span<const can_frame>(&frame, 1), now_us, &replies);
+    EXPECT_EQ(replies.size(), 1u);
+    return replies.empty() ? can_frame{} : replies[0];
+  }
+  std::string Execute(std::string_view line, std::int64_t now_us = 0) {
+    return robot_.Execute(Command(config_, line), now_us);
+  }
+
+  config::Config config_ = test::SmallConfig();
+  SimRobot robot_{config_};
+};
+
+TEST_F(SimRobotTest, RoutesFramesByIdAndRepliesToTheMasterId) {
+  const std::vector<can_frame> frames = {Frame(2, test::Fc()), Frame(9, test::Fc()),
+                                         Frame(1, test::Fc())};
+  std::vector<can_frame> replies;
+  robot_.OnFrames(0, frames, 0, &replies);
+  ASSERT_EQ(replies.size(), 2u);  // id 9 is nobody
+  EXPECT_EQ(replies[0].can_id, 0u);
+  EXPECT_EQ(replies[0].data[0], 2);
+  EXPECT_EQ(replies[1].data[0], 1);
+  EXPECT_EQ(replies[1].len, 8);
+  EXPECT_EQ(robot_.totals().frames, 3u);
+  EXPECT_EQ(robot_.totals().replies, 2u);
+  EXPECT_EQ(robot_.totals().ignored, 1u);
+  EXPECT_TRUE(robot_.motor(0).state().motor_mode);
+  EXPECT_TRUE(robot_.motor(1).state().motor_mode);
+  EXPECT_FALSE(robot_.motor(2).state().motor_mode);  // id 1 on the other bus
+}
+
+TEST_F(SimRobotTest, EachBusHasItsOwnMotorsMasterIdAndLayout) {
+  const can_frame reply = Exchange(1, Frame(1, test::Fc()), 0);
+  EXPECT_EQ(reply.can_id, 0x7Fu);
+  EXPECT_EQ(Hexify(reply.data, reply.len), "018000800800");  // Elbow: classic, 6 bytes
+  EXPECT_TRUE(robot_.motor(2).state().motor_mode);
+  EXPECT_FALSE(robot_.motor(0).state().motor_mode);
+}
+
+TEST_F(SimRobotTest, IgnoresExtendedRemoteAndErrorFrames) {
+  std::vector<can_frame> replies;
+  const std::vector<can_frame> frames = {Frame(1 | CAN_EFF_FLAG, test::Fc()),
+                                         Frame(1 | CAN_RTR_FLAG, test::Fc()),
+                                         Frame(1 | CAN_ERR_FLAG, test::Fc())};
+  robot_.OnFrames(0, frames, 0, &replies);
+  EXPECT_TRUE(replies.empty());
+  EXPECT_FALSE(robot_.motor(0).state().motor_mode);
+}
+
+TEST_F(SimRobotTest, DoesNotAllocateWithReservedReplies) {
+  std::vector<can_frame> replies;
+  replies.reserve(64);
+  const can_frame* storage = replies.data();
+  const std::vector<can_frame> frames(40, Frame(1, test::Fc()));
+  robot_.OnFrames(0, frames, 0, &replies);
+  EXPECT_EQ(replies.size(), 40u);
+  EXPECT_EQ(replies.data(), storage);
+}
+
+TEST_F(SimRobotTest, FaultInjectionShowsInTheReplies) {
+  EnterMotorMode(0, 0);
+  EXPECT_EQ(Execute("temp Knee 91"), "ok");
+  EXPECT_EQ(Execute("fault Knee 1"), "ok");
+  can_frame reply = Exchange(0, Frame(1, test::Fc()), 1 * kMs);
+  EXPECT_EQ(reply.data[6], 91);
+  EXPECT_EQ(reply.data[7], 1);
+  EXPECT_EQ(Execute("fault 0 0"), "ok");
+  EXPECT_EQ(Execute("temp 0 release"), "ok");
+  reply = Exchange(0, Frame(1, test::Fc()), 2 * kMs);
+  EXPECT_EQ(reply.data[7], 0);
+  EXPECT_FALSE(robot_.motor(0).state().temperature_pinned);
+
+  EXPECT_EQ(Execute("silence Hip on"), "ok");
+  std::vector<can_frame> replies;
+  const can_frame fc = Frame(2, test::Fc());
+  robot_.OnFrames(0, std::span<const can_frame>(&fc, 1), 3 * kMs, &replies);
+  EXPECT_TRUE(replies.empty());
+  EXPECT_EQ(Execute("silence Hip off"), "ok");
+  robot_.OnFrames(0, std::span<const can_frame>(&fc, 1), 4 * kMs, &replies);
+  EXPECT_EQ(replies.size(), 1u);
+}
+
+TEST_F(SimRobotTest, TiltAndImuSwitch) {
+  EXPECT_EQ(Execute("tilt 0 90"), "ok");
+  EXPECT_NEAR(robot_.imu().pitch_deg(), 90, 1e-9);
+  EXPECT_EQ(Hexify(robot_.imu().Frames()[0].data, 8),
+            "825a0000825a0000");  // w = y = 0.7071 = 23170/32767
+  EXPECT_EQ(Execute("imu off"), "ok");
+  EXPECT_FALSE(robot_.imu().enabled());
+  EXPECT_EQ(Execute("imu on"), "ok");
+  EXPECT_TRUE(robot_.imu().enabled());
+  EXPECT_EQ(robot_.imu_bus(), 1u);
+}
+
+TEST_F(SimRobotTest, GetDescribesOneMotor) {
+  EnterMotorMode(0, 0);
+  const can_frame cmd = Frame(1, can::EncodeCommand({0.5f, 0, 50, 1, 0}, {}));
+  for (std::int64_t t = 0; t < 500 * kMs; t += 2 * kMs) Exchange(0, cmd, t);
+  const std::string line = Execute("get Knee", 500 * kMs);
+  EXPECT_EQ(line.rfind("ok joint=Knee position_rad=0.5", 0), 0u) << line;
+  EXPECT_NE(line.find(" motor_mode=1 active=1 error=0 commands=250 replies=251 "),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find(" temperature_c=25."), std::string::npos) << line;
+}
+
+TEST_F(SimRobotTest, StatusLineAndRates) {
+  EnterMotorMode(0, 0);  // 2 frames, 2 replies
+  Execute("temp Hip 70");
+  Execute("fault Elbow 3");
+  Execute("silence Knee on");
+  robot_.UpdateRates(500 * kMs);  // over half a second
+  EXPECT_EQ(robot_.StatusLine(),
+            "motor_mode=2/3 active=0 silenced=1 faults=1 frames/s=4 replies/s=4 "
+            "hottest=Hip:70.0C imu=on roll=0.0 pitch=0.0 tilt=0.0");
+  robot_.UpdateRates(1500 * kMs);  // nothing since
+  EXPECT_NE(robot_.StatusLine().find(" frames/s=0 replies/s=0 "), std::string::npos);
+  EXPECT_EQ(Execute("status").rfind("ok motor_mode=2/3 ", 0), 0u);
+}
+
+TEST_F(SimRobotTest, HelpAndBusCommands) {
+  EXPECT_EQ(Execute("help").rfind("ok commands: temp JOINT", 0), 0u);
+  // Bus commands are executed by the simulator, which owns the sockets.
+  EXPECT_EQ(Execute("busoff leg"), "error: not a robot command");
+}
+
+TEST(SimRobotDefaultConfig, StartsAtRestInsideEveryJointLimit) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  SimRobot robot(c);
+  ASSERT_EQ(robot.joint_count(), 25u);
+  robot.AdvanceAll(1'000'000);
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    const SimMotorState s = robot.motor(j).state();
+    EXPECT_EQ(s.position_rad, 0.0) << c.joints[j].name;
+    EXPECT_GE(s.position_rad, c.joints[j].min_rad) << c.joints[j].name;
+    EXPECT_LE(s.position_rad, c.joints[j].max_rad) << c.joints[j].name;
+    EXPECT_EQ(s.velocity_rad_s, 0.0);
+    EXPECT_DOUBLE_EQ(s.temperature_c, c.sim.ambient_c);
+    EXPECT_FALSE(s.motor_mode);
+  }
+  EXPECT_EQ(robot.MotorIdsOn(0), (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(robot.MotorIdsOn(4), (std::vector<std::uint32_t>{1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace robot_edge::sim

@@ -1,0 +1,51 @@
+// Helpers of the simulator's unit tests: a small two-bus config, frames and reply decoding.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "can/mit_codec.hpp"
+#include "config/config.hpp"
+#include "sim/motor_model.hpp"
+
+namespace robot_edge::sim::test {
+
+// Two buses: "leg" (vcan0, master 0) with Knee (ak, id 1) and Hip (ak, id 2); "arm" (vcan1,
+// master 0x7F) with Elbow (classic, id 1) and the IMU.
+inline config::Config SmallConfig() {
+  static const char* const kYaml = R"(
+motors:
+  ak: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: ak}
+  classic: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: classic}
+buses:
+  - {name: leg, interface: vcan0, master_id: 0}
+  - {name: arm, interface: vcan1, master_id: 0x7F}
+joints:
+  - {name: Knee, bus: leg, can_id: 1, motor: ak, min: -1.0, max: 2.0, kp: 50, kd: 1, stand: 0}
+  - {name: Hip, bus: leg, can_id: 2, motor: ak, min: -1.0, max: 1.0, kp: 50, kd: 1, stand: 0, inertia: 0.5, friction: 3}
+  - {name: Elbow, bus: arm, can_id: 1, motor: classic, min: -1.0, max: 1.0, kp: 50, kd: 1, stand: 0}
+imu: {bus: arm, quat_id: 0x101, gyro_id: 0x102}
+sim: {ambient_c: 25, thermal_time_constant_s: 60, heating_c_per_nm2_s: 0.02, motor_can_timeout_ms: 100, imu_rate_hz: 200, joint_inertia: 0.02, joint_friction: 0.2}
+)";
+  config::Config c = config::ParseConfig(kYaml, "small.yaml");
+  const auto problems = config::Validate(c);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  return c;
+}
+
+inline can::Payload Fc() { return can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode); }
+inline can::Payload Fd() { return can::EncodeSpecial(can::SpecialCommand::kExitMotorMode); }
+inline can::Payload Fe() { return can::EncodeSpecial(can::SpecialCommand::kSetZero); }
+
+inline can::MitReply Decode(const SimReply& reply, const SimMotorParams& params) {
+  can::MitReply out;
+  EXPECT_TRUE(can::DecodeReply(std::span<const std::uint8_t>(reply.data.data(), reply.len),
+                               params.ranges, params.layout, &out));
+  return out;
+}
+
+}  // namespace robot_edge::sim::test
