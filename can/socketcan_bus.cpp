@@ -3,6 +3,7 @@
 #include <linux/can/error.h>
 #include <linux/can/raw.h>
 #include <net/if.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -36,6 +37,9 @@ SocketCanBus::SocketCanBus(asio::io_context& io, SocketCanOptions options)
     throw std::system_error(error, std::generic_category(),
                             options_.interface + ": " + failed_step);
   }
+  // Use sysfs only if it shows this network namespace: it must list the interface just opened.
+  const std::string sysfs_path = "/sys/class/net/" + options_.interface;
+  if (::access(sysfs_path.c_str(), F_OK) == 0) sysfs_path_ = sysfs_path;
 }
 
 int SocketCanBus::Open(const char** failed_step) {
@@ -165,6 +169,10 @@ void SocketCanBus::MaybeReopen() {
   const auto now = std::chrono::steady_clock::now();
   if (now < next_reopen_attempt_) return;
   next_reopen_attempt_ = now + kReopenInterval;
+  // Not while the interface is absent: if_nametoindex() of a missing name makes the kernel run
+  // modprobe ("netdev-<name>") for a process with CAP_NET_ADMIN, blocking this thread for
+  // milliseconds (~180 ms under user-mode Linux). sysfs answers without that.
+  if (!sysfs_path_.empty() && ::access(sysfs_path_.c_str(), F_OK) != 0) return;
   const char* failed_step = nullptr;
   Open(&failed_step);  // on failure: still gone, try again after kReopenInterval
 

@@ -61,6 +61,9 @@ class SocketCanBus final : public Bus {
   asio::generic::raw_protocol::socket socket_;
   BusCounters counters_;
   bool needs_reopen_ = false;  // the interface vanished (ENODEV): rebind when it returns
+  // "/sys/class/net/<interface>", to see whether the interface is back without if_nametoindex()
+  // (see MaybeReopen()); empty when sysfs does not show this network namespace.
+  std::string sysfs_path_;
   std::chrono::steady_clock::time_point next_reopen_attempt_{};
 
   // Receive scratch, preallocated: headers, one frame and one control buffer per message.

@@ -1,0 +1,157 @@
+// MotorScheduler::Send/Receive allocate nothing after construction (the control thread's
+// contract). This file replaces the global operator new/delete with counting versions, so it is
+// its own executable; the model is ros2_control's test_rt_allocation.cpp.
+#include <gtest/gtest.h>
+#include <linux/can/error.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "can/fake_bus.hpp"
+#include "can/imu_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "test_config.hpp"
+
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<std::size_t> g_allocations{0};
+
+void* Allocate(std::size_t size) noexcept {
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+  }
+  return std::malloc(size == 0 ? 1 : size);
+}
+
+void* AllocateAligned(std::size_t size, std::align_val_t alignment) noexcept {
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+  }
+  void* p = nullptr;
+  const std::size_t a = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
+  return ::posix_memalign(&p, a, size == 0 ? 1 : size) == 0 ? p : nullptr;
+}
+
+void* OrThrow(void* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+// Counts the allocations made while it is alive.
+class AllocationCounter {
+ public:
+  AllocationCounter() {
+    g_allocations.store(0);
+    g_counting.store(true);
+  }
+  ~AllocationCounter() { g_counting.store(false); }
+  std::size_t count() const { return g_allocations.load(); }
+};
+
+}  // namespace
+
+void* operator new(std::size_t size) { return OrThrow(Allocate(size)); }
+void* operator new[](std::size_t size) { return OrThrow(Allocate(size)); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+void* operator new(std::size_t size, std::align_val_t a) {
+  return OrThrow(AllocateAligned(size, a));
+}
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return OrThrow(AllocateAligned(size, a));
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace robot_edge::can {
+namespace {
+
+// The counter itself works: otherwise "zero allocations" below would prove nothing.
+TEST(AllocationCounter, SeesAnAllocation) {
+  volatile std::size_t n = 100;
+  std::size_t counted = 0;
+  {
+    AllocationCounter counter;
+    std::vector<int> v;
+    v.reserve(n);
+    counted = counter.count();
+  }
+  EXPECT_GE(counted, 1u);
+}
+
+can_frame Frame(canid_t id, const Payload& payload, std::uint8_t len) {
+  can_frame frame{};
+  frame.can_id = id;
+  frame.len = len;
+  std::copy(payload.begin(), payload.begin() + len, frame.data);
+  return frame;
+}
+
+// 10 000 ticks of the control loop as the daemon runs it: motor replies, IMU frames, error
+// frames, one motor silent (its FC retries go out), one bus refusing frames. Nothing allocates.
+TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
+  const config::Config& config = test::DefaultConfig();
+  std::vector<std::unique_ptr<FakeBus>> fakes;
+  std::vector<Bus*> buses;
+  for (const auto& bus : config.buses) {
+    fakes.push_back(std::make_unique<FakeBus>(bus.interface));
+    buses.push_back(fakes.back().get());
+  }
+  MotorScheduler scheduler(config, buses);
+  std::vector<MitCommand> targets(config.joints.size(), MitCommand{0.1f, 0, 50, 1, 0});
+  // Replies prepared up front (the test's own work must not allocate either).
+  std::vector<std::pair<std::size_t, can_frame>> replies;
+  for (std::size_t j = 1; j < config.joints.size(); ++j) {  // joint 0 stays silent
+    Payload payload;
+    const auto& joint = config.joints[j];
+    EncodeReply({static_cast<std::uint8_t>(joint.can_id), 0.2f, 0.1f, 0.3f, 40, 0},
+                RangesOf(config.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
+    replies.emplace_back(joint.bus, Frame(config.buses[joint.bus].master_id, payload, 8));
+  }
+  const can_frame quat = Frame(config.imu.quat_id, EncodeImuQuaternion({1, 0, 0, 0}), 8);
+  const can_frame gyro = Frame(config.imu.gyro_id, EncodeImuGyro({0.1f, 0, 0}), 6);
+  can_frame bus_off{};
+  bus_off.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
+  bus_off.len = CAN_ERR_DLC;
+  fakes[3]->set_send_limit(2);
+
+  std::int64_t now_us = 0;
+  scheduler.EnterMotorMode(now_us);
+  std::size_t allocations = 0;
+  {
+    AllocationCounter counter;
+    for (int tick = 0; tick < 10'000; ++tick) {
+      now_us += 2'000;
+      for (const auto& [bus, frame] : replies) fakes[bus]->Inject(frame);
+      fakes[config.imu.bus]->Inject(quat);
+      fakes[config.imu.bus]->Inject(gyro);
+      if (tick % 100 == 0) fakes[1]->Inject(bus_off);
+      scheduler.Receive(now_us);
+      scheduler.Send(targets, now_us);
+      for (auto& fake : fakes) fake->ClearSent();
+    }
+    allocations = counter.count();
+  }
+  EXPECT_EQ(allocations, 0u);
+  // The ticks did what they were meant to do.
+  EXPECT_EQ(scheduler.motors()[1].replies, 10'000u);
+  EXPECT_EQ(scheduler.motors()[0].replies, 0u);
+  EXPECT_EQ(scheduler.imu().last_gyro_us, now_us);
+  EXPECT_EQ(fakes[1]->counters().bus_off_count.load(), 100u);
+  EXPECT_GT(fakes[3]->counters().send_failures.load(), 0u);
+  EXPECT_GT(scheduler.missed_replies(0), 9'000u);
+}
+
+}  // namespace
+}  // namespace robot_edge::can

@@ -1,0 +1,483 @@
+// MotorScheduler over five FakeBuses with the robot's default configuration: what goes on which
+// bus with which bytes, what replies and IMU frames do, and the motor-mode retry schedule. Time
+// is a parameter (µs); the tests advance it by hand.
+#include "can/motor_scheduler.hpp"
+
+#include <gtest/gtest.h>
+#include <linux/can/error.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "can/fake_bus.hpp"
+#include "can/imu_codec.hpp"
+#include "hex.hpp"
+#include "test_config.hpp"
+
+namespace robot_edge::can {
+namespace {
+
+using test::DefaultConfig;
+using test::Hexify;
+
+constexpr std::size_t kBuses = 5;
+constexpr std::size_t kJoints = 25;
+constexpr std::size_t kWaistNeck = 4;  // the IMU's bus
+constexpr std::int64_t kMs = 1000;     // µs
+constexpr std::int64_t kPeriodUs = 2 * kMs;
+
+// The reference encoding, written from the protocol layout in mit_codec.hpp (not from its code):
+// each field clamped, scaled at span / (2^n - 1) per step, rounded to nearest, packed big-endian.
+std::uint32_t Field(double x, double lo, double hi, int bits) {
+  const double steps = std::ldexp(1.0, bits) - 1;
+  return static_cast<std::uint32_t>(std::lround((std::clamp(x, lo, hi) - lo) * steps / (hi - lo)));
+}
+
+std::string ReferenceCommandHex(const MitCommand& c, const config::MotorModel& m) {
+  const std::uint32_t p = Field(c.position_rad, -m.p_max_rad, m.p_max_rad, 16);
+  const std::uint32_t v = Field(c.velocity_rad_s, -m.v_max_rad_s, m.v_max_rad_s, 12);
+  const std::uint32_t kp = Field(c.kp, 0, m.kp_max, 12);
+  const std::uint32_t kd = Field(c.kd, 0, m.kd_max, 12);
+  const std::uint32_t t = Field(c.torque_nm, -m.t_max_nm, m.t_max_nm, 12);
+  const std::uint8_t bytes[8] = {static_cast<std::uint8_t>(p >> 8),
+                                 static_cast<std::uint8_t>(p),
+                                 static_cast<std::uint8_t>(v >> 4),
+                                 static_cast<std::uint8_t>((v << 4) | (kp >> 8)),
+                                 static_cast<std::uint8_t>(kp),
+                                 static_cast<std::uint8_t>(kd >> 4),
+                                 static_cast<std::uint8_t>((kd << 4) | (t >> 8)),
+                                 static_cast<std::uint8_t>(t)};
+  return Hexify(bytes);
+}
+
+std::string DataHex(const can_frame& frame) { return Hexify(std::span(frame.data, frame.len)); }
+
+can_frame Frame(canid_t id, std::span<const std::uint8_t> data) {
+  can_frame frame{};
+  frame.can_id = id;
+  frame.len = static_cast<std::uint8_t>(data.size());
+  std::copy(data.begin(), data.end(), frame.data);
+  return frame;
+}
+
+// A distinct target per joint, away from rounding ties.
+std::vector<MitCommand> DistinctTargets() {
+  std::vector<MitCommand> targets;
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    const float x = static_cast<float>(j);
+    targets.push_back({-1.01f + 0.073f * x, -3.03f + 0.41f * x, 10.3f + 3.1f * x, 0.13f * x + 0.01f,
+                       -2.02f + 0.29f * x});
+  }
+  return targets;
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  SchedulerTest() : config_(DefaultConfig()) {
+    for (std::size_t b = 0; b < kBuses; ++b) {
+      fakes_.push_back(std::make_unique<FakeBus>(config_.buses[b].interface));
+      buses_.push_back(fakes_.back().get());
+    }
+    scheduler_ = std::make_unique<MotorScheduler>(config_, buses_);
+  }
+
+  FakeBus& bus(std::size_t b) { return *fakes_[b]; }
+  void ClearSent() {
+    for (auto& fake : fakes_) fake->ClearSent();
+  }
+  // An AK reply of joint j's motor on its bus, to master id 0.
+  void Reply(std::size_t j, float position_rad, float velocity_rad_s, float torque_nm,
+             std::uint8_t temperature_c = 40) {
+    const auto& joint = config_.joints[j];
+    Payload payload;
+    const std::uint8_t id = static_cast<std::uint8_t>(joint.can_id);
+    EncodeReply({id, position_rad, velocity_rad_s, torque_nm, temperature_c, 0},
+                RangesOf(config_.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
+    bus(joint.bus).Inject(Frame(config_.buses[joint.bus].master_id, payload));
+  }
+  // One tick as the control thread runs it: take the replies, then send the next commands.
+  void Tick(std::int64_t now_us) {
+    scheduler_->Receive(now_us);
+    scheduler_->Send(targets_, now_us);
+  }
+  std::size_t FcFramesTo(std::size_t j) {
+    const auto& joint = config_.joints[j];
+    std::size_t n = 0;
+    for (const can_frame& f : bus(joint.bus).sent()) {
+      n += f.can_id == joint.can_id && DataHex(f) == "fffffffffffffffc";
+    }
+    return n;
+  }
+
+  const config::Config& config_;
+  std::vector<std::unique_ptr<FakeBus>> fakes_;
+  std::vector<Bus*> buses_;
+  std::unique_ptr<MotorScheduler> scheduler_;
+  std::vector<MitCommand> targets_ = std::vector<MitCommand>(kJoints);
+};
+
+TEST_F(SchedulerTest, DefaultConfigHasTheRobotsLayout) {
+  ASSERT_EQ(config_.joints.size(), kJoints);
+  ASSERT_EQ(config_.buses.size(), kBuses);
+  EXPECT_EQ(config_.imu.bus, kWaistNeck);
+  EXPECT_EQ(scheduler_->bus_count(), kBuses);
+  EXPECT_EQ(scheduler_->motors().size(), kJoints);
+}
+
+TEST_F(SchedulerTest, BusCountMustMatchTheConfig) {
+  std::vector<Bus*> four(buses_.begin(), buses_.begin() + 4);
+  EXPECT_THROW(MotorScheduler(config_, four), std::invalid_argument);
+}
+
+TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBus) {
+  scheduler_->EnterMotorMode(0);
+  const std::size_t expected_per_bus[kBuses] = {6, 6, 5, 5, 3};
+  std::size_t total = 0;
+  for (std::size_t b = 0; b < kBuses; ++b) {
+    const auto& sent = bus(b).sent();
+    ASSERT_EQ(sent.size(), expected_per_bus[b]) << "bus " << b;
+    std::size_t i = 0;
+    for (std::size_t j = 0; j < kJoints; ++j) {  // firmware order within the bus
+      if (config_.joints[j].bus != b) continue;
+      EXPECT_EQ(sent[i].can_id, config_.joints[j].can_id) << config_.joints[j].name;
+      EXPECT_EQ(sent[i].len, 8);
+      EXPECT_EQ(DataHex(sent[i]), "fffffffffffffffc") << config_.joints[j].name;
+      ++i;
+    }
+    total += sent.size();
+  }
+  EXPECT_EQ(total, kJoints);
+}
+
+TEST_F(SchedulerTest, SendPutsOneCommandPerMotorOnTheJointsBusWithExactBytes) {
+  scheduler_->EnterMotorMode(0);
+  ClearSent();
+  targets_ = DistinctTargets();
+  scheduler_->Send(targets_, kPeriodUs);  // before any retry is due: commands only
+  std::size_t cursor[kBuses] = {};
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    const auto& joint = config_.joints[j];
+    const auto& sent = bus(joint.bus).sent();
+    ASSERT_LT(cursor[joint.bus], sent.size()) << joint.name;
+    const can_frame& frame = sent[cursor[joint.bus]++];
+    EXPECT_EQ(frame.can_id, joint.can_id) << joint.name;
+    EXPECT_EQ(frame.len, 8) << joint.name;
+    EXPECT_EQ(DataHex(frame), ReferenceCommandHex(targets_[j], config_.motor_of(j))) << joint.name;
+  }
+  for (std::size_t b = 0; b < kBuses; ++b) {
+    EXPECT_EQ(bus(b).sent().size(), cursor[b]) << "bus " << b << ": one frame per motor";
+  }
+}
+
+TEST_F(SchedulerTest, SendGoldenFrame) {
+  targets_[9] = {1.0f, -2.0f, 100.0f, 2.5f, 1.5f};  // R_Knee: right_leg, id 4
+  scheduler_->EnterMotorMode(0);
+  ClearSent();
+  scheduler_->Send(targets_, kPeriodUs);
+  const auto& sent = bus(1).sent();
+  ASSERT_EQ(sent.size(), 6u);
+  EXPECT_EQ(sent[3].can_id, 4u);
+  EXPECT_EQ(DataHex(sent[3]), "8a3d7ae3338008aa");
+  EXPECT_EQ(DataHex(sent[0]), "8000800000000800");  // a zero target
+}
+
+TEST_F(SchedulerTest, ReplyUpdatesTheJointOfThatIdOnThatBus) {
+  // Motor 3 on right_leg is R_Hip_Yaw (joint 8); motor 3 on left_leg (joint 2) must not change.
+  const std::uint8_t golden[8] = {0x03, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};  // p 0.5,
+  bus(1).Inject(Frame(0, golden));  // v 1.0, t -2.0, 45 °C (see mit_codec_test)
+  scheduler_->Receive(123'456);
+  const MotorFeedback& fb = scheduler_->motors()[8];
+  EXPECT_NEAR(fb.position_rad, 0.5f, 25.0f / 65535);
+  EXPECT_NEAR(fb.velocity_rad_s, 1.0f, 100.0f / 4095);
+  EXPECT_NEAR(fb.torque_nm, -2.0f, 36.0f / 4095);
+  EXPECT_EQ(fb.temperature_c, 45.0f);
+  EXPECT_EQ(fb.error_code, 0);
+  EXPECT_EQ(fb.last_reply_us, 123'456);
+  EXPECT_EQ(fb.replies, 1u);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    if (j == 8) continue;
+    EXPECT_EQ(scheduler_->motors()[j].last_reply_us, -1) << config_.joints[j].name;
+    EXPECT_EQ(scheduler_->motors()[j].replies, 0u) << config_.joints[j].name;
+  }
+}
+
+TEST_F(SchedulerTest, EveryJointGetsItsOwnReply) {
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    Reply(j, 0.1f * static_cast<float>(j) - 1.2f, 0.5f, -0.25f * static_cast<float>(j), 30 + j);
+  }
+  scheduler_->Receive(7 * kMs);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    const MotorFeedback& fb = scheduler_->motors()[j];
+    EXPECT_NEAR(fb.position_rad, 0.1f * static_cast<float>(j) - 1.2f, 25.0f / 65535) << j;
+    EXPECT_NEAR(fb.torque_nm, -0.25f * static_cast<float>(j), 36.0f / 4095) << j;
+    EXPECT_EQ(fb.temperature_c, static_cast<float>(30 + j)) << j;
+    EXPECT_EQ(fb.last_reply_us, 7 * kMs) << j;
+  }
+}
+
+TEST_F(SchedulerTest, ErrorCodeOfTheReplyIsKept) {
+  Payload payload;
+  EncodeReply({2, 0, 0, 0, 85, static_cast<std::uint8_t>(MotorError::kOvertemp)},
+              RangesOf(config_.motors[0]), ReplyLayout::kAk8Byte, &payload);
+  bus(0).Inject(Frame(0, payload));
+  scheduler_->Receive(1);
+  EXPECT_EQ(scheduler_->motors()[1].error_code, static_cast<std::uint8_t>(MotorError::kOvertemp));
+  EXPECT_EQ(scheduler_->motors()[1].temperature_c, 85.0f);
+}
+
+TEST_F(SchedulerTest, FramesFromUnknownIdsOrNotToTheMasterAreIgnored) {
+  const std::uint8_t reply_of_9[8] = {0x09, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};
+  const std::uint8_t reply_of_3[8] = {0x03, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};
+  bus(1).Inject(Frame(0, reply_of_9));                      // no motor 9 on right_leg
+  bus(4).Inject(Frame(0, std::span(reply_of_9).first(8)));  // nor on waist_neck (1..3)
+  bus(1).Inject(Frame(0x7, reply_of_3));                    // not the master id
+  bus(1).Inject(Frame(0x3, reply_of_3));                    // a command id, not a reply
+  bus(1).Inject(Frame(0 | CAN_EFF_FLAG, reply_of_3));       // extended frame with id 0
+  bus(1).Inject(Frame(0 | CAN_RTR_FLAG, reply_of_3));       // remote frame
+  bus(1).Inject(Frame(0, std::span(reply_of_3).first(6)));  // an AK reply needs 8 bytes
+  bus(1).Inject(Frame(0, {}));                              // empty
+  scheduler_->Receive(5 * kMs);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    EXPECT_EQ(scheduler_->motors()[j].replies, 0u) << config_.joints[j].name;
+  }
+  bus(1).Inject(Frame(0, reply_of_3));  // the control: this one counts
+  scheduler_->Receive(6 * kMs);
+  EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
+}
+
+TEST_F(SchedulerTest, ImuFramesOnTheImuBusUpdateImu) {
+  const Payload quat = EncodeImuQuaternion({1.0f, 0.0f, 0.5f, -0.25f});
+  const Payload gyro = EncodeImuGyro({1.0f, -2.5f, 0.0f});
+  // On another bus they are nobody's frames.
+  bus(0).Inject(Frame(0x101, quat));
+  bus(0).Inject(Frame(0x102, std::span(gyro).first(6)));
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
+  EXPECT_EQ(scheduler_->imu().last_gyro_us, -1);
+
+  bus(kWaistNeck).Inject(Frame(0x101, quat));
+  scheduler_->Receive(2 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, 2 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_gyro_us, -1);
+  EXPECT_FLOAT_EQ(scheduler_->imu().quat_wxyz[0], 1.0f);
+  EXPECT_NEAR(scheduler_->imu().quat_wxyz[2], 0.5f, 1.0f / 32767);
+  EXPECT_NEAR(scheduler_->imu().quat_wxyz[3], -0.25f, 1.0f / 32767);
+
+  bus(kWaistNeck).Inject(Frame(0x102, std::span(gyro).first(6)));
+  scheduler_->Receive(3 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_gyro_us, 3 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->imu().gyro_rad_s[0], 1.0f);
+  EXPECT_FLOAT_EQ(scheduler_->imu().gyro_rad_s[1], -2.5f);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, 2 * kMs);
+  for (const MotorFeedback& fb : scheduler_->motors()) EXPECT_EQ(fb.replies, 0u);
+}
+
+TEST_F(SchedulerTest, ShortImuFramesAreIgnored) {
+  const Payload quat = EncodeImuQuaternion({0.0f, 1.0f, 0.0f, 0.0f});
+  bus(kWaistNeck).Inject(Frame(0x101, std::span(quat).first(7)));
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
+  EXPECT_FLOAT_EQ(scheduler_->imu().quat_wxyz[0], 1.0f);  // still identity
+}
+
+TEST_F(SchedulerTest, MissedRepliesCountMotorsSilentUntilTheNextSend) {
+  scheduler_->EnterMotorMode(0);
+  scheduler_->Send(targets_, kPeriodUs);
+  for (std::size_t b = 0; b < kBuses; ++b) EXPECT_EQ(scheduler_->missed_replies(b), 0u);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    if (j != 1 && j != 4) Reply(j, 0, 0, 0);  // L_Hip_Roll and L_Ankle_A (left_leg) stay silent
+  }
+  Tick(2 * kPeriodUs);
+  EXPECT_EQ(scheduler_->missed_replies(0), 2u);
+  for (std::size_t b = 1; b < kBuses; ++b) EXPECT_EQ(scheduler_->missed_replies(b), 0u) << b;
+  Tick(3 * kPeriodUs);  // nobody replied
+  EXPECT_EQ(scheduler_->missed_replies(0), 2u + 6u);
+  EXPECT_EQ(scheduler_->missed_replies(1), 6u);
+  EXPECT_EQ(scheduler_->missed_replies(kWaistNeck), 3u);
+}
+
+// A motor replies for a second, then goes silent at t = 1 s. Spec: no FC while its last reply is
+// within the reply timeout (50 ms); FC at the first tick past it; then at most every
+// kMotorModeRetryUs (100 ms) while it stays silent. Motors that reply never get FC again.
+TEST_F(SchedulerTest, SilentMotorGetsFcAfterItsTimeoutThenEveryRetryInterval) {
+  constexpr std::size_t kSilent = 15;  // L_Elbow, left_arm
+  const std::int64_t timeout_us = config_.control.motor_reply_timeout_ms * kMs;
+  ASSERT_EQ(timeout_us, 50 * kMs);
+  scheduler_->EnterMotorMode(0);
+  std::int64_t now = 0;
+  std::int64_t last_reply = 0;
+  std::vector<std::int64_t> fc_times;
+  for (; now <= 1'500 * kMs; now += kPeriodUs) {
+    for (std::size_t j = 0; j < kJoints; ++j) {
+      if (j != kSilent || now <= 1'000 * kMs) Reply(j, 0, 0, 0);
+    }
+    if (now <= 1'000 * kMs) last_reply = now;
+    ClearSent();
+    Tick(now);
+    if (FcFramesTo(kSilent) > 0) fc_times.push_back(now);
+    for (std::size_t j = 0; j < kJoints; ++j) {
+      if (j != kSilent) {
+        ASSERT_EQ(FcFramesTo(j), 0u) << config_.joints[j].name << " at " << now;
+      }
+    }
+  }
+  // Replies are taken by the Receive of the same tick, so the last one is stamped 1.000 s.
+  ASSERT_FALSE(fc_times.empty());
+  EXPECT_GT(fc_times[0], last_reply + timeout_us);
+  EXPECT_LE(fc_times[0], last_reply + timeout_us + kPeriodUs);
+  for (std::size_t i = 1; i < fc_times.size(); ++i) {
+    EXPECT_EQ(fc_times[i] - fc_times[i - 1], MotorScheduler::kMotorModeRetryUs) << i;
+  }
+  EXPECT_EQ(fc_times.size(), 5u);  // 1.052, 1.152, 1.252, 1.352, 1.452 s
+  // The FC goes out with the command, before it, in the same batch.
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    if (j != kSilent) Reply(j, 0, 0, 0);
+  }
+  ClearSent();
+  Tick(now + MotorScheduler::kMotorModeRetryUs);
+  const auto& sent = bus(2).sent();
+  ASSERT_EQ(sent.size(), 6u);  // five commands and one FC
+  EXPECT_EQ(sent[3].can_id, 4u);
+  EXPECT_EQ(DataHex(sent[3]), "fffffffffffffffc");
+  EXPECT_EQ(sent[4].can_id, 4u);
+  EXPECT_EQ(DataHex(sent[4]), "8000800000000800");
+}
+
+TEST_F(SchedulerTest, MotorThatNeverRepliedGetsFcEveryRetryInterval) {
+  scheduler_->EnterMotorMode(0);
+  std::vector<std::int64_t> fc_times;
+  for (std::int64_t now = kPeriodUs; now <= 350 * kMs; now += kPeriodUs) {
+    ClearSent();
+    Tick(now);
+    if (FcFramesTo(0) > 0) fc_times.push_back(now);
+  }
+  EXPECT_EQ(fc_times, (std::vector<std::int64_t>{100 * kMs, 200 * kMs, 300 * kMs}));
+}
+
+TEST_F(SchedulerTest, SendDampThenExitSendsDampThenFdToEveryMotor) {
+  std::vector<MitCommand> damp(kJoints);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    damp[j] = {0, 0, 0, static_cast<float>(config_.joints[j].damp_kd), 0};
+  }
+  scheduler_->SendDampThenExit(damp);
+  for (std::size_t b = 0; b < kBuses; ++b) {
+    std::vector<std::size_t> joints;
+    for (std::size_t j = 0; j < kJoints; ++j) {
+      if (config_.joints[j].bus == b) joints.push_back(j);
+    }
+    const auto& sent = bus(b).sent();
+    ASSERT_EQ(sent.size(), 2 * joints.size()) << "bus " << b;
+    for (std::size_t i = 0; i < joints.size(); ++i) {
+      const std::size_t j = joints[i];
+      EXPECT_EQ(sent[i].can_id, config_.joints[j].can_id);
+      EXPECT_EQ(DataHex(sent[i]), ReferenceCommandHex(damp[j], config_.motor_of(j)))
+          << config_.joints[j].name;
+      EXPECT_EQ(sent[joints.size() + i].can_id, config_.joints[j].can_id);
+      EXPECT_EQ(DataHex(sent[joints.size() + i]), "fffffffffffffffd") << config_.joints[j].name;
+    }
+  }
+  // damp_kd 1.5 of L_Hip_Pitch: kd field round(1.5 / 5 * 4095) = 1229 = 0x4cd.
+  EXPECT_EQ(DataHex(bus(0).sent()[0]), "80008000004cd800");
+}
+
+TEST_F(SchedulerTest, FramesTheBusRefusesCountAsSendFailures) {
+  bus(0).set_send_limit(2);
+  scheduler_->Send(targets_, kPeriodUs);
+  EXPECT_EQ(bus(0).sent().size(), 2u);
+  EXPECT_EQ(bus(0).counters().frames_sent.load(), 2u);
+  EXPECT_EQ(bus(0).counters().send_failures.load(), 4u);
+  EXPECT_EQ(bus(1).counters().send_failures.load(), 0u);
+  EXPECT_EQ(bus(1).counters().frames_sent.load(), 6u);
+
+  bus(3).set_link_up(false);
+  scheduler_->Send(targets_, 2 * kPeriodUs);
+  EXPECT_EQ(bus(3).counters().send_failures.load(), 5u);
+  EXPECT_EQ(bus(3).counters().frames_sent.load(), 5u);  // the first tick's
+}
+
+TEST_F(SchedulerTest, ErrorFramesAreCountedByTheBusNotTakenAsReplies) {
+  can_frame error{};
+  error.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
+  error.len = CAN_ERR_DLC;
+  error.data[0] = 3;  // would be "motor 3" if it were taken as a reply
+  bus(1).Inject(error);
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(bus(1).counters().error_frames.load(), 1u);
+  EXPECT_EQ(bus(1).counters().bus_off_count.load(), 1u);
+  EXPECT_TRUE(bus(1).counters().bus_off.load());
+  EXPECT_EQ(scheduler_->motors()[8].replies, 0u);
+  Reply(8, 0, 0, 0);  // the bus works again
+  scheduler_->Receive(2 * kMs);
+  EXPECT_FALSE(bus(1).counters().bus_off.load());
+  EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
+}
+
+TEST_F(SchedulerTest, ReceiveTakesMoreThanOneBatch) {
+  // 3 x kReceiveBatch replies waiting: all are taken in one Receive().
+  for (std::size_t i = 0; i < 3 * MotorScheduler::kReceiveBatch; ++i) Reply(0, 0, 0, 0);
+  Reply(5, 0, 0, 0);  // the last one in the queue
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->motors()[0].replies, 3 * MotorScheduler::kReceiveBatch);
+  EXPECT_EQ(scheduler_->motors()[5].replies, 1u);
+}
+
+TEST(RangesOf, CopiesTheMotorModel) {
+  config::MotorModel m;
+  m.p_max_rad = 4.0;
+  m.v_max_rad_s = 30.0;
+  m.t_max_nm = 9.0;
+  m.kp_max = 200.0;
+  m.kd_max = 3.0;
+  const MitRanges r = RangesOf(m);
+  EXPECT_FLOAT_EQ(r.p_max, 4.0f);
+  EXPECT_FLOAT_EQ(r.v_max, 30.0f);
+  EXPECT_FLOAT_EQ(r.t_max, 9.0f);
+  EXPECT_FLOAT_EQ(r.kp_max, 200.0f);
+  EXPECT_FLOAT_EQ(r.kd_max, 3.0f);
+}
+
+TEST(LayoutOf, FollowsTheReplyFormat) {
+  config::MotorModel m;
+  m.reply = config::ReplyFormat::kAk8Byte;
+  EXPECT_EQ(LayoutOf(m), ReplyLayout::kAk8Byte);
+  m.reply = config::ReplyFormat::kClassic6Byte;
+  EXPECT_EQ(LayoutOf(m), ReplyLayout::kClassic6Byte);
+}
+
+constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
+
+TEST(ReceiveFiltersFor, MasterIdOnEveryBusAndImuIdsOnTheImuBus) {
+  const config::Config& c = DefaultConfig();
+  for (std::size_t b = 0; b < kWaistNeck; ++b) {
+    const std::vector<can_filter> f = ReceiveFiltersFor(c, b);
+    ASSERT_EQ(f.size(), 1u) << b;
+    EXPECT_EQ(f[0].can_id, 0u);
+    EXPECT_EQ(f[0].can_mask, kExactMask);
+  }
+  const std::vector<can_filter> f = ReceiveFiltersFor(c, kWaistNeck);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].can_id, 0u);
+  EXPECT_EQ(f[1].can_id, 0x101u);
+  EXPECT_EQ(f[2].can_id, 0x102u);
+  for (const can_filter& filter : f) EXPECT_EQ(filter.can_mask, kExactMask);
+}
+
+TEST(ReceiveFiltersFor, FollowsTheConfiguredIds) {
+  config::Config c = DefaultConfig();
+  c.buses[2].master_id = 0x7F;
+  c.imu.bus = 2;
+  c.imu.quat_id = 0x201;
+  c.imu.gyro_id = 0x202;
+  const std::vector<can_filter> f = ReceiveFiltersFor(c, 2);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].can_id, 0x7Fu);
+  EXPECT_EQ(f[1].can_id, 0x201u);
+  EXPECT_EQ(f[2].can_id, 0x202u);
+  EXPECT_EQ(ReceiveFiltersFor(c, kWaistNeck).size(), 1u);
+}
+
+}  // namespace
+}  // namespace robot_edge::can
