@@ -1,0 +1,142 @@
+// robot-edgectl's command line: every mistake is a UsageError naming the option or argument,
+// and each subcommand says Hello as the right kind of client.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/edgectl/options.hpp"
+
+namespace robot_edge::edgectl {
+namespace {
+
+Options Parse(std::vector<std::string> args, Environment env = {}) {
+  return ParseCommandLine(args, env);
+}
+
+std::string ErrorOf(std::vector<std::string> args) {
+  try {
+    Parse(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(EdgectlOptions, DefaultsAndEnvironment) {
+  const Options o = Parse({"status"});
+  EXPECT_EQ(o.subcommand, Subcommand::kStatus);
+  EXPECT_EQ(o.socket, "/run/robot-edge/api.sock");
+  EXPECT_EQ(o.tcp_host, "");
+  EXPECT_FALSE(o.json);
+  EXPECT_DOUBLE_EQ(o.timeout_s, 2.0);
+  const Options env = Parse({"status"}, {"/tmp/x.sock", "tok"});
+  EXPECT_EQ(env.socket, "/tmp/x.sock");
+  EXPECT_EQ(env.token, "tok");
+  const Options flag = Parse({"--socket", "/tmp/y.sock", "status", "--token=t2"}, {"/tmp/x", "t"});
+  EXPECT_EQ(flag.socket, "/tmp/y.sock");  // the option beats the environment
+  EXPECT_EQ(flag.token, "t2");
+}
+
+TEST(EdgectlOptions, Tcp) {
+  const Options o = Parse({"--tcp", "192.168.1.20:7000", "diag"});
+  EXPECT_EQ(o.tcp_host, "192.168.1.20");
+  EXPECT_EQ(o.tcp_port, 7000);
+  const Options v6 = Parse({"--tcp=[::1]:7001", "diag"});
+  EXPECT_EQ(v6.tcp_host, "::1");
+  EXPECT_EQ(v6.tcp_port, 7001);
+  EXPECT_EQ(ErrorOf({"--tcp", "robot", "diag"}),
+            "--tcp: expected HOST:PORT (e.g. 192.168.1.20:7000 or [::1]:7000), got 'robot'");
+  EXPECT_EQ(ErrorOf({"--tcp", "robot:0", "diag"}), "--tcp: port must be 1..65535");
+  EXPECT_EQ(ErrorOf({"--tcp", "robot:http", "diag"}),
+            "--tcp port: 'http' is not a whole number >= 0");
+}
+
+TEST(EdgectlOptions, WalkTakesThreeNumbersIncludingNegativeOnes) {
+  const Options o = Parse({"walk", "-0.5", "0.2", "-.1"});
+  EXPECT_EQ(o.subcommand, Subcommand::kWalk);
+  EXPECT_FLOAT_EQ(o.vx, -0.5f);
+  EXPECT_FLOAT_EQ(o.vy, 0.2f);
+  EXPECT_FLOAT_EQ(o.vyaw, -0.1f);
+  EXPECT_DOUBLE_EQ(o.duration_s, 0.0);  // until Ctrl-C
+  EXPECT_EQ(ErrorOf({"walk", "0.5", "0"}),
+            "usage: robot-edgectl walk VX VY VYAW  (m/s, m/s, rad/s)");
+  EXPECT_EQ(ErrorOf({"walk", "fast", "0", "0"}), "walk VX: 'fast' is not a number of m/s");
+  EXPECT_EQ(ErrorOf({"walk", "0", "1.5", "0"}), "walk: vy 1.5 m/s is outside -1..1 m/s");
+}
+
+TEST(EdgectlOptions, MoveAndHoldDefaultsAndBounds) {
+  const Options move = Parse({"move", "L_Knee=0.6", "l_elbow=1", "--duration=3", "--hold", "1"});
+  EXPECT_EQ(move.targets, (std::vector<std::string>{"L_Knee=0.6", "l_elbow=1"}));
+  EXPECT_DOUBLE_EQ(move.duration_s, 3.0);
+  EXPECT_DOUBLE_EQ(move.hold_s, 1.0);
+  EXPECT_DOUBLE_EQ(move.rate_hz, 50.0);
+  EXPECT_DOUBLE_EQ(Parse({"hold"}).duration_s, 2.0);
+  EXPECT_EQ(ErrorOf({"move"}), "usage: robot-edgectl move JOINT=RAD ...");
+  EXPECT_EQ(ErrorOf({"move", "L_Knee=1", "--rate", "5"}), "--rate must be 10..500 Hz");
+  EXPECT_EQ(ErrorOf({"hold", "--duration", "0"}), "--duration must be > 0 seconds");
+  EXPECT_EQ(ErrorOf({"move", "L_Knee=1", "--duration", "two"}),
+            "--duration: 'two' is not a number of seconds");
+}
+
+TEST(EdgectlOptions, OptionsOnlyWhereTheyApply) {
+  EXPECT_EQ(ErrorOf({"status", "--rate", "50"}), "--rate does not apply to 'status'");
+  EXPECT_EQ(ErrorOf({"watch", "--resume", "3"}), "--resume does not apply to 'watch'");
+  EXPECT_EQ(Parse({"events", "--resume", "3", "--count", "2"}).resume_after, 3u);
+  EXPECT_EQ(Parse({"watch", "--joints", "L_Knee,R_Knee"}).joints,
+            (std::vector<std::string>{"L_Knee", "R_Knee"}));
+}
+
+TEST(EdgectlOptions, Mistakes) {
+  EXPECT_EQ(ErrorOf({}), "no command given");
+  EXPECT_EQ(ErrorOf({"jump"}), "unknown command 'jump'");
+  EXPECT_EQ(ErrorOf({"status", "--colour"}), "unknown option '--colour'");
+  EXPECT_EQ(ErrorOf({"status", "--socket"}), "--socket needs a value");
+  EXPECT_EQ(ErrorOf({"status", "--json=yes"}), "--json takes no value");
+  EXPECT_EQ(ErrorOf({"status", "extra"}), "usage: robot-edgectl status");
+  EXPECT_EQ(ErrorOf({"status", "--timeout", "0"}), "--timeout must be > 0 seconds");
+  EXPECT_EQ(ErrorOf({"events", "--count", "-1"}), "--count: '-1' is not a whole number >= 0");
+}
+
+TEST(EdgectlOptions, HelpAndVersionNeedNothingElse) {
+  EXPECT_TRUE(Parse({"--help"}).help);
+  EXPECT_TRUE(Parse({"-h"}).help);
+  EXPECT_TRUE(Parse({"help"}).help);
+  EXPECT_TRUE(Parse({"move", "--help"}).help);  // even with move's arguments missing
+  EXPECT_TRUE(Parse({"--version"}).version);
+  EXPECT_NE(HelpText().find("--max-speed"), std::string::npos);
+}
+
+TEST(EdgectlHello, CommandingSubcommandsAreCloudAndWantResults) {
+  for (const char* sub : {"stand", "hold"}) {
+    const edge::Hello h = MakeHello(Parse({sub}));
+    EXPECT_EQ(h.controller(), "cloud") << sub;
+    EXPECT_TRUE(h.want_command_results()) << sub;
+  }
+  EXPECT_EQ(MakeHello(Parse({"walk", "0", "0", "0"})).controller(), "cloud");
+  EXPECT_EQ(MakeHello(Parse({"move", "L_Knee=1"})).controller(), "cloud");
+  EXPECT_FALSE(MakeHello(Parse({"hold"})).no_telemetry());  // hold needs the measured pose
+}
+
+TEST(EdgectlHello, DampIsAnObserverThatWantsItsResult) {
+  const edge::Hello h = MakeHello(Parse({"damp"}));
+  EXPECT_EQ(h.controller(), "");
+  EXPECT_TRUE(h.want_command_results());
+  EXPECT_EQ(MakeHello(Parse({"damp", "--controller", "ble"})).controller(), "ble");
+}
+
+TEST(EdgectlHello, ObserversAndTheirStreams) {
+  const edge::Hello status = MakeHello(Parse({"status", "--token", "s3cret"}));
+  EXPECT_EQ(status.controller(), "");
+  EXPECT_FALSE(status.want_command_results());
+  EXPECT_FALSE(status.no_telemetry());
+  EXPECT_EQ(status.token(), "s3cret");
+  const edge::Hello events = MakeHello(Parse({"events", "--resume", "120"}));
+  EXPECT_TRUE(events.no_telemetry());
+  EXPECT_EQ(events.resume_after_event(), 120u);
+  EXPECT_TRUE(MakeHello(Parse({"diag"})).no_telemetry());
+  EXPECT_EQ(MakeHello(Parse({"move", "L_Knee=1", "--controller="})).controller(), "");
+}
+
+}  // namespace
+}  // namespace robot_edge::edgectl

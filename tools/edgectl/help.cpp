@@ -1,0 +1,77 @@
+// robot-edgectl --help.
+#include "tools/edgectl/options.hpp"
+
+namespace robot_edge::edgectl {
+
+std::string HelpText() {
+  return R"(Usage: robot-edgectl [OPTIONS] COMMAND [ARGS...]
+
+Talks to robot-edged, the control daemon of the humanoid, over its local API.
+
+Commands:
+  status              mode, controller, alerts and a per-joint table (position, velocity,
+                      temperature, current, torque) from one telemetry frame
+  stand               ModeCommand(STAND): ramp to the stand pose (~2 s)
+  damp                ModeCommand(DAMP): motors go limp. Always accepted (emergency stop); sent
+                      as an observer unless --controller is given
+  walk VX VY VYAW     walk at VX m/s (-2..2), VY m/s (-1..1), VYAW rad/s (-2..2); needs STAND and
+                      a locomotion policy. Stays connected, re-sending the velocity every second,
+                      until --duration or Ctrl-C, then sends 0 0 0 (the daemon also stops the
+                      walk when its controller disconnects)
+  move JOINT=RAD...   stream a smooth (quintic) trajectory from the measured pose to the given
+                      joint positions (rad) over --duration at --rate; the other joints hold
+                      their measured position. Joint names as `status` prints them (any case)
+  hold                stream the measured pose for --duration (keeps a trajectory session alive)
+  watch               one line per telemetry frame (10 Hz) until Ctrl-C or --count
+  events              follow system events: errors, controller changes, diagnostics (summary)
+  diag                wait for the next diagnostics (every ~1 s) and print it: CAN bus health,
+                      control-loop timing, command drop counters
+
+Connection options:
+  --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
+                      /run/robot-edge/api.sock)
+  --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
+  --token TOKEN       API token (default $ROBOT_EDGE_TOKEN); needed on TCP when api.token is set
+  --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold;
+                      observer "" for the others; --controller "" makes any command an observer)
+  --timeout S         connect and answer timeout in seconds (default 2)
+  --json              print protobuf messages as JSON, one per line (proto field names; 64-bit
+                      integers are strings, as the protobuf JSON mapping says)
+
+Command options:
+  --duration S        move: length of the ramp (default 2); hold: how long (default 2);
+                      walk: how long to walk (default 0 = until Ctrl-C)
+  --rate HZ           move, hold: packets per second, 10..500 (default 50)
+  --hold S            move: keep streaming the goal for S seconds after the ramp (default 0)
+  --max-speed RAD_S   move: refuse a ramp whose peak joint speed exceeds this (default 2)
+  --count N           watch, events: exit after N messages (default 0 = until Ctrl-C)
+  --resume N          events: first replay the kept events with a sequence above N
+  --joints A,B,...    watch: also print these joints' positions
+  -h, --help          print this text
+  --version           print robot-edgectl's version
+
+Commanding subcommands ask for a CommandResult per command and print "accepted" or
+"refused: REASON" (e.g. velocity_in_damp, velocity_no_policy, not_controller,
+blocked_by_alert).
+
+Trajectory sessions: in MOVE/TRAJECTORY the robot must receive a trajectory at least every
+200 ms or it DAMPs by itself. When move or hold ends or is interrupted, streaming stops and the
+robot DAMPs 200 ms later: use --hold, or follow with `robot-edgectl stand`.
+
+Exit status:
+  0  done; every command accepted
+  1  refused by robot-edged, no answer in time, connection lost, move interrupted
+  2  bad command line, unknown joint, or a move faster than --max-speed
+  3  cannot connect to robot-edged (not running, wrong socket, no permission)
+
+Examples:
+  robot-edgectl status
+  robot-edgectl stand && sleep 2 && robot-edgectl walk 0.3 0 0 --duration 5
+  robot-edgectl move L_Shoulder_Pitch=0.5 L_Elbow=1.2 --duration 3 --hold 1
+  robot-edgectl watch --joints L_Knee,R_Knee
+  robot-edgectl events --resume 120 --json
+  robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag
+)";
+}
+
+}  // namespace robot_edge::edgectl

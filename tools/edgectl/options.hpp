@@ -1,0 +1,80 @@
+// robot-edgectl's command line (pure: parsing and help text, no I/O).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "edge_api.pb.h"
+
+namespace robot_edge::edgectl {
+
+// Exit statuses.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;    // refused, timeout, connection lost, interrupted move
+inline constexpr int kExitUsage = 2;     // bad command line
+inline constexpr int kExitNoDaemon = 3;  // cannot connect to robot-edged
+
+inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
+
+enum class Subcommand { kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag };
+
+const char* ToString(Subcommand subcommand);
+// Subcommands that take control of the robot (controller "cloud" by default).
+bool Commands(Subcommand subcommand);
+
+// A command-line mistake; main() prints it and exits with kExitUsage.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the environment contributes (main() reads it; tests pass their own).
+struct Environment {
+  std::string socket;  ///< ROBOT_EDGE_SOCKET
+  std::string token;   ///< ROBOT_EDGE_TOKEN
+};
+
+struct Options {
+  Subcommand subcommand = Subcommand::kStatus;
+  bool help = false;     ///< -h, --help, or the subcommand "help"
+  bool version = false;  ///< --version
+
+  // Connection.
+  std::string socket = kDefaultSocket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
+  std::string tcp_host;                 ///< --tcp HOST:PORT ("" = use the socket)
+  std::uint16_t tcp_port = 0;
+  std::string token;                      ///< --token TOKEN, env ROBOT_EDGE_TOKEN
+  std::optional<std::string> controller;  ///< --controller NAME ("" = observer); default per
+                                          ///< subcommand (see MakeHello)
+  bool json = false;                      ///< --json: protobuf messages as JSON lines
+  double timeout_s = 2.0;                 ///< --timeout S: connect and each answer (s)
+
+  // Subcommands.
+  double duration_s = 0.0;           ///< --duration S: move 2, hold 2, walk 0 (= until Ctrl-C)
+  double rate_hz = 50.0;             ///< --rate HZ: move / hold packets per second
+  double hold_s = 0.0;               ///< --hold S: move keeps streaming the goal this long
+  double max_speed_rad_s = 2.0;      ///< --max-speed RAD_S: move refuses faster ramps
+  std::uint32_t resume_after = 0;    ///< --resume N: events after sequence N first
+  std::uint64_t count = 0;           ///< --count N: watch / events stop after N; 0 = never
+  std::vector<std::string> joints;   ///< --joints A,B: watch shows these positions
+  float vx = 0, vy = 0, vyaw = 0;    ///< walk VX VY VYAW (m/s, m/s, rad/s)
+  std::vector<std::string> targets;  ///< move JOINT=RAD ...
+};
+
+// Parses argv without argv[0]. Options may come before or after the subcommand; "--" ends
+// options; "-0.5" is a number, not an option. Throws UsageError with a one-line reason.
+Options ParseCommandLine(std::span<const std::string> args, const Environment& env);
+
+// The Hello a subcommand sends: its controller ("cloud" for commanding subcommands except damp,
+// observer "" otherwise, unless --controller), command results for commanding subcommands, no
+// telemetry for events / diag, --resume.
+edge::Hello MakeHello(const Options& options);
+
+// The full --help text.
+std::string HelpText();
+
+}  // namespace robot_edge::edgectl
