@@ -3,7 +3,7 @@
 
 #include <linux/can.h>
 
-#include "can/bus.hpp"
+#include "can/transport.hpp"
 
 namespace robot_edge::can {
 

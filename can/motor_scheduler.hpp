@@ -1,6 +1,6 @@
 // Drives every motor of every bus once per control tick, pipelined: Send() puts one command frame
-// per motor on each bus (one batch per bus, no waiting between motors), and the replies are
-// collected by the next tick's Receive() as they arrived in between. A motor that has not
+// per motor on every bus in one batch (no waiting between motors), and the replies are collected
+// by the next tick's Receive() as they arrived in between. A motor that has not
 // replied for the configured timeout is reported through its feedback's age.
 //
 // Start-up: EnterMotorMode() sends FC to every motor; motors that stay silent are sent FC again
@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "can/bus.hpp"
+#include "can/transport.hpp"
 #include "can/mit_codec.hpp"
 #include "config/config.hpp"
 
@@ -36,6 +36,7 @@ struct MotorFeedback {
   std::int64_t last_reply_us = -1;  // time (µs, the caller's clock) of the Receive() that got it;
                                     // -1 = never replied
   std::uint64_t replies = 0;
+  std::uint32_t unanswered = 0;     // commands sent since its last reply
 };
 
 // Latest IMU frames.
@@ -50,18 +51,18 @@ struct ImuFeedback {
 MitRanges RangesOf(const config::MotorModel& motor);
 ReplyLayout LayoutOf(const config::MotorModel& motor);
 
-// The kernel receive filter the daemon's socket on bus `bus` needs: the bus's master id (motor
-// replies) and, on the IMU's bus, the IMU's two ids.
-std::vector<can_filter> ReceiveFiltersFor(const config::Config& config, std::size_t bus);
+// The kernel receive filter the daemon's transport needs: every bus's master id (motor replies)
+// and the IMU's two ids. (The filter applies to every interface; frames are routed by bus.)
+std::vector<can_filter> ReceiveFilters(const config::Config& config);
 
 class MotorScheduler {
  public:
   static constexpr std::int64_t kMotorModeRetryUs = 100'000;
   static constexpr std::size_t kReceiveBatch = 64;  // frames taken from a bus per Receive() call
 
-  // buses[i] carries config.buses[i]; not owned, must outlive the scheduler. Throws
+  // Bus i of `transport` carries config.buses[i]; not owned, must outlive the scheduler. Throws
   // std::invalid_argument at start-up if the counts differ.
-  MotorScheduler(const config::Config& config, std::span<Bus* const> buses);
+  MotorScheduler(const config::Config& config, Transport& transport);
 
   // Sends FC (enter motor mode) to every motor.
   void EnterMotorMode(std::int64_t now_us);
@@ -70,17 +71,17 @@ class MotorScheduler {
   // IMU frames update imu(); frames from unknown ids are ignored. `now_us` stamps them.
   void Receive(std::int64_t now_us);
 
-  // Encodes targets[j] for joint j (firmware order, targets.size() == joint count) and sends one
-  // batch per bus. Motors silent for longer than the reply timeout are also sent FC, at most
+  // Encodes targets[j] for joint j (firmware order, targets.size() == joint count) and sends them
+  // in one batch. Motors silent for longer than the reply timeout are also sent FC, at most
   // every kMotorModeRetryUs.
   void Send(std::span<const MitCommand> targets, std::int64_t now_us);
 
-  // Shutdown: one batch of `damp_targets`, then FD to every motor.
+  // Shutdown: one batch of `damp_targets`, then one batch of FD to every motor.
   void SendDampThenExit(std::span<const MitCommand> damp_targets);
 
   std::span<const MotorFeedback> motors() const { return feedback_; }
   const ImuFeedback& imu() const { return imu_; }
-  std::size_t bus_count() const { return buses_.size(); }
+  std::size_t bus_count() const { return bus_count_; }
   // Commands on bus `bus` whose reply had not arrived when the next command was sent.
   std::uint64_t missed_replies(std::size_t bus) const {
     return missed_replies_[bus].load(std::memory_order_relaxed);
@@ -98,11 +99,12 @@ class MotorScheduler {
   };
 
   void HandleFrame(std::size_t bus, const can_frame& frame, std::int64_t now_us);
+  void Push(const Motor& motor, const Payload& payload);
 
-  std::vector<Bus*> buses_;
+  Transport& transport_;
+  std::size_t bus_count_;
   std::vector<Motor> motors_;                     // firmware order
   std::vector<MotorFeedback> feedback_;           // firmware order
-  std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
   // bus -> (CAN id -> joint + 1, 0 = none): reply lookup without searching.
   std::vector<std::array<std::uint16_t, 0x800>> joint_by_id_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> missed_replies_;
@@ -112,8 +114,9 @@ class MotorScheduler {
   std::uint32_t imu_gyro_id_;
   std::int64_t reply_timeout_us_;
   ImuFeedback imu_;
-  std::vector<can_frame> tx_;  // scratch, one batch
-  std::vector<can_frame> rx_;  // scratch
+  std::vector<std::uint64_t> missed_this_tick_;   // scratch, per bus
+  std::vector<BusFrame> tx_;  // scratch, one batch
+  std::vector<BusFrame> rx_;  // scratch
 };
 
 }  // namespace robot_edge::can

@@ -2,19 +2,19 @@
 
 namespace robot_edge::daemon {
 
-BusHealth::BusHealth(const config::Config& config, std::span<can::Bus* const> buses,
+BusHealth::BusHealth(const config::Config& config, const can::Transport& transport,
                      const can::MotorScheduler* scheduler,
                      std::vector<std::unique_ptr<can::CanController>> controllers)
     : config_(config),
-      buses_(buses.begin(), buses.end()),
+      transport_(transport),
       scheduler_(scheduler),
       controllers_(std::move(controllers)),
-      previous_(buses.size()) {}
+      previous_(transport.bus_count()) {}
 
 void BusHealth::Fill(std::int64_t now_us,
                      google::protobuf::RepeatedPtrField<edge::CanBusHealth>* out) {
-  for (std::size_t b = 0; b < buses_.size(); ++b) {
-    const can::BusCounters& c = buses_[b]->counters();
+  for (std::size_t b = 0; b < previous_.size(); ++b) {
+    const can::BusCounters& c = transport_.counters(b);
     edge::CanBusHealth* h = out->Add();
     h->set_interface(config_.buses[b].interface);
     h->set_name(config_.buses[b].name);
@@ -23,7 +23,7 @@ void BusHealth::Fill(std::int64_t now_us,
     h->set_error_frames(c.error_frames.load());
     h->set_bus_off_count(c.bus_off_count.load());
     h->set_send_failures(c.send_failures.load());
-    h->set_rx_overflows(c.rx_overflows.load());
+    h->set_rx_overflows(transport_.rx_overflows());  // the socket is shared by every bus
     h->set_link_up(c.link_up.load());
     if (scheduler_ != nullptr) h->set_missed_replies(scheduler_->missed_replies(b));
 

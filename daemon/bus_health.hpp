@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "can/bus.hpp"
+#include "can/transport.hpp"
 #include "can/controller.hpp"
 #include "can/motor_scheduler.hpp"
 #include "config/config.hpp"
@@ -24,7 +24,7 @@ inline constexpr double kBitsPerFrame = 111.0;
 class BusHealth {
  public:
   // controllers[i] supervises buses[i] (may be empty: no supervision).
-  BusHealth(const config::Config& config, std::span<can::Bus* const> buses,
+  BusHealth(const config::Config& config, const can::Transport& transport,
             const can::MotorScheduler* scheduler,
             std::vector<std::unique_ptr<can::CanController>> controllers);
 
@@ -38,7 +38,7 @@ class BusHealth {
     std::int64_t time_us = -1;
   };
   const config::Config& config_;
-  std::vector<can::Bus*> buses_;
+  const can::Transport& transport_;
   const can::MotorScheduler* scheduler_;
   std::vector<std::unique_ptr<can::CanController>> controllers_;
   std::vector<Previous> previous_;

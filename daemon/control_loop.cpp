@@ -20,16 +20,16 @@ std::int64_t SteadyMicros() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
 }
 
-ControlLoop::ControlLoop(const config::Config& config, std::span<can::Bus* const> buses,
+ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport,
                          sm::Policy* policy, ControlChannels* channels)
     : period_us_(config.period_us()),
-      buses_(buses.begin(), buses.end()),
-      scheduler_(config, buses),
+      transport_(transport),
+      scheduler_(config, transport),
       state_machine_(config, policy),
       channels_(channels),
       timing_(config.period_us()),
       joints_(config.joints.size()),
-      bus_status_(buses.size()),
+      bus_status_(transport.bus_count()),
       commands_(config.joints.size()) {
   inputs_.joints = joints_;
   inputs_.buses = bus_status_;
@@ -44,12 +44,10 @@ void ControlLoop::Run() {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nullptr) == EINTR) {
     }
     const std::int64_t start = SteadyMicros();
-    timing_.OnTickStart(start);
+    timing_.OnTickStart(start, deadline);
     Tick(start);
-    const std::int64_t end = SteadyMicros();
-    if (timing_.OnTickEnd(end, deadline + period_us_)) {
-      deadline = end;  // late: start again from now rather than bursting to catch up
-    }
+    // The next deadline, minus one period: the loop adds it back at the top.
+    deadline = timing_.OnTickEnd(start, SteadyMicros(), deadline) - period_us_;
   }
   Shutdown(SteadyMicros());
 }
@@ -93,14 +91,14 @@ void ControlLoop::ReadInputs() {
   for (std::size_t j = 0; j < joints_.size(); ++j) {
     const can::MotorFeedback& m = motors[j];
     joints_[j] = {m.position_rad, m.velocity_rad_s, m.torque_nm, m.temperature_c, m.error_code,
-                  m.last_reply_us};
+                  m.last_reply_us, m.unanswered};
   }
   const can::ImuFeedback& imu = scheduler_.imu();
   inputs_.imu.quat_wxyz = imu.quat_wxyz;
   inputs_.imu.gyro_rad_s = imu.gyro_rad_s;
   inputs_.imu.last_update_us = imu.last_quat_us;
-  for (std::size_t b = 0; b < buses_.size(); ++b) {
-    const can::BusCounters& c = buses_[b]->counters();
+  for (std::size_t b = 0; b < bus_status_.size(); ++b) {
+    const can::BusCounters& c = transport_.counters(b);
     bus_status_[b] = {c.bus_off.load(std::memory_order_relaxed),
                       c.bus_off_count.load(std::memory_order_relaxed)};
   }

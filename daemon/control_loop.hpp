@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "can/bus.hpp"
+#include "can/transport.hpp"
 #include "can/motor_scheduler.hpp"
 #include "config/config.hpp"
 #include "daemon/command_pipe.hpp"
@@ -42,8 +42,9 @@ struct ControlChannels {
 
 class ControlLoop {
  public:
-  // `buses[i]` carries config.buses[i]; `policy` may be null. All must outlive the loop.
-  ControlLoop(const config::Config& config, std::span<can::Bus* const> buses, sm::Policy* policy,
+  // Bus i of `transport` carries config.buses[i]; `policy` may be null. All must outlive the
+  // loop.
+  ControlLoop(const config::Config& config, can::Transport& transport, sm::Policy* policy,
               ControlChannels* channels);
 
   // The control thread: enters motor mode, ticks until RequestStop(), then sends DAMP to every
@@ -69,7 +70,7 @@ class ControlLoop {
   void Publish(std::int64_t now_us, const sm::Outputs& out);
 
   std::int64_t period_us_;
-  std::vector<can::Bus*> buses_;
+  can::Transport& transport_;
   can::MotorScheduler scheduler_;
   sm::StateMachine state_machine_;
   ControlChannels* channels_;

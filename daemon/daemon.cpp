@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "can/controller.hpp"
-#include "can/socketcan_bus.hpp"
+#include "can/socketcan_transport.hpp"
 #include "daemon/bus_health.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/hub.hpp"
@@ -44,8 +44,9 @@ class Daemon {
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
     channels_->wake_fd = wake_fd_;
-    loop_ = std::make_unique<ControlLoop>(config_, buses_, /*policy=*/nullptr, channels_.get());
-    bus_health_ = std::make_unique<BusHealth>(config_, buses_, &loop_->scheduler(),
+    loop_ = std::make_unique<ControlLoop>(config_, *transport_, /*policy=*/nullptr,
+                                          channels_.get());
+    bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
                                               std::move(controllers_));
     hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(),
                                  ::dup(wake_fd_), kVersion);
@@ -71,16 +72,16 @@ class Daemon {
 
  private:
   void OpenBuses() {
-    for (std::size_t b = 0; b < config_.buses.size(); ++b) {
-      const auto& bus = config_.buses[b];
+    can::SocketCanOptions options;
+    for (const auto& bus : config_.buses) {
       auto controller = std::make_unique<can::CanController>(bus.interface, bus);
       controller->Configure();  // bitrate / restart-ms on real CAN; a no-op on vcan
       controllers_.push_back(std::move(controller));
-      can::SocketCanOptions options;
-      options.interface = bus.interface;
-      options.filters = can::ReceiveFiltersFor(config_, b);
-      socketcan_.push_back(std::make_unique<can::SocketCanBus>(can_io_, options));
-      buses_.push_back(socketcan_.back().get());
+      options.interfaces.push_back(bus.interface);
+    }
+    options.filters = can::ReceiveFilters(config_);
+    transport_ = std::make_unique<can::SocketCanTransport>(can_io_, options);
+    for (const auto& bus : config_.buses) {
       spdlog::info("bus {} on {} open", bus.name, bus.interface);
     }
   }
@@ -134,8 +135,7 @@ class Daemon {
   asio::steady_timer watchdog_;
   SystemdNotifier notifier_;
   std::vector<std::unique_ptr<can::CanController>> controllers_;
-  std::vector<std::unique_ptr<can::SocketCanBus>> socketcan_;
-  std::vector<can::Bus*> buses_;
+  std::unique_ptr<can::SocketCanTransport> transport_;
   int wake_fd_ = -1;
   std::unique_ptr<ControlChannels> channels_;
   std::unique_ptr<ControlLoop> loop_;

@@ -315,6 +315,8 @@ void Hub::EveryDiagnosticsPeriod() {
   d->set_loop_overruns(s.overruns);
   d->set_period_jitter_us(static_cast<float>(s.loop.max_jitter_us));
   d->set_period_max_us(static_cast<float>(s.loop.max_period_us));
+  d->set_wake_latency_max_us(static_cast<float>(s.loop.max_latency_us));
+  d->set_tick_work_max_us(static_cast<float>(s.loop.max_work_us));
   d->set_control_mode(ToProto(s.mode));
   d->set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
   for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
@@ -323,6 +325,10 @@ void Hub::EveryDiagnosticsPeriod() {
     c->set_reason(sm::ToString(reason));
     c->set_count(api_counters_[reason] + s.counters[reason]);
   }
+  spdlog::debug("loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
+                "overruns {}, mode {}, {} clients",
+                s.loop.rate_hz, s.loop.max_period_us, s.loop.max_latency_us, s.loop.max_work_us,
+                s.overruns, sm::ToString(s.mode), clients);
   Broadcast(std::move(event));
 }
 

@@ -3,6 +3,7 @@
 #include <linux/can/error.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <csignal>
 
 #include "sim/bus_faults.hpp"
@@ -12,13 +13,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// After a socket error (e.g. the interface vanished), wait this long before waiting again.
+// After a socket error, wait this long before waiting again.
 constexpr auto kRetryDelay = std::chrono::milliseconds(200);
 
-can::SocketCanOptions BusOptions(const config::BusConfig& bus,
-                                 const std::vector<std::uint32_t>& ids) {
+// One socket for every bus: the kernel filter passes the motor ids of all buses (it applies on
+// every interface); frames are routed by their bus.
+can::SocketCanOptions TransportOptions(const config::Config& config, const SimRobot& robot) {
   can::SocketCanOptions options;
-  options.interface = bus.interface;
+  std::vector<std::uint32_t> ids;
+  for (std::size_t b = 0; b < config.buses.size(); ++b) {
+    options.interfaces.push_back(config.buses[b].interface);
+    for (std::uint32_t id : robot.MotorIdsOn(b)) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (std::uint32_t id : ids) options.filters.push_back(can::ExactStandardId(id));
   options.receive_errors = false;  // the robot's side has no use for error frames
   return options;
@@ -34,17 +42,14 @@ Simulator::Simulator(const config::Config& config, SimulatorOptions options)
       imu_timer_(io_),
       status_timer_(io_),
       signals_(io_, SIGINT, SIGTERM),
+      retry_(io_),
       imu_period_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(1.0 / config.sim.imu_rate_hz))) {
-  for (std::size_t b = 0; b < config.buses.size(); ++b) {
-    Port port;
-    port.bus =
-        std::make_unique<can::SocketCanBus>(io_, BusOptions(config.buses[b], robot_.MotorIdsOn(b)));
-    port.retry = std::make_unique<asio::steady_timer>(io_);
-    ports_.push_back(std::move(port));
-  }
-  rx_.resize(can::SocketCanBus::kMaxBatch);
-  replies_.reserve(can::SocketCanBus::kMaxBatch);
+  transport_ = std::make_unique<can::SocketCanTransport>(io_, TransportOptions(config, robot_));
+  rx_.resize(can::SocketCanTransport::kMaxBatch);
+  run_.reserve(can::SocketCanTransport::kMaxBatch);
+  replies_.reserve(can::SocketCanTransport::kMaxBatch);
+  out_.reserve(can::SocketCanTransport::kMaxBatch);
   if (!options_.control_path.empty()) {
     control_ = std::make_unique<ControlServer>(
         io_, options_.control_path,
@@ -64,43 +69,44 @@ void Simulator::Run() {
     spdlog::info("signal {}: shutting down", signal);
     Shutdown();
   });
-  for (std::size_t b = 0; b < ports_.size(); ++b) WaitForFrames(b);
+  WaitForFrames();
   next_imu_ = Clock::now();
   ScheduleImu();
   ScheduleStatus();
   io_.run();
 }
 
-void Simulator::WaitForFrames(std::size_t bus) {
-  ports_[bus].bus->socket().async_wait(asio::socket_base::wait_read,
-                                       [this, bus](std::error_code ec) { OnReadable(bus, ec); });
+void Simulator::WaitForFrames() {
+  transport_->socket().async_wait(asio::socket_base::wait_read,
+                                  [this](std::error_code ec) { OnReadable(ec); });
 }
 
-void Simulator::OnReadable(std::size_t bus, std::error_code ec) {
+void Simulator::OnReadable(std::error_code ec) {
   if (stopping_) return;
-  Port& port = ports_[bus];
-  if (ec) {
-    // The socket was closed under the wait (SocketCanBus reopens it when its interface returns)
-    // or failed: wait again on the current socket a little later.
-    port.retry->expires_after(kRetryDelay);
-    port.retry->async_wait([this, bus](std::error_code retry_ec) {
-      if (retry_ec || stopping_) return;
-      ports_[bus].bus->Send(
-          std::span<const can_frame>());  // lets the bus reopen a vanished interface
-      WaitForFrames(bus);
+  if (ec) {  // the wait failed: wait again a little later
+    retry_.expires_after(kRetryDelay);
+    retry_.async_wait([this](std::error_code retry_ec) {
+      if (!retry_ec && !stopping_) WaitForFrames();
     });
     return;
   }
   const std::int64_t now_us = NowUs();
   for (;;) {
-    const std::size_t n = port.bus->Receive(rx_);
-    if (n == 0) break;
-    replies_.clear();
-    robot_.OnFrames(bus, std::span<const can_frame>(rx_.data(), n), now_us, &replies_);
-    if (!replies_.empty()) port.bus->Send(replies_);
+    const std::size_t n = transport_->Receive(rx_);
+    out_.clear();
+    // Frames arrive bus by bus: hand each run of one bus to the robot.
+    for (std::size_t i = 0; i < n;) {
+      const std::uint32_t bus = rx_[i].bus;
+      run_.clear();
+      for (; i < n && rx_[i].bus == bus; ++i) run_.push_back(rx_[i].frame);
+      replies_.clear();
+      robot_.OnFrames(bus, run_, now_us, &replies_);
+      for (const can_frame& r : replies_) out_.push_back({bus, r});
+    }
+    if (!out_.empty()) transport_->Send(out_);
     if (n < rx_.size()) break;  // drained
   }
-  WaitForFrames(bus);
+  WaitForFrames();
 }
 
 void Simulator::ScheduleImu() {
@@ -112,7 +118,10 @@ void Simulator::ScheduleImu() {
     if (ec || stopping_) return;
     if (robot_.imu().enabled()) {
       const std::array<can_frame, 2> frames = robot_.imu().Frames();
-      ports_[robot_.imu_bus()].bus->Send(frames);
+      const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
+      const std::array<can::BusFrame, 2> out = {can::BusFrame{bus, frames[0]},
+                                                can::BusFrame{bus, frames[1]}};
+      transport_->Send(out);
     }
     ScheduleImu();
   });
@@ -127,7 +136,9 @@ void Simulator::ScheduleStatus() {
     robot_.UpdateRates(now_us);
     if (options_.status_lines) {
       std::uint64_t send_failures = 0;
-      for (const Port& port : ports_) send_failures += port.bus->counters().send_failures.load();
+      for (std::size_t b = 0; b < transport_->bus_count(); ++b) {
+        send_failures += transport_->counters(b).send_failures.load();
+      }
       spdlog::info("{} send_failures={}", robot_.StatusLine(), send_failures);
     }
     ScheduleStatus();
@@ -165,8 +176,8 @@ std::string Simulator::ExecuteBusCommand(const ControlCommand& command) {
   }
   const canid_t error_class =
       command.verb == ControlVerb::kBusOff ? CAN_ERR_BUSOFF : CAN_ERR_RESTARTED;
-  const can_frame frame = MakeErrorFrame(error_class);
-  if (ports_[command.bus].bus->Send(std::span<const can_frame>(&frame, 1)) != 1) {
+  const can::BusFrame frame{static_cast<std::uint32_t>(command.bus), MakeErrorFrame(error_class)};
+  if (transport_->Send(std::span<const can::BusFrame>(&frame, 1)) != 1) {
     return "error: " + bus.interface + ": the error frame was not sent (is the link down?)";
   }
   spdlog::info("control: {} error frame on {}",
@@ -181,10 +192,8 @@ void Simulator::Shutdown() {
   imu_timer_.cancel();
   status_timer_.cancel();
   if (control_) control_->Stop();
-  for (Port& port : ports_) {
-    port.retry->cancel();
-    port.bus->socket().close(ignored);
-  }
+  retry_.cancel();
+  transport_->socket().close(ignored);
 }
 
 }  // namespace robot_edge::sim

@@ -1,12 +1,12 @@
 // robot-edge-sim's event loop: the SimRobot on real SocketCAN buses, the IMU and status timers,
 // the control socket and the signals, all on one asio::io_context run by one thread.
 //
-// Per bus: one SocketCanBus whose kernel filter passes only that bus's motor ids; an async_wait
-// for readability; on wake, Receive() takes the waiting frames in one recvmmsg, the bus's motors
-// advance to now and handle them, and all replies go out in one Send() (one sendmmsg). No
-// per-frame system call, log line or (in steady state) allocation. A wake costs five system
-// calls: asio's epoll_wait and its epoll_ctl re-arm of the wait, one clock_gettime, the recvmmsg
-// and the sendmmsg (measured in user-mode Linux: ~40% of its CPU at 25 commands every 2 ms).
+// One SocketCanTransport for every bus (one socket, whose kernel filter passes the motor ids); an
+// async_wait for readability; on wake, Receive() takes the waiting frames of all buses in one
+// recvmmsg, each bus's motors advance to now and handle their frames, and all replies go out in
+// one Send() (one sendmmsg). No per-frame system call, log line or (in steady state) allocation.
+// A wake costs five system calls: asio's epoll_wait and its epoll_ctl re-arm of the wait, one
+// clock_gettime, the recvmmsg and the sendmmsg — about one wake per control tick of the daemon.
 // Timers: IMU frames at sim.imu_rate_hz on the IMU's bus (one Send() of two frames); the status
 // line once a second. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
 //
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "can/socketcan_bus.hpp"
+#include "can/socketcan_transport.hpp"
 #include "config/config.hpp"
 #include "sim/control_server.hpp"
 #include "sim/sim_robot.hpp"
@@ -48,14 +48,9 @@ class Simulator {
   std::string HandleControlLine(std::string_view line);
 
  private:
-  struct Port {
-    std::unique_ptr<can::SocketCanBus> bus;
-    std::unique_ptr<asio::steady_timer> retry;  // re-arms the wait after a socket error
-  };
-
   std::int64_t NowUs() const;
-  void WaitForFrames(std::size_t bus);
-  void OnReadable(std::size_t bus, std::error_code ec);
+  void WaitForFrames();
+  void OnReadable(std::error_code ec);
   void ScheduleImu();
   void ScheduleStatus();
   std::string ExecuteBusCommand(const ControlCommand& command);
@@ -66,15 +61,18 @@ class Simulator {
   asio::io_context io_;
   std::chrono::steady_clock::time_point start_;
   SimRobot robot_;
-  std::vector<Port> ports_;  // config.buses order
+  std::unique_ptr<can::SocketCanTransport> transport_;  // every bus, one socket
   asio::steady_timer imu_timer_;
   asio::steady_timer status_timer_;
   asio::signal_set signals_;
+  asio::steady_timer retry_;  // re-arms the wait after a socket error
   std::unique_ptr<ControlServer> control_;
   std::chrono::steady_clock::duration imu_period_;
   std::chrono::steady_clock::time_point next_imu_;
-  std::vector<can_frame> rx_;       // scratch: one Receive() batch
-  std::vector<can_frame> replies_;  // scratch: the replies of one batch
+  std::vector<can::BusFrame> rx_;   // scratch: one Receive() batch
+  std::vector<can_frame> run_;      // scratch: the frames of one bus within it
+  std::vector<can_frame> replies_;  // scratch: their replies
+  std::vector<can::BusFrame> out_;  // scratch: every reply of the batch, sent at once
   bool stopping_ = false;
 };
 

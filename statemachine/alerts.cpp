@@ -94,7 +94,8 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     const bool replied = m.last_reply_us >= 0;
     all_replied_ &= replied;
     const std::int64_t age_us = now_us - (replied ? m.last_reply_us : start_us_);
-    const bool silent = replied ? age_us > reply_timeout_us_ : !InGrace(now_us);
+    const bool silent = replied ? age_us > reply_timeout_us_ && m.unanswered >= kMinUnanswered
+                                : !InGrace(now_us);
     Apply(&timeout_[j], silent, !silent, Ms(age_us), now_us, events);
     if (!replied) continue;
     Apply(&overtemp_[j], m.temperature_c >= trip_c_, m.temperature_c < clear_c_,

@@ -3,8 +3,10 @@
 //
 //   MOTOR_OVERTEMP  per joint: trips at temperature >= safety.overtemp_trip_c, clears below
 //                   safety.overtemp_clear_c (hysteresis).
-//   FW_LINK_TIMEOUT per joint: no reply for control.motor_reply_timeout_ms; clears on a reply.
-//                   A motor that never replied is reported once the start-up grace is over.
+//   FW_LINK_TIMEOUT per joint: no reply for control.motor_reply_timeout_ms while at least
+//                   kMinUnanswered commands went unanswered (a daemon that was itself held up
+//                   and sent nothing does not blame its motors); clears on a reply. A motor that
+//                   never replied is reported once the start-up grace is over.
 //   MOTOR_FAULT     per joint: the motor reports an error code; clears when it reports 0.
 //   FALL_DETECTED   tilt from upright above safety.fall_tilt_deg for safety.fall_hold_ms; clears
 //                   below safety.fall_clear_deg. Judged only while the IMU is fresh.
@@ -26,6 +28,7 @@ class AlertMonitor {
  public:
   static constexpr std::int64_t kBusOffHoldUs = 1'000'000;
   static constexpr std::int64_t kMinStartupGraceUs = 500'000;
+  static constexpr std::uint32_t kMinUnanswered = 3;
 
   explicit AlertMonitor(const config::Config& config);
 

@@ -54,6 +54,7 @@ struct JointMeasurement {
   float temperature_c = 0;
   std::uint8_t error_code = 0;      // motor-reported (MotorError), 0 = none
   std::int64_t last_reply_us = -1;  // -1 = never replied
+  std::uint32_t unanswered = 0;     // commands sent to it since its last reply
 };
 
 struct ImuMeasurement {

@@ -11,7 +11,7 @@
 #include <new>
 #include <vector>
 
-#include "can/fake_bus.hpp"
+#include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
 #include "test_config.hpp"
@@ -99,32 +99,33 @@ can_frame Frame(canid_t id, const Payload& payload, std::uint8_t len) {
 }
 
 // 10 000 ticks of the control loop as the daemon runs it: motor replies, IMU frames, error
-// frames, one motor silent (its FC retries go out), one bus refusing frames. Nothing allocates.
+// frames, one motor silent (its FC retries go out), one bus refusing some frames and another
+// whose link is down for a while. Nothing allocates, in Send(), Receive(), EnterMotorMode() or
+// SendDampThenExit().
 TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   const config::Config& config = test::DefaultConfig();
-  std::vector<std::unique_ptr<FakeBus>> fakes;
-  std::vector<Bus*> buses;
-  for (const auto& bus : config.buses) {
-    fakes.push_back(std::make_unique<FakeBus>(bus.interface));
-    buses.push_back(fakes.back().get());
-  }
-  MotorScheduler scheduler(config, buses);
+  std::vector<std::string> interfaces;
+  for (const auto& bus : config.buses) interfaces.push_back(bus.interface);
+  FakeTransport transport(interfaces);
+  MotorScheduler scheduler(config, transport);
   std::vector<MitCommand> targets(config.joints.size(), MitCommand{0.1f, 0, 50, 1, 0});
   // Replies prepared up front (the test's own work must not allocate either).
-  std::vector<std::pair<std::size_t, can_frame>> replies;
+  std::vector<std::pair<std::uint32_t, can_frame>> replies;
   for (std::size_t j = 1; j < config.joints.size(); ++j) {  // joint 0 stays silent
     Payload payload;
     const auto& joint = config.joints[j];
     EncodeReply({static_cast<std::uint8_t>(joint.can_id), 0.2f, 0.1f, 0.3f, 40, 0},
                 RangesOf(config.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
-    replies.emplace_back(joint.bus, Frame(config.buses[joint.bus].master_id, payload, 8));
+    replies.emplace_back(static_cast<std::uint32_t>(joint.bus),
+                         Frame(config.buses[joint.bus].master_id, payload, 8));
   }
   const can_frame quat = Frame(config.imu.quat_id, EncodeImuQuaternion({1, 0, 0, 0}), 8);
   const can_frame gyro = Frame(config.imu.gyro_id, EncodeImuGyro({0.1f, 0, 0}), 6);
+  const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
   can_frame bus_off{};
   bus_off.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
   bus_off.len = CAN_ERR_DLC;
-  fakes[3]->set_send_limit(2);
+  transport.set_send_limit(3, 2);
 
   std::int64_t now_us = 0;
   scheduler.EnterMotorMode(now_us);
@@ -133,14 +134,17 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
     AllocationCounter counter;
     for (int tick = 0; tick < 10'000; ++tick) {
       now_us += 2'000;
-      for (const auto& [bus, frame] : replies) fakes[bus]->Inject(frame);
-      fakes[config.imu.bus]->Inject(quat);
-      fakes[config.imu.bus]->Inject(gyro);
-      if (tick % 100 == 0) fakes[1]->Inject(bus_off);
+      for (const auto& [bus, frame] : replies) transport.Inject(bus, frame);
+      transport.Inject(imu_bus, quat);
+      transport.Inject(imu_bus, gyro);
+      if (tick % 100 == 0) transport.Inject(1, bus_off);
+      if (tick % 1000 == 0) transport.set_link_up(2, tick % 2000 == 0);
       scheduler.Receive(now_us);
       scheduler.Send(targets, now_us);
-      for (auto& fake : fakes) fake->ClearSent();
+      transport.ClearSent();
     }
+    scheduler.EnterMotorMode(now_us);
+    scheduler.SendDampThenExit(targets);
     allocations = counter.count();
   }
   EXPECT_EQ(allocations, 0u);
@@ -148,9 +152,11 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   EXPECT_EQ(scheduler.motors()[1].replies, 10'000u);
   EXPECT_EQ(scheduler.motors()[0].replies, 0u);
   EXPECT_EQ(scheduler.imu().last_gyro_us, now_us);
-  EXPECT_EQ(fakes[1]->counters().bus_off_count.load(), 100u);
-  EXPECT_GT(fakes[3]->counters().send_failures.load(), 0u);
+  EXPECT_EQ(transport.counters(1).bus_off_count.load(), 100u);
+  EXPECT_GT(transport.counters(3).send_failures.load(), 0u);
+  EXPECT_GT(transport.counters(2).send_failures.load(), 0u);
   EXPECT_GT(scheduler.missed_replies(0), 9'000u);
+  EXPECT_EQ(transport.send_calls(), 1u + 10'000u + 1u + 2u);
 }
 
 }  // namespace

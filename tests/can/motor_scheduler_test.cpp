@@ -1,6 +1,6 @@
-// MotorScheduler over five FakeBuses with the robot's default configuration: what goes on which
-// bus with which bytes, what replies and IMU frames do, and the motor-mode retry schedule. Time
-// is a parameter (µs); the tests advance it by hand.
+// MotorScheduler over a five-bus FakeTransport with the robot's default configuration: what goes
+// on which bus with which bytes and in which batch, what replies and IMU frames do, and the
+// motor-mode retry schedule. Time is a parameter (µs); the tests advance it by hand.
 #include "can/motor_scheduler.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "can/fake_bus.hpp"
+#include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "hex.hpp"
 #include "test_config.hpp"
@@ -74,21 +74,47 @@ std::vector<MitCommand> DistinctTargets() {
   return targets;
 }
 
+std::vector<std::string> Interfaces(const config::Config& config) {
+  std::vector<std::string> names;
+  for (const auto& bus : config.buses) names.push_back(bus.interface);
+  return names;
+}
+
+// Records every batch the scheduler hands to the transport (which bus each frame is for, in
+// which order, in which call), and passes it on to a FakeTransport.
+class BatchRecorder final : public Transport {
+ public:
+  explicit BatchRecorder(FakeTransport& inner) : inner_(inner) {}
+  std::size_t bus_count() const override { return inner_.bus_count(); }
+  std::size_t Send(std::span<const BusFrame> frames) override {
+    batches_.emplace_back(frames.begin(), frames.end());
+    return inner_.Send(frames);
+  }
+  std::size_t Receive(std::span<BusFrame> out) override { return inner_.Receive(out); }
+  const BusCounters& counters(std::size_t bus) const override { return inner_.counters(bus); }
+  const std::string& interface(std::size_t bus) const override { return inner_.interface(bus); }
+
+  const std::vector<std::vector<BusFrame>>& batches() const { return batches_; }
+  void Clear() { batches_.clear(); }
+
+ private:
+  FakeTransport& inner_;
+  std::vector<std::vector<BusFrame>> batches_;
+};
+
 class SchedulerTest : public ::testing::Test {
  protected:
-  SchedulerTest() : config_(DefaultConfig()) {
-    for (std::size_t b = 0; b < kBuses; ++b) {
-      fakes_.push_back(std::make_unique<FakeBus>(config_.buses[b].interface));
-      buses_.push_back(fakes_.back().get());
-    }
-    scheduler_ = std::make_unique<MotorScheduler>(config_, buses_);
-  }
+  explicit SchedulerTest(const config::Config& config = DefaultConfig())
+      : config_(config),
+        fake_(Interfaces(config_)),
+        recorder_(fake_),
+        scheduler_(std::make_unique<MotorScheduler>(config_, recorder_)) {}
 
-  FakeBus& bus(std::size_t b) { return *fakes_[b]; }
   void ClearSent() {
-    for (auto& fake : fakes_) fake->ClearSent();
+    fake_.ClearSent();
+    recorder_.Clear();
   }
-  // An AK reply of joint j's motor on its bus, to master id 0.
+  // An AK reply of joint j's motor on its bus, to its bus's master id.
   void Reply(std::size_t j, float position_rad, float velocity_rad_s, float torque_nm,
              std::uint8_t temperature_c = 40) {
     const auto& joint = config_.joints[j];
@@ -96,8 +122,12 @@ class SchedulerTest : public ::testing::Test {
     const std::uint8_t id = static_cast<std::uint8_t>(joint.can_id);
     EncodeReply({id, position_rad, velocity_rad_s, torque_nm, temperature_c, 0},
                 RangesOf(config_.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
-    bus(joint.bus).Inject(Frame(config_.buses[joint.bus].master_id, payload));
+    Inject(joint.bus, Frame(config_.buses[joint.bus].master_id, payload));
   }
+  void Inject(std::size_t bus, const can_frame& frame) {
+    fake_.Inject(static_cast<std::uint32_t>(bus), frame);
+  }
+  const std::vector<can_frame>& Sent(std::size_t bus) const { return fake_.sent(bus); }
   // One tick as the control thread runs it: take the replies, then send the next commands.
   void Tick(std::int64_t now_us) {
     scheduler_->Receive(now_us);
@@ -106,15 +136,15 @@ class SchedulerTest : public ::testing::Test {
   std::size_t FcFramesTo(std::size_t j) {
     const auto& joint = config_.joints[j];
     std::size_t n = 0;
-    for (const can_frame& f : bus(joint.bus).sent()) {
+    for (const can_frame& f : Sent(joint.bus)) {
       n += f.can_id == joint.can_id && DataHex(f) == "fffffffffffffffc";
     }
     return n;
   }
 
-  const config::Config& config_;
-  std::vector<std::unique_ptr<FakeBus>> fakes_;
-  std::vector<Bus*> buses_;
+  const config::Config config_;
+  FakeTransport fake_;
+  BatchRecorder recorder_;
   std::unique_ptr<MotorScheduler> scheduler_;
   std::vector<MitCommand> targets_ = std::vector<MitCommand>(kJoints);
 };
@@ -128,16 +158,21 @@ TEST_F(SchedulerTest, DefaultConfigHasTheRobotsLayout) {
 }
 
 TEST_F(SchedulerTest, BusCountMustMatchTheConfig) {
-  std::vector<Bus*> four(buses_.begin(), buses_.begin() + 4);
+  FakeTransport four({"vcan0", "vcan1", "vcan2", "vcan3"});
   EXPECT_THROW(MotorScheduler(config_, four), std::invalid_argument);
+  FakeTransport six({"vcan0", "vcan1", "vcan2", "vcan3", "vcan4", "vcan5"});
+  EXPECT_THROW(MotorScheduler(config_, six), std::invalid_argument);
 }
 
-TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBus) {
+TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBusInOneBatch) {
   scheduler_->EnterMotorMode(0);
+  EXPECT_EQ(fake_.send_calls(), 1u) << "one Send() for every bus";
+  ASSERT_EQ(recorder_.batches().size(), 1u);
+  EXPECT_EQ(recorder_.batches()[0].size(), kJoints);
   const std::size_t expected_per_bus[kBuses] = {6, 6, 5, 5, 3};
   std::size_t total = 0;
   for (std::size_t b = 0; b < kBuses; ++b) {
-    const auto& sent = bus(b).sent();
+    const auto& sent = Sent(b);
     ASSERT_EQ(sent.size(), expected_per_bus[b]) << "bus " << b;
     std::size_t i = 0;
     for (std::size_t j = 0; j < kJoints; ++j) {  // firmware order within the bus
@@ -157,10 +192,11 @@ TEST_F(SchedulerTest, SendPutsOneCommandPerMotorOnTheJointsBusWithExactBytes) {
   ClearSent();
   targets_ = DistinctTargets();
   scheduler_->Send(targets_, kPeriodUs);  // before any retry is due: commands only
+  EXPECT_EQ(fake_.send_calls(), 2u) << "EnterMotorMode() and Send(): one Send() each";
   std::size_t cursor[kBuses] = {};
   for (std::size_t j = 0; j < kJoints; ++j) {
     const auto& joint = config_.joints[j];
-    const auto& sent = bus(joint.bus).sent();
+    const auto& sent = Sent(joint.bus);
     ASSERT_LT(cursor[joint.bus], sent.size()) << joint.name;
     const can_frame& frame = sent[cursor[joint.bus]++];
     EXPECT_EQ(frame.can_id, joint.can_id) << joint.name;
@@ -168,7 +204,32 @@ TEST_F(SchedulerTest, SendPutsOneCommandPerMotorOnTheJointsBusWithExactBytes) {
     EXPECT_EQ(DataHex(frame), ReferenceCommandHex(targets_[j], config_.motor_of(j))) << joint.name;
   }
   for (std::size_t b = 0; b < kBuses; ++b) {
-    EXPECT_EQ(bus(b).sent().size(), cursor[b]) << "bus " << b << ": one frame per motor";
+    EXPECT_EQ(Sent(b).size(), cursor[b]) << "bus " << b << ": one frame per motor";
+  }
+}
+
+// The point of the Transport: a tick is one Send() call (one sendmmsg in SocketCanTransport)
+// carrying the frames of every bus, each frame tagged with its joint's bus.
+TEST_F(SchedulerTest, EachSendIsOneBatchWithTheFramesOfEveryBus) {
+  scheduler_->EnterMotorMode(0);
+  targets_ = DistinctTargets();
+  for (std::int64_t now = kPeriodUs; now <= 10 * kPeriodUs; now += kPeriodUs) {
+    ClearSent();
+    const std::size_t calls_before = fake_.send_calls();
+    for (std::size_t j = 0; j < kJoints; ++j) Reply(j, 0, 0, 0);
+    Tick(now);
+    EXPECT_EQ(fake_.send_calls(), calls_before + 1) << now;
+    ASSERT_EQ(recorder_.batches().size(), 1u) << now;
+    const std::vector<BusFrame>& batch = recorder_.batches()[0];
+    ASSERT_EQ(batch.size(), kJoints) << now;
+    for (std::size_t j = 0; j < kJoints; ++j) {  // firmware order
+      const auto& joint = config_.joints[j];
+      EXPECT_EQ(batch[j].bus, joint.bus) << joint.name;
+      EXPECT_EQ(batch[j].frame.can_id, joint.can_id) << joint.name;
+      EXPECT_EQ(DataHex(batch[j].frame), ReferenceCommandHex(targets_[j], config_.motor_of(j)))
+          << joint.name;
+    }
+    for (std::size_t b = 0; b < kBuses; ++b) EXPECT_FALSE(Sent(b).empty()) << "bus " << b;
   }
 }
 
@@ -177,7 +238,7 @@ TEST_F(SchedulerTest, SendGoldenFrame) {
   scheduler_->EnterMotorMode(0);
   ClearSent();
   scheduler_->Send(targets_, kPeriodUs);
-  const auto& sent = bus(1).sent();
+  const auto& sent = Sent(1);
   ASSERT_EQ(sent.size(), 6u);
   EXPECT_EQ(sent[3].can_id, 4u);
   EXPECT_EQ(DataHex(sent[3]), "8a3d7ae3338008aa");
@@ -187,7 +248,7 @@ TEST_F(SchedulerTest, SendGoldenFrame) {
 TEST_F(SchedulerTest, ReplyUpdatesTheJointOfThatIdOnThatBus) {
   // Motor 3 on right_leg is R_Hip_Yaw (joint 8); motor 3 on left_leg (joint 2) must not change.
   const std::uint8_t golden[8] = {0x03, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};  // p 0.5,
-  bus(1).Inject(Frame(0, golden));  // v 1.0, t -2.0, 45 °C (see mit_codec_test)
+  Inject(1, Frame(0, golden));  // v 1.0, t -2.0, 45 °C (see mit_codec_test)
   scheduler_->Receive(123'456);
   const MotorFeedback& fb = scheduler_->motors()[8];
   EXPECT_NEAR(fb.position_rad, 0.5f, 25.0f / 65535);
@@ -222,7 +283,7 @@ TEST_F(SchedulerTest, ErrorCodeOfTheReplyIsKept) {
   Payload payload;
   EncodeReply({2, 0, 0, 0, 85, static_cast<std::uint8_t>(MotorError::kOvertemp)},
               RangesOf(config_.motors[0]), ReplyLayout::kAk8Byte, &payload);
-  bus(0).Inject(Frame(0, payload));
+  Inject(0, Frame(0, payload));
   scheduler_->Receive(1);
   EXPECT_EQ(scheduler_->motors()[1].error_code, static_cast<std::uint8_t>(MotorError::kOvertemp));
   EXPECT_EQ(scheduler_->motors()[1].temperature_c, 85.0f);
@@ -231,19 +292,19 @@ TEST_F(SchedulerTest, ErrorCodeOfTheReplyIsKept) {
 TEST_F(SchedulerTest, FramesFromUnknownIdsOrNotToTheMasterAreIgnored) {
   const std::uint8_t reply_of_9[8] = {0x09, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};
   const std::uint8_t reply_of_3[8] = {0x03, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};
-  bus(1).Inject(Frame(0, reply_of_9));                      // no motor 9 on right_leg
-  bus(4).Inject(Frame(0, std::span(reply_of_9).first(8)));  // nor on waist_neck (1..3)
-  bus(1).Inject(Frame(0x7, reply_of_3));                    // not the master id
-  bus(1).Inject(Frame(0x3, reply_of_3));                    // a command id, not a reply
-  bus(1).Inject(Frame(0 | CAN_EFF_FLAG, reply_of_3));       // extended frame with id 0
-  bus(1).Inject(Frame(0 | CAN_RTR_FLAG, reply_of_3));       // remote frame
-  bus(1).Inject(Frame(0, std::span(reply_of_3).first(6)));  // an AK reply needs 8 bytes
-  bus(1).Inject(Frame(0, {}));                              // empty
+  Inject(1, Frame(0, reply_of_9));                      // no motor 9 on right_leg
+  Inject(4, Frame(0, std::span(reply_of_9).first(8)));  // nor on waist_neck (1..3)
+  Inject(1, Frame(0x7, reply_of_3));                    // not the master id
+  Inject(1, Frame(0x3, reply_of_3));                    // a command id, not a reply
+  Inject(1, Frame(0 | CAN_EFF_FLAG, reply_of_3));       // extended frame with id 0
+  Inject(1, Frame(0 | CAN_RTR_FLAG, reply_of_3));       // remote frame
+  Inject(1, Frame(0, std::span(reply_of_3).first(6)));  // an AK reply needs 8 bytes
+  Inject(1, Frame(0, {}));                              // empty
   scheduler_->Receive(5 * kMs);
   for (std::size_t j = 0; j < kJoints; ++j) {
     EXPECT_EQ(scheduler_->motors()[j].replies, 0u) << config_.joints[j].name;
   }
-  bus(1).Inject(Frame(0, reply_of_3));  // the control: this one counts
+  Inject(1, Frame(0, reply_of_3));  // the control: this one counts
   scheduler_->Receive(6 * kMs);
   EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
 }
@@ -252,13 +313,13 @@ TEST_F(SchedulerTest, ImuFramesOnTheImuBusUpdateImu) {
   const Payload quat = EncodeImuQuaternion({1.0f, 0.0f, 0.5f, -0.25f});
   const Payload gyro = EncodeImuGyro({1.0f, -2.5f, 0.0f});
   // On another bus they are nobody's frames.
-  bus(0).Inject(Frame(0x101, quat));
-  bus(0).Inject(Frame(0x102, std::span(gyro).first(6)));
+  Inject(0, Frame(0x101, quat));
+  Inject(0, Frame(0x102, std::span(gyro).first(6)));
   scheduler_->Receive(1 * kMs);
   EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
   EXPECT_EQ(scheduler_->imu().last_gyro_us, -1);
 
-  bus(kWaistNeck).Inject(Frame(0x101, quat));
+  Inject(kWaistNeck, Frame(0x101, quat));
   scheduler_->Receive(2 * kMs);
   EXPECT_EQ(scheduler_->imu().last_quat_us, 2 * kMs);
   EXPECT_EQ(scheduler_->imu().last_gyro_us, -1);
@@ -266,7 +327,7 @@ TEST_F(SchedulerTest, ImuFramesOnTheImuBusUpdateImu) {
   EXPECT_NEAR(scheduler_->imu().quat_wxyz[2], 0.5f, 1.0f / 32767);
   EXPECT_NEAR(scheduler_->imu().quat_wxyz[3], -0.25f, 1.0f / 32767);
 
-  bus(kWaistNeck).Inject(Frame(0x102, std::span(gyro).first(6)));
+  Inject(kWaistNeck, Frame(0x102, std::span(gyro).first(6)));
   scheduler_->Receive(3 * kMs);
   EXPECT_EQ(scheduler_->imu().last_gyro_us, 3 * kMs);
   EXPECT_FLOAT_EQ(scheduler_->imu().gyro_rad_s[0], 1.0f);
@@ -277,7 +338,7 @@ TEST_F(SchedulerTest, ImuFramesOnTheImuBusUpdateImu) {
 
 TEST_F(SchedulerTest, ShortImuFramesAreIgnored) {
   const Payload quat = EncodeImuQuaternion({0.0f, 1.0f, 0.0f, 0.0f});
-  bus(kWaistNeck).Inject(Frame(0x101, std::span(quat).first(7)));
+  Inject(kWaistNeck, Frame(0x101, std::span(quat).first(7)));
   scheduler_->Receive(1 * kMs);
   EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
   EXPECT_FLOAT_EQ(scheduler_->imu().quat_wxyz[0], 1.0f);  // still identity
@@ -338,12 +399,19 @@ TEST_F(SchedulerTest, SilentMotorGetsFcAfterItsTimeoutThenEveryRetryInterval) {
   }
   ClearSent();
   Tick(now + MotorScheduler::kMotorModeRetryUs);
-  const auto& sent = bus(2).sent();
+  const auto& sent = Sent(2);
   ASSERT_EQ(sent.size(), 6u);  // five commands and one FC
   EXPECT_EQ(sent[3].can_id, 4u);
   EXPECT_EQ(DataHex(sent[3]), "fffffffffffffffc");
   EXPECT_EQ(sent[4].can_id, 4u);
   EXPECT_EQ(DataHex(sent[4]), "8000800000000800");
+  ASSERT_EQ(recorder_.batches().size(), 1u);
+  const std::vector<BusFrame>& batch = recorder_.batches()[0];
+  ASSERT_EQ(batch.size(), kJoints + 1);
+  EXPECT_EQ(batch[kSilent].bus, 2u);
+  EXPECT_EQ(DataHex(batch[kSilent].frame), "fffffffffffffffc");
+  EXPECT_EQ(DataHex(batch[kSilent + 1].frame), "8000800000000800");
+  EXPECT_EQ(batch[kSilent + 1].frame.can_id, 4u);
 }
 
 TEST_F(SchedulerTest, MotorThatNeverRepliedGetsFcEveryRetryInterval) {
@@ -363,12 +431,27 @@ TEST_F(SchedulerTest, SendDampThenExitSendsDampThenFdToEveryMotor) {
     damp[j] = {0, 0, 0, static_cast<float>(config_.joints[j].damp_kd), 0};
   }
   scheduler_->SendDampThenExit(damp);
+  // Two batches: every motor's DAMP, then every motor's FD (no motor leaves motor mode before
+  // every motor has its DAMP command).
+  EXPECT_EQ(fake_.send_calls(), 2u);
+  ASSERT_EQ(recorder_.batches().size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const std::vector<BusFrame>& batch = recorder_.batches()[k];
+    ASSERT_EQ(batch.size(), kJoints) << "batch " << k;
+    for (std::size_t j = 0; j < kJoints; ++j) {
+      EXPECT_EQ(batch[j].bus, config_.joints[j].bus) << config_.joints[j].name;
+      EXPECT_EQ(batch[j].frame.can_id, config_.joints[j].can_id) << config_.joints[j].name;
+      EXPECT_EQ(DataHex(batch[j].frame),
+                k == 0 ? ReferenceCommandHex(damp[j], config_.motor_of(j)) : "fffffffffffffffd")
+          << config_.joints[j].name << " batch " << k;
+    }
+  }
   for (std::size_t b = 0; b < kBuses; ++b) {
     std::vector<std::size_t> joints;
     for (std::size_t j = 0; j < kJoints; ++j) {
       if (config_.joints[j].bus == b) joints.push_back(j);
     }
-    const auto& sent = bus(b).sent();
+    const auto& sent = Sent(b);
     ASSERT_EQ(sent.size(), 2 * joints.size()) << "bus " << b;
     for (std::size_t i = 0; i < joints.size(); ++i) {
       const std::size_t j = joints[i];
@@ -380,22 +463,26 @@ TEST_F(SchedulerTest, SendDampThenExitSendsDampThenFdToEveryMotor) {
     }
   }
   // damp_kd 1.5 of L_Hip_Pitch: kd field round(1.5 / 5 * 4095) = 1229 = 0x4cd.
-  EXPECT_EQ(DataHex(bus(0).sent()[0]), "80008000004cd800");
+  EXPECT_EQ(DataHex(Sent(0)[0]), "80008000004cd800");
 }
 
 TEST_F(SchedulerTest, FramesTheBusRefusesCountAsSendFailures) {
-  bus(0).set_send_limit(2);
+  fake_.set_send_limit(0, 2);
   scheduler_->Send(targets_, kPeriodUs);
-  EXPECT_EQ(bus(0).sent().size(), 2u);
-  EXPECT_EQ(bus(0).counters().frames_sent.load(), 2u);
-  EXPECT_EQ(bus(0).counters().send_failures.load(), 4u);
-  EXPECT_EQ(bus(1).counters().send_failures.load(), 0u);
-  EXPECT_EQ(bus(1).counters().frames_sent.load(), 6u);
+  EXPECT_EQ(Sent(0).size(), 2u);
+  EXPECT_EQ(fake_.counters(0).frames_sent.load(), 2u);
+  EXPECT_EQ(fake_.counters(0).send_failures.load(), 4u);
+  EXPECT_EQ(fake_.counters(1).send_failures.load(), 0u);
+  EXPECT_EQ(fake_.counters(1).frames_sent.load(), 6u);
 
-  bus(3).set_link_up(false);
+  fake_.set_link_up(3, false);
   scheduler_->Send(targets_, 2 * kPeriodUs);
-  EXPECT_EQ(bus(3).counters().send_failures.load(), 5u);
-  EXPECT_EQ(bus(3).counters().frames_sent.load(), 5u);  // the first tick's
+  EXPECT_EQ(fake_.counters(3).send_failures.load(), 5u);
+  EXPECT_EQ(fake_.counters(3).frames_sent.load(), 5u);  // the first tick's
+  // A bus that refuses frames does not hold back the others in the same batch.
+  EXPECT_EQ(fake_.send_calls(), 2u);
+  EXPECT_EQ(fake_.counters(4).frames_sent.load(), 2u * 3u);
+  EXPECT_EQ(fake_.counters(2).frames_sent.load(), 2u * 5u);
 }
 
 TEST_F(SchedulerTest, ErrorFramesAreCountedByTheBusNotTakenAsReplies) {
@@ -403,15 +490,15 @@ TEST_F(SchedulerTest, ErrorFramesAreCountedByTheBusNotTakenAsReplies) {
   error.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
   error.len = CAN_ERR_DLC;
   error.data[0] = 3;  // would be "motor 3" if it were taken as a reply
-  bus(1).Inject(error);
+  Inject(1, error);
   scheduler_->Receive(1 * kMs);
-  EXPECT_EQ(bus(1).counters().error_frames.load(), 1u);
-  EXPECT_EQ(bus(1).counters().bus_off_count.load(), 1u);
-  EXPECT_TRUE(bus(1).counters().bus_off.load());
+  EXPECT_EQ(fake_.counters(1).error_frames.load(), 1u);
+  EXPECT_EQ(fake_.counters(1).bus_off_count.load(), 1u);
+  EXPECT_TRUE(fake_.counters(1).bus_off.load());
   EXPECT_EQ(scheduler_->motors()[8].replies, 0u);
   Reply(8, 0, 0, 0);  // the bus works again
   scheduler_->Receive(2 * kMs);
-  EXPECT_FALSE(bus(1).counters().bus_off.load());
+  EXPECT_FALSE(fake_.counters(1).bus_off.load());
   EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
 }
 
@@ -449,34 +536,62 @@ TEST(LayoutOf, FollowsTheReplyFormat) {
 
 constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
 
-TEST(ReceiveFiltersFor, MasterIdOnEveryBusAndImuIdsOnTheImuBus) {
-  const config::Config& c = DefaultConfig();
-  for (std::size_t b = 0; b < kWaistNeck; ++b) {
-    const std::vector<can_filter> f = ReceiveFiltersFor(c, b);
-    ASSERT_EQ(f.size(), 1u) << b;
-    EXPECT_EQ(f[0].can_id, 0u);
-    EXPECT_EQ(f[0].can_mask, kExactMask);
-  }
-  const std::vector<can_filter> f = ReceiveFiltersFor(c, kWaistNeck);
-  ASSERT_EQ(f.size(), 3u);
+// One kernel filter for the one socket of every bus: the union of the buses' master ids and
+// the IMU's ids, each exactly once (the scheduler routes by bus; the kernel cannot).
+TEST(ReceiveFilters, UnionOfMasterIdsAndImuIds) {
+  const std::vector<can_filter> f = ReceiveFilters(DefaultConfig());
+  ASSERT_EQ(f.size(), 3u) << "master id 0 on five buses is one filter";
   EXPECT_EQ(f[0].can_id, 0u);
   EXPECT_EQ(f[1].can_id, 0x101u);
   EXPECT_EQ(f[2].can_id, 0x102u);
   for (const can_filter& filter : f) EXPECT_EQ(filter.can_mask, kExactMask);
 }
 
-TEST(ReceiveFiltersFor, FollowsTheConfiguredIds) {
+TEST(ReceiveFilters, FollowsTheConfiguredIds) {
   config::Config c = DefaultConfig();
   c.buses[2].master_id = 0x7F;
+  c.buses[3].master_id = 0x7E;
   c.imu.bus = 2;
   c.imu.quat_id = 0x201;
   c.imu.gyro_id = 0x202;
-  const std::vector<can_filter> f = ReceiveFiltersFor(c, 2);
-  ASSERT_EQ(f.size(), 3u);
-  EXPECT_EQ(f[0].can_id, 0x7Fu);
-  EXPECT_EQ(f[1].can_id, 0x201u);
-  EXPECT_EQ(f[2].can_id, 0x202u);
-  EXPECT_EQ(ReceiveFiltersFor(c, kWaistNeck).size(), 1u);
+  const std::vector<can_filter> f = ReceiveFilters(c);
+  std::vector<canid_t> ids;
+  for (const can_filter& filter : f) {
+    ids.push_back(filter.can_id);
+    EXPECT_EQ(filter.can_mask, kExactMask) << filter.can_id;
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202}));
+}
+
+// The kernel filter lets every bus's master id through on every bus: the scheduler must take a
+// reply only from the bus whose master id it is addressed to.
+class DistinctMasterIdsTest : public SchedulerTest {
+ protected:
+  DistinctMasterIdsTest() : SchedulerTest(WithMasterIds()) {}
+  static config::Config WithMasterIds() {
+    config::Config c = DefaultConfig();
+    for (std::size_t b = 0; b < c.buses.size(); ++b) {
+      c.buses[b].master_id = static_cast<std::uint32_t>(0x10 + b);
+    }
+    return c;
+  }
+};
+
+TEST_F(DistinctMasterIdsTest, ReplyCountsOnlyOnTheBusOfItsMasterId) {
+  const std::uint8_t reply_of_3[8] = {0x03, 0x85, 0x1e, 0x82, 0x87, 0x1c, 0x2d, 0x00};
+  Inject(1, Frame(0x10, reply_of_3));  // bus 0's master id, arriving on bus 1
+  Inject(0, Frame(0x11, reply_of_3));  // bus 1's master id, arriving on bus 0
+  Inject(1, Frame(0x00, reply_of_3));  // the default master id, no longer bus 1's
+  scheduler_->Receive(1 * kMs);
+  for (std::size_t j = 0; j < kJoints; ++j) {
+    EXPECT_EQ(scheduler_->motors()[j].replies, 0u) << config_.joints[j].name;
+  }
+  Inject(1, Frame(0x11, reply_of_3));  // R_Hip_Yaw's reply to its own master
+  Inject(0, Frame(0x10, reply_of_3));  // L_Hip_Yaw's
+  scheduler_->Receive(2 * kMs);
+  EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
+  EXPECT_EQ(scheduler_->motors()[2].replies, 1u);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
   const config::Config config = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   test::FakeRobot robot(config);
   ControlChannels channels(config, 8, 4096);
-  ControlLoop loop(config, robot.buses(), nullptr, &channels);
+  ControlLoop loop(config, robot.transport(), nullptr, &channels);
 
   std::int64_t t = 0;
   const auto tick = [&] {

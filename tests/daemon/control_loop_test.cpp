@@ -22,7 +22,7 @@ class ControlLoopTest : public testing::Test {
  protected:
   ControlLoopTest() : robot_(Config()), channels_(Config(), 8, 256) {
     channels_.wake_fd = ::eventfd(0, EFD_NONBLOCK);
-    loop_ = std::make_unique<ControlLoop>(Config(), robot_.buses(), nullptr, &channels_);
+    loop_ = std::make_unique<ControlLoop>(Config(), robot_.transport(), nullptr, &channels_);
   }
   ~ControlLoopTest() override { ::close(channels_.wake_fd); }
 
@@ -51,7 +51,7 @@ class ControlLoopTest : public testing::Test {
   // The command frame last sent to joint j, decoded.
   can::MitCommand Sent(std::size_t j) {
     const auto& joint = Config().joints[j];
-    for (const can_frame& f : robot_.bus(joint.bus).sent()) {
+    for (const can_frame& f : robot_.transport().sent(joint.bus)) {
       can::MitCommand c;
       if (f.can_id == joint.can_id &&
           can::DecodeCommand(std::span(f.data, 8), can::RangesOf(Config().motor_of(j)), &c)) {
@@ -73,7 +73,7 @@ TEST_F(ControlLoopTest, EveryTickSendsOneDampCommandPerMotorAtBoot) {
   robot_.Answer();
   loop_->Tick(20 * kMs);
   std::size_t frames = 0;
-  for (std::size_t b = 0; b < 5; ++b) frames += robot_.bus(b).sent().size();
+  for (std::size_t b = 0; b < 5; ++b) frames += robot_.transport().sent(b).size();
   EXPECT_EQ(frames, 25u) << "one frame per motor, no waiting for replies in between";
   for (std::size_t j = 0; j < 25; ++j) {
     EXPECT_EQ(Sent(j).kp, 0.0f) << j;
@@ -148,7 +148,7 @@ TEST_F(ControlLoopTest, ShutdownSendsDampThenExitsMotorModeOnEveryBus) {
   robot_.Answer();  // clears what was sent so far
   loop_->Shutdown(20 * kMs);
   for (std::size_t b = 0; b < 5; ++b) {
-    const auto& sent = robot_.bus(b).sent();
+    const auto& sent = robot_.transport().sent(b);
     const std::size_t motors = sent.size() / 2;
     ASSERT_GT(motors, 0u);
     for (std::size_t i = 0; i < sent.size(); ++i) {

@@ -1,4 +1,4 @@
-// A minimal robot behind FakeBuses for control-loop unit tests: every motor in motor mode answers
+// A minimal robot behind a FakeTransport for control-loop unit tests: every motor in motor mode answers
 // each command with a reply whose position is the commanded one, and the IMU reports upright.
 // Logic only — the real simulator on vcan is tested by the vcan suites.
 #pragma once
@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "can/fake_bus.hpp"
+#include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
@@ -16,28 +16,24 @@ namespace robot_edge::daemon::test {
 
 class FakeRobot {
  public:
-  explicit FakeRobot(const config::Config& c) : config_(c) {
-    for (const auto& b : c.buses) fakes_.push_back(std::make_unique<can::FakeBus>(b.interface));
-    for (auto& f : fakes_) buses_.push_back(f.get());
-    motor_mode_.resize(c.joints.size(), true);
+  explicit FakeRobot(const config::Config& c) : config_(c), transport_(Interfaces(c)) {
     temperature_.resize(c.joints.size(), 30);
   }
 
-  std::span<can::Bus* const> buses() { return buses_; }
-  can::FakeBus& bus(std::size_t b) { return *fakes_[b]; }
+  can::FakeTransport& transport() { return transport_; }
 
   // Answers what was sent since the last call, and sends the IMU frames.
   void Answer() {
-    for (std::size_t b = 0; b < fakes_.size(); ++b) {
-      for (const can_frame& f : fakes_[b]->sent()) AnswerFrame(b, f);
-      fakes_[b]->ClearSent();
+    for (std::size_t b = 0; b < config_.buses.size(); ++b) {
+      for (const can_frame& f : transport_.sent(b)) AnswerFrame(b, f);
     }
+    transport_.ClearSent();
     can_frame q{};
     q.can_id = config_.imu.quat_id;
     q.len = 8;
     const auto payload = can::EncodeImuQuaternion({1, 0, 0, 0});
     std::copy(payload.begin(), payload.end(), q.data);
-    fakes_[config_.imu.bus]->Inject(q);
+    transport_.Inject(static_cast<std::uint32_t>(config_.imu.bus), q);
   }
 
   std::vector<std::uint8_t> temperature_;
@@ -58,14 +54,18 @@ class FakeRobot {
       r.can_id = config_.buses[bus].master_id;
       r.len = len;
       std::copy(out.begin(), out.begin() + len, r.data);
-      fakes_[bus]->Inject(r);
+      transport_.Inject(static_cast<std::uint32_t>(bus), r);
     }
   }
 
+  static std::vector<std::string> Interfaces(const config::Config& c) {
+    std::vector<std::string> names;
+    for (const auto& b : c.buses) names.push_back(b.interface);
+    return names;
+  }
+
   const config::Config& config_;
-  std::vector<std::unique_ptr<can::FakeBus>> fakes_;
-  std::vector<can::Bus*> buses_;
-  std::vector<bool> motor_mode_;
+  can::FakeTransport transport_;
 };
 
 }  // namespace robot_edge::daemon::test

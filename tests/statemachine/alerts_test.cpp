@@ -121,6 +121,7 @@ TEST(MotorTimeout, ReportedWhenAMotorIsSilentLongerThanTheTimeout) {
   m.robot.joints[20].last_reply_us = 1 * kS;
   auto in = m.robot.At(1 * kS + 49 * kMs);
   m.robot.joints[20].last_reply_us = 1 * kS;  // silent since 1 s
+  m.robot.joints[20].unanswered = 25;
   EXPECT_EQ(m.sm.Step(1 * kS + 50 * kMs, in).mode, Mode::kStand) << "50 ms is not more than 50";
   in = m.robot.At(1 * kS + 52 * kMs);
   m.robot.joints[20].last_reply_us = 1 * kS;
@@ -134,6 +135,22 @@ TEST(MotorTimeout, ReportedWhenAMotorIsSilentLongerThanTheTimeout) {
   EXPECT_EQ(out.error_flags, 0x04u);
   // Replies again: cleared.
   EXPECT_TRUE(m.Step(2 * kS).alerts.empty());
+}
+
+TEST(MotorTimeout, NotBlamedOnMotorsWhenTheirCommandsWereNotSent) {
+  // The daemon itself was held up for 60 ms: nothing was sent, so nothing went unanswered.
+  Machine m;
+  m.BringTo(Mode::kStand, 1 * kS);
+  auto in = m.robot.At(1 * kS + 60 * kMs);
+  for (auto& j : m.robot.joints) {
+    j.last_reply_us = 1 * kS;
+    j.unanswered = 1;
+  }
+  EXPECT_EQ(m.sm.Step(1 * kS + 60 * kMs, in).mode, Mode::kStand);
+  for (auto& j : m.robot.joints) j.unanswered = AlertMonitor::kMinUnanswered;
+  const Outputs& out = m.sm.Step(1 * kS + 64 * kMs, in);
+  EXPECT_EQ(out.mode, Mode::kDamp) << "commands keep going unanswered: the motors are silent";
+  EXPECT_EQ(out.alerts.size(), 25u);
 }
 
 TEST(MotorTimeout, AMotorThatNeverRepliedBlocksStandThenIsReported) {

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <linux/can/error.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -40,6 +42,62 @@ std::string VcanProblem(int buses) {
 int IpLink(const std::string& args) {
   const int status = std::system(("ip link " + args).c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+namespace {
+
+// Appends a netlink attribute to the message `header` (whose buffer has room); returns it.
+rtattr* AddAttribute(nlmsghdr* header, unsigned short type, const void* data, std::size_t size) {
+  auto* attribute =
+      reinterpret_cast<rtattr*>(reinterpret_cast<char*>(header) + NLMSG_ALIGN(header->nlmsg_len));
+  attribute->rta_type = type;
+  attribute->rta_len = static_cast<unsigned short>(RTA_LENGTH(size));
+  if (size > 0) std::memcpy(RTA_DATA(attribute), data, size);
+  header->nlmsg_len = NLMSG_ALIGN(header->nlmsg_len) + RTA_ALIGN(attribute->rta_len);
+  return attribute;
+}
+
+}  // namespace
+
+std::string AddVcanNow(const std::string& name) {
+  alignas(nlmsghdr) char buffer[512] = {};
+  auto* header = reinterpret_cast<nlmsghdr*>(buffer);
+  header->nlmsg_len = NLMSG_LENGTH(sizeof(ifinfomsg));
+  header->nlmsg_type = RTM_NEWLINK;
+  header->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
+  header->nlmsg_seq = 1;
+  auto* info = static_cast<ifinfomsg*>(NLMSG_DATA(header));
+  info->ifi_family = AF_UNSPEC;
+  info->ifi_flags = IFF_UP;  // created up
+  info->ifi_change = IFF_UP;
+  AddAttribute(header, IFLA_IFNAME, name.c_str(), name.size() + 1);
+  rtattr* link_info = AddAttribute(header, IFLA_LINKINFO, nullptr, 0);
+  AddAttribute(header, IFLA_INFO_KIND, "vcan", 4);
+  link_info->rta_len =
+      static_cast<unsigned short>(buffer + header->nlmsg_len - reinterpret_cast<char*>(link_info));
+
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return std::string("netlink socket: ") + std::strerror(errno);
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  std::string problem;
+  if (::sendto(fd, buffer, header->nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel),
+               sizeof(kernel)) < 0) {
+    problem = std::string("RTM_NEWLINK: ") + std::strerror(errno);
+  } else {
+    alignas(nlmsghdr) char reply[1024];
+    const ssize_t n = ::recv(fd, reply, sizeof(reply), 0);
+    const auto* answer = reinterpret_cast<const nlmsghdr*>(reply);
+    if (n < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(nlmsgerr))) ||
+        answer->nlmsg_type != NLMSG_ERROR) {
+      problem = "RTM_NEWLINK: no acknowledgement";
+    } else if (const int error = static_cast<const nlmsgerr*>(NLMSG_DATA(answer))->error;
+               error != 0) {
+      problem = "RTM_NEWLINK " + name + ": " + std::strerror(-error);
+    }
+  }
+  ::close(fd);
+  return problem;
 }
 
 namespace {
