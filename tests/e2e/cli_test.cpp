@@ -1,0 +1,75 @@
+// End to end on vcan: robot-edgectl against the real daemon.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "harness.hpp"
+
+namespace robot_edge::e2e {
+namespace {
+
+struct CtlResult {
+  int status;
+  std::string output;
+};
+
+CtlResult Ctl(const Robot& robot, const std::string& args) {
+  const std::string command = std::string(ROBOT_EDGECTL) + " --socket " + robot.api_socket() +
+                              " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Cli, StatusStandWalkMoveAndDamp) {
+  Robot robot;
+  auto observer = robot.Connect("");
+  ASSERT_TRUE(WaitTelemetry(observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+
+  CtlResult r = Ctl(robot, "status");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("DAMP"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("L_Hip_Pitch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Neck_Yaw"), std::string::npos) << r.output;
+
+  r = Ctl(robot, "walk 0.3 0 0 --duration 1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("velocity_in_damp"), std::string::npos) << r.output;
+
+  r = Ctl(robot, "stand");
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = Ctl(robot, "walk 0.3 0 0 --duration 1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("velocity_no_policy"), std::string::npos) << r.output;
+
+  r = Ctl(robot, "move L_Elbow=1.0 --duration 1 --hold 0.5");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const auto moved = WaitTelemetry(
+      observer,
+      [](const edge::EdgeTelemetry& msg) { return std::fabs(msg.joint_pos(15) - 1.0f) < 0.08f; }, 1s);
+  EXPECT_TRUE(moved) << "L_Elbow did not reach 1.0 rad";
+  ASSERT_TRUE(WaitError(observer, "TRAJECTORY_TIMEOUT", 3s)) << "streaming stopped: DAMP";
+
+  r = Ctl(robot, "damp");
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = Ctl(robot, "diag");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("vcan4"), std::string::npos) << r.output;
+}
+
+TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
+  Robot robot;
+  robot.StopDaemon();
+  const CtlResult r = Ctl(robot, "status");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("robot-edged"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace robot_edge::e2e

@@ -1,0 +1,369 @@
+#include "harness.hpp"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace robot_edge::e2e {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Tail(const std::string& text, std::size_t lines) {
+  std::size_t at = text.size();
+  for (std::size_t n = 0; n <= lines && at > 0; ++n) at = text.rfind('\n', at - 1);
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
+
+template <typename Predicate>
+bool Eventually(Predicate done, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return done();
+}
+
+}  // namespace
+
+std::int64_t NowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---- Child ----
+
+Child::Child(const std::vector<std::string>& argv, const std::string& log_prefix,
+             const std::vector<std::string>& extra_env)
+    : out_(log_prefix + ".out"), err_(log_prefix + ".err") {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  env_strings.insert(env_strings.end(), extra_env.begin(), extra_env.end());
+  std::vector<char*> env;
+  for (auto& e : env_strings) env.push_back(e.data());
+  env.push_back(nullptr);
+  const int r = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (r != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(r));
+}
+
+Child::~Child() {
+  if (Running()) Stop(SIGKILL, 5s);
+}
+
+bool Child::Running() {
+  if (status_) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    status_ = status;
+    return false;
+  }
+  return true;
+}
+
+int Child::Stop(int signal, Millis timeout) {
+  if (Running()) {
+    ::kill(pid_, signal);
+    if (!Eventually([this] { return !Running(); }, timeout)) {
+      ::kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      return -1;
+    }
+  }
+  if (WIFEXITED(*status_)) return WEXITSTATUS(*status_);
+  return 128 + WTERMSIG(*status_);
+}
+
+std::string Child::Stdout() const { return ReadFile(out_); }
+std::string Child::Stderr() const { return ReadFile(err_); }
+
+// ---- BusMonitor ----
+
+BusMonitor::BusMonitor(const config::Config& config) : config_(config) {
+  can::SocketCanOptions options;
+  std::set<std::uint32_t> ids;
+  for (const auto& b : config.buses) options.interfaces.push_back(b.interface);
+  for (const auto& j : config.joints) ids.insert(j.can_id);
+  for (std::uint32_t id : ids) options.filters.push_back(can::ExactStandardId(id));
+  options.receive_errors = false;
+  options.receive_buffer_bytes = 8 << 20;
+  transport_ = std::make_unique<can::SocketCanTransport>(io_, options);
+  frames_.reserve(1 << 20);
+  thread_ = std::thread([this] { Run(); });
+}
+
+BusMonitor::~BusMonitor() {
+  stop_ = true;
+  thread_.join();
+}
+
+void BusMonitor::Run() {
+  std::vector<can::BusFrame> batch(256);
+  pollfd pfd{transport_->socket().native_handle(), POLLIN, 0};
+  while (!stop_) {
+    ::poll(&pfd, 1, 5);
+    const std::size_t n = transport_->Receive(batch);
+    if (n == 0) continue;
+    const std::int64_t t = NowUs();
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < n; ++i) {
+      SeenFrame f{t, batch[i].bus, batch[i].frame.can_id & CAN_SFF_MASK, false};
+      const std::span<const std::uint8_t> data(batch[i].frame.data, batch[i].frame.len);
+      f.special = can::DecodeSpecial(data, &f.which);
+      const int joint = JointOf(f);
+      if (!f.special && joint >= 0) {
+        can::DecodeCommand(data, can::RangesOf(config_.motor_of(static_cast<std::size_t>(joint))),
+                           &f.command);
+      }
+      frames_.push_back(f);
+    }
+  }
+}
+
+int BusMonitor::JointOf(const SeenFrame& f) const {
+  for (std::size_t j = 0; j < config_.joints.size(); ++j) {
+    if (config_.joints[j].bus == f.bus && config_.joints[j].can_id == f.can_id) {
+      return static_cast<int>(j);
+    }
+  }
+  return -1;
+}
+
+std::vector<SeenFrame> BusMonitor::Since(std::int64_t t_us) const {
+  std::lock_guard lock(mutex_);
+  std::vector<SeenFrame> out;
+  for (auto it = frames_.rbegin(); it != frames_.rend() && it->t_us >= t_us; ++it) {
+    out.push_back(*it);
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<SeenFrame> BusMonitor::WaitFor(std::int64_t t_us,
+                                             const std::function<bool(const SeenFrame&)>& match,
+                                             Millis timeout) const {
+  std::optional<SeenFrame> found;
+  Eventually(
+      [&] {
+        for (const SeenFrame& f : Since(t_us)) {
+          if (match(f)) {
+            found = f;
+            return true;
+          }
+        }
+        return false;
+      },
+      timeout);
+  return found;
+}
+
+// ---- NotifySocket ----
+
+NotifySocket::NotifySocket(const std::string& path) : path_(path) {
+  fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    throw std::runtime_error("cannot bind " + path + ": " + std::strerror(errno));
+  }
+}
+
+NotifySocket::~NotifySocket() { ::close(fd_); }
+
+std::vector<std::string> NotifySocket::Messages(Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    pollfd pfd{fd_, POLLIN, 0};
+    if (::poll(&pfd, 1, static_cast<int>(std::max<long>(0, left.count()))) <= 0) break;
+    char buffer[4096];
+    const ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
+    if (n > 0) received_.emplace_back(buffer, static_cast<std::size_t>(n));
+  }
+  return received_;
+}
+
+bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (const auto& m : Messages(50ms)) {
+      if (m.find(text) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+// ---- Robot ----
+
+Robot::Robot(RobotOptions options) {
+  char tmpl[] = "/tmp/robot-edge-e2e.XXXXXX";
+  dir_ = ::mkdtemp(tmpl);
+  api_socket_ = dir_ + "/api.sock";
+  sim_socket_ = dir_ + "/sim.sock";
+  std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
+  if (options.emulator_slack) {
+    options.config_edits.insert(options.config_edits.begin(),
+                                {{"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"},
+                                 {"timeout_ms: 100}", "timeout_ms: 300}"}});
+  }
+  for (const auto& [from, to] : options.config_edits) {
+    const auto at = yaml.find(from);
+    if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
+    yaml.replace(at, from.size(), to);
+  }
+  const std::string config_path = dir_ + "/robot-edge.yaml";
+  std::ofstream(config_path) << yaml;
+  config_ = config::LoadConfig(config_path);
+
+  notify_ = std::make_unique<NotifySocket>(dir_ + "/notify.sock");
+  monitor_ = std::make_unique<BusMonitor>(config_);
+  sim_ = std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGE_SIM, "--config", config_path, "--control", sim_socket_,
+                               "--quiet"},
+      dir_ + "/sim");
+  if (!Eventually([this] { return sim_->Stdout().find("ready") != std::string::npos; }, 20s)) {
+    throw std::runtime_error("robot-edge-sim did not start:\n" + sim_->Stderr());
+  }
+  std::vector<std::string> env = {"NOTIFY_SOCKET=" + notify_->path()};
+  env.insert(env.end(), options.daemon_env.begin(), options.daemon_env.end());
+  daemon_ = std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGED, "--config", config_path, "--api-socket", api_socket_,
+                               "--log-level", "debug"},
+      dir_ + "/daemon", env);
+  if (!notify_->WaitFor("READY=1", 20s)) {
+    throw std::runtime_error("robot-edged did not report READY=1:\n" + daemon_->Stderr());
+  }
+}
+
+Robot::~Robot() {
+  if (testing::Test::HasFailure()) {
+    std::fprintf(stderr, "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
+                 Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
+  }
+  daemon_->Stop(SIGTERM, 10s);
+  sim_->Stop(SIGTERM, 10s);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+client::Client Robot::Connect(const std::string& controller, std::uint32_t resume_after,
+                              edge::Welcome* welcome) {
+  auto c = client::Client::ConnectUnix(api_socket_, 5s);
+  edge::Hello hello;
+  hello.set_controller(controller);
+  hello.set_want_command_results(true);
+  hello.set_resume_after_event(resume_after);
+  const edge::Welcome w = c.Hello(hello, 5s);
+  if (welcome != nullptr) *welcome = w;
+  return c;
+}
+
+std::string Robot::Sim(const std::string& line) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, sim_socket_.c_str(), sizeof(address.sun_path) - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    ::close(fd);
+    return "error: cannot connect to the simulator";
+  }
+  const std::string request = line + "\n";
+  [[maybe_unused]] const ssize_t w = ::write(fd, request.data(), request.size());
+  std::string reply;
+  pollfd pfd{fd, POLLIN, 0};
+  char buffer[1024];
+  while (reply.find('\n') == std::string::npos && ::poll(&pfd, 1, 5000) > 0) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (!reply.empty() && reply.back() == '\n') reply.pop_back();
+  return reply;
+}
+
+int Robot::StopDaemon(Millis timeout) { return daemon_->Stop(SIGTERM, timeout); }
+
+// ---- Helpers ----
+
+edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout) {
+  static std::uint32_t sequence = 1000;
+  if (command.sequence() == 0) command.set_sequence(++sequence);
+  c.Send(command);
+  const auto result = c.WaitCommandResult(command.sequence(), timeout);
+  if (!result) {
+    edge::CommandResult none;
+    none.set_reason("no CommandResult within the timeout");
+    return none;
+  }
+  return *result;
+}
+
+std::optional<edge::EdgeTelemetry> WaitTelemetry(
+    client::Client& c, const std::function<bool(const edge::EdgeTelemetry&)>& match,
+    Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto t = c.WaitTelemetry(left);
+    if (t && match(*t)) return t;
+  }
+  return std::nullopt;
+}
+
+std::optional<edge::EdgeEvent> WaitEvent(client::Client& c,
+                                         const std::function<bool(const edge::EdgeEvent&)>& match,
+                                         Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto e = c.WaitEvent(left);
+    if (e && match(*e)) return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& code,
+                                         Millis timeout) {
+  return WaitEvent(
+      c, [&](const edge::EdgeEvent& e) { return e.has_error() && e.error().code() == code; },
+      timeout);
+}
+
+std::vector<float> StandPose(const config::Config& c) {
+  std::vector<float> pose;
+  for (const auto& j : c.joints) pose.push_back(static_cast<float>(j.stand_rad));
+  return pose;
+}
+
+}  // namespace robot_edge::e2e
