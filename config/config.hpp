@@ -141,6 +141,8 @@ struct ApiConfig {
                                    ///< controlling client disconnects
   std::uint32_t max_clients = 64;      ///< max_clients: further connections are refused
   std::uint32_t event_history = 1024;  ///< event_history: events kept for resume_after_event
+  std::uint32_t client_backlog_kib = 4096;  ///< client_backlog_kib: a client with more unsent
+                                            ///< events than this is disconnected (KiB)
 };
 
 // The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim

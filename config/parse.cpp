@@ -201,6 +201,7 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   r.Read("stop_on_disconnect", &c->stop_on_disconnect);
   r.Read("max_clients", &c->max_clients);
   r.Read("event_history", &c->event_history);
+  r.Read("client_backlog_kib", &c->client_backlog_kib);
   r.Finish();
   if (!c->tcp.empty() && !SplitHostPort(c->tcp, &c->tcp_host, &c->tcp_port)) {
     ctx->Error(node["tcp"], "api.tcp", "'" + c->tcp + "' is not host:port with a port 1..65535");

@@ -226,6 +226,7 @@ void CheckApi(const Config& c, Checker* k) {
   k->Range("api.controller_idle_timeout_ms", api.controller_idle_timeout_ms, 100, 3600000);
   k->Range("api.max_clients", api.max_clients, 1, 1024);
   k->Range("api.event_history", api.event_history, 16, 65536);
+  k->Range("api.client_backlog_kib", api.client_backlog_kib, 16, 1048576);
 }
 
 void CheckSim(const Config& c, Checker* k) {

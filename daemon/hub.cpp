@@ -84,8 +84,9 @@ Clocks Hub::Now() const {
 // ---- Connections ----
 
 void Hub::Accept(Session::Socket socket, Transport transport, std::string peer) {
-  auto session = std::make_shared<Session>(std::move(socket), this, next_session_id_++, transport,
-                                           std::move(peer));
+  auto session = std::make_shared<Session>(
+      std::move(socket), this, next_session_id_++, transport, std::move(peer),
+      static_cast<std::size_t>(config_.api.client_backlog_kib) * 1024);
   sessions_.emplace(session->id(), session);
   session->Start();
   if (stopped_) {

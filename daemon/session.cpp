@@ -9,15 +9,19 @@
 
 namespace robot_edge::daemon {
 
-Session::Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer)
+Session::Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer,
+                 std::size_t max_backlog_bytes)
     : socket_(std::move(socket)),
       timer_(socket_.get_executor()),
       hub_(hub),
       id_(id),
       transport_(transport),
-      peer_(std::move(peer)) {}
+      peer_(std::move(peer)),
+      max_backlog_bytes_(max_backlog_bytes) {}
 
 void Session::Start() {
+  std::error_code ignored;
+  socket_.set_option(asio::socket_base::send_buffer_size(kSocketSendBufferBytes), ignored);
   timer_.expires_after(kHelloTimeout);
   timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
     if (!ec && !self->welcomed_) self->Close("no Hello within 5 s");
@@ -94,7 +98,7 @@ void Session::SendTelemetry(const Frame& frame) {
 
 void Session::Send(const Frame& frame) {
   if (closing_) return;
-  if (queued_bytes_ + frame->size() > kMaxBacklogBytes) {
+  if (queued_bytes_ + frame->size() > max_backlog_bytes_) {
     Close("too slow for the event stream (" + std::to_string(queued_bytes_) +
           " bytes waiting); reconnect with resume_after_event");
     return;

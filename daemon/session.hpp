@@ -28,11 +28,16 @@ enum class Transport { kUnix, kTcp };
 class Session : public std::enable_shared_from_this<Session> {
  public:
   using Socket = asio::generic::stream_protocol::socket;
-  static constexpr std::size_t kMaxBacklogBytes = 4 << 20;
   static constexpr std::chrono::seconds kHelloTimeout{5};
   static constexpr std::chrono::seconds kGoodbyeGrace{1};
+  // The kernel's send buffer of each client socket, fixed so that a slow client costs bounded
+  // memory (TCP would otherwise grow it to megabytes) and its backlog shows in ours.
+  static constexpr int kSocketSendBufferBytes = 256 * 1024;
 
-  Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer);
+  // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
+  // disconnected (config api.client_backlog_kib).
+  Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer,
+          std::size_t max_backlog_bytes);
 
   void Start();
   void SendTelemetry(const Frame& frame);  // lossy
@@ -66,6 +71,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t id_;
   Transport transport_;
   std::string peer_;
+  std::size_t max_backlog_bytes_;
 
   proto::FrameDecoder decoder_;
   std::array<std::uint8_t, 16384> read_buffer_{};

@@ -296,6 +296,8 @@ INSTANTIATE_TEST_SUITE_P(
              "0 is outside 1..1024"},
         Case{"event history", "event_history: 1024", "event_history: 1", "api.event_history",
              "1 is outside 16..65536"},
+        Case{"client backlog", "client_backlog_kib: 4096", "client_backlog_kib: 8",
+             "api.client_backlog_kib", "8 is outside 16..1048576"},
         Case{"sim ambient", "ambient_c: 30", "ambient_c: 100", "sim.ambient_c",
              "100 is outside -40..60"},
         Case{"sim thermal time constant", "thermal_time_constant_s: 120",

@@ -1,0 +1,144 @@
+// The API thread's hub over real sockets (a socketpair per client), with the control thread's
+// side played by the test: what clients get, and what happens to one that does not keep up.
+#include "daemon/hub.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <asio/local/stream_protocol.hpp>
+
+#include "edge_api.pb.h"
+#include "proto/framing.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+
+config::Config SmallBacklogConfig() {
+  config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  c.api.client_backlog_kib = 16;
+  return c;
+}
+
+class HubTest : public testing::Test {
+ protected:
+  HubTest()
+      : config_(SmallBacklogConfig()),
+        channels_(config_, 8, 4096),
+        wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+        hub_(io_, config_, &channels_, nullptr, ::dup(wake_), "test") {
+    hub_.Start();
+  }
+  ~HubTest() override {
+    hub_.Stop("test over");
+    io_.run_for(100ms);
+    ::close(wake_);
+  }
+
+  // A client on one end of a socketpair; the hub gets the other end. Returns the client's fd.
+  int Connect(int receive_buffer = 0) {
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    if (receive_buffer > 0) {
+      ::setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+    }
+    asio::local::stream_protocol::socket server(io_, asio::local::stream_protocol(), fds[1]);
+    hub_.Accept(Session::Socket(std::move(server)), Transport::kUnix, "test peer");
+    return fds[0];
+  }
+  void SendHello(int fd, const std::string& controller) {
+    edge::ClientMessage m;
+    m.mutable_hello()->set_controller(controller);
+    m.mutable_hello()->set_no_telemetry(true);
+    std::string bytes;
+    proto::AppendDelimited(m, &bytes);
+    ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    io_.run_for(50ms);
+  }
+  // Everything the hub sent on `fd` so far, decoded; *closed when the hub closed it.
+  std::vector<edge::ServerMessage> Drain(int fd, bool* closed) {
+    std::vector<edge::ServerMessage> out;
+    proto::FrameDecoder d(1 << 20);
+    char buffer[65536];
+    *closed = false;
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (n == 0) *closed = true;
+      if (n <= 0) break;
+      d.Feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    }
+    std::span<const std::uint8_t> payload;
+    while (d.Next(&payload) == proto::FrameDecoder::Status::kMessage) {
+      out.emplace_back().ParseFromArray(payload.data(), static_cast<int>(payload.size()));
+    }
+    return out;
+  }
+  // The control thread raising `count` alerts (each becomes an EdgeError for every client).
+  void RaiseAlerts(int count) {
+    for (int i = 0; i < count; ++i) {
+      ControlEvent e;
+      e.event.kind = sm::EventKind::kAlertRaised;
+      e.event.alert.id = sm::AlertId::kMotorOvertemp;
+      e.event.alert.source = static_cast<std::uint32_t>(i % 25);
+      ASSERT_TRUE(channels_.events.Push(e));
+    }
+    const std::uint64_t one = 1;
+    ASSERT_EQ(::write(wake_, &one, sizeof(one)), 8);
+    io_.run_for(100ms);
+  }
+
+  config::Config config_;
+  asio::io_context io_;
+  ControlChannels channels_;
+  int wake_;
+  Hub hub_;
+};
+
+TEST_F(HubTest, WelcomesAHelloAndSendsEventsInOrder) {
+  const int fd = Connect();
+  SendHello(fd, "cloud");
+  RaiseAlerts(3);
+  bool closed = false;
+  const auto messages = Drain(fd, &closed);
+  EXPECT_FALSE(closed);
+  ASSERT_GE(messages.size(), 4u);
+  EXPECT_TRUE(messages[0].has_welcome());
+  EXPECT_EQ(messages[0].welcome().joint_names_size(), 25);
+  std::uint32_t last = 0;
+  for (std::size_t i = 1; i < messages.size(); ++i) {
+    ASSERT_TRUE(messages[i].has_event());
+    EXPECT_GT(messages[i].event().sequence(), last);
+    last = messages[i].event().sequence();
+  }
+  EXPECT_EQ(messages.back().event().error().code(), "MOTOR_OVERTEMP");
+  ::close(fd);
+}
+
+TEST_F(HubTest, AClientTooSlowForTheEventsIsDisconnectedWithAReasonOthersAreNot) {
+  const int slow = Connect(/*receive_buffer=*/1024);  // never reads
+  const int fast = Connect();
+  SendHello(slow, "");
+  SendHello(fast, "");
+  bool closed = false;
+  std::size_t fast_events = 0;
+  for (int burst = 0; burst < 40 && hub_.client_count() == 2; ++burst) {
+    RaiseAlerts(100);  // ~25 KB of events per burst
+    fast_events += Drain(fast, &closed).size();
+  }
+  io_.run_for(1500ms);  // the Goodbye cannot be written: closed after the grace period
+  EXPECT_EQ(hub_.client_count(), 1u) << "the slow client is still connected";
+  fast_events += Drain(fast, &closed).size();
+  EXPECT_FALSE(closed) << "the fast client was disconnected too";
+  EXPECT_GE(fast_events, 100u);
+  Drain(slow, &closed);
+  for (int i = 0; i < 100 && !closed; ++i) Drain(slow, &closed);  // read what was sent, then EOF
+  EXPECT_TRUE(closed) << "the slow client's connection was not closed";
+  ::close(slow);
+  ::close(fast);
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon
