@@ -1,81 +1,23 @@
 // MotorScheduler::Send/Receive allocate nothing after construction (the control thread's
-// contract). This file replaces the global operator new/delete with counting versions, so it is
-// its own executable; the model is ros2_control's test_rt_allocation.cpp.
+// contract). It links the counting global allocator (tests/common), so it is its own
+// executable; the model is ros2_control's test_rt_allocation.cpp.
 #include <gtest/gtest.h>
 #include <linux/can/error.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <vector>
 
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
+#include "allocation_counter.hpp"
 #include "test_config.hpp"
-
-namespace {
-
-std::atomic<bool> g_counting{false};
-std::atomic<std::size_t> g_allocations{0};
-
-void* Allocate(std::size_t size) noexcept {
-  if (g_counting.load(std::memory_order_relaxed)) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  }
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-void* AllocateAligned(std::size_t size, std::align_val_t alignment) noexcept {
-  if (g_counting.load(std::memory_order_relaxed)) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  }
-  void* p = nullptr;
-  const std::size_t a = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
-  return ::posix_memalign(&p, a, size == 0 ? 1 : size) == 0 ? p : nullptr;
-}
-
-void* OrThrow(void* p) {
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-// Counts the allocations made while it is alive.
-class AllocationCounter {
- public:
-  AllocationCounter() {
-    g_allocations.store(0);
-    g_counting.store(true);
-  }
-  ~AllocationCounter() { g_counting.store(false); }
-  std::size_t count() const { return g_allocations.load(); }
-};
-
-}  // namespace
-
-void* operator new(std::size_t size) { return OrThrow(Allocate(size)); }
-void* operator new[](std::size_t size) { return OrThrow(Allocate(size)); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-void* operator new(std::size_t size, std::align_val_t a) {
-  return OrThrow(AllocateAligned(size, a));
-}
-void* operator new[](std::size_t size, std::align_val_t a) {
-  return OrThrow(AllocateAligned(size, a));
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace robot_edge::can {
 namespace {
+
+using robot_edge::test::AllocationCounter;
 
 // The counter itself works: otherwise "zero allocations" below would prove nothing.
 TEST(AllocationCounter, SeesAnAllocation) {

@@ -3,25 +3,11 @@
 // (the model: ros2_control's test_rt_allocation).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 
 #include "daemon/control_loop.hpp"
+#include "allocation_counter.hpp"
 #include "fake_robot.hpp"
 
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace robot_edge::daemon {
 namespace {
@@ -60,22 +46,25 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
   for (int i = 0; i < 8; ++i) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
   for (int i = 0; i < 300; ++i) tick();
 
-  counting = true;
-  for (int cycle = 0; cycle < 3; ++cycle) {
-    send(sm::CommandKind::kMode, sm::ModeRequest::kStand);
-    for (int i = 0; i < 500; ++i) tick();
-    for (int i = 0; i < 500; ++i) {
-      if (i % 10 == 0) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
-      tick();
+  std::size_t allocations = 0;
+  {
+    robot_edge::test::AllocationCounter counter;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+      send(sm::CommandKind::kMode, sm::ModeRequest::kStand);
+      for (int i = 0; i < 500; ++i) tick();
+      for (int i = 0; i < 500; ++i) {
+        if (i % 10 == 0) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
+        tick();
+      }
+      for (int i = 0; i < 150; ++i) tick();  // trajectory timeout -> DAMP
+      robot.temperature_[4] = 90;            // alert raised ...
+      for (int i = 0; i < 5; ++i) tick();
+      robot.temperature_[4] = 30;            // ... and cleared
+      for (int i = 0; i < 5; ++i) tick();
     }
-    for (int i = 0; i < 150; ++i) tick();  // trajectory timeout -> DAMP
-    robot.temperature_[4] = 90;            // alert raised ...
-    for (int i = 0; i < 5; ++i) tick();
-    robot.temperature_[4] = 30;            // ... and cleared
-    for (int i = 0; i < 5; ++i) tick();
+    allocations = counter.count();
   }
-  counting = false;
-  EXPECT_EQ(allocations.load(), 0) << "heap allocations on the control thread";
+  EXPECT_EQ(allocations, 0u) << "heap allocations on the control thread";
 }
 
 }  // namespace

@@ -3,24 +3,10 @@
 // replaced global allocator (the model: ros2_control's test_rt_allocation).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 
+#include "allocation_counter.hpp"
 #include "fixture.hpp"
 
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace robot_edge::sm {
 namespace {
@@ -36,31 +22,34 @@ TEST(Allocation, ThousandsOfTicksThroughEveryModeAllocateNothing) {
   Command damp = test::ModeCmd(ModeRequest::kDamp);
   Command walk = test::VelocityCmd(0.5f, 0, 0);
 
-  counting = true;
-  std::int64_t t = 0;
-  for (int cycle = 0; cycle < 5; ++cycle) {
-    m.sm.Submit(t, stand);
-    for (int i = 0; i < 500; ++i, t += 2 * kMs) m.Step(t);
-    m.sm.Submit(t, walk);
-    for (int i = 0; i < 500; ++i, t += 2 * kMs) m.Step(t);
-    m.sm.Submit(t, stand);
-    m.Step(t);
-    for (int i = 0; i < 500; ++i, t += 2 * kMs) {
-      if (i % 10 == 0) {
-        t0.received_us = t;
-        m.sm.Submit(t, t0);
-      }
+  std::size_t allocations = 0;
+  {
+    robot_edge::test::AllocationCounter counter;
+    std::int64_t t = 0;
+    for (int cycle = 0; cycle < 5; ++cycle) {
+      m.sm.Submit(t, stand);
+      for (int i = 0; i < 500; ++i, t += 2 * kMs) m.Step(t);
+      m.sm.Submit(t, walk);
+      for (int i = 0; i < 500; ++i, t += 2 * kMs) m.Step(t);
+      m.sm.Submit(t, stand);
       m.Step(t);
+      for (int i = 0; i < 500; ++i, t += 2 * kMs) {
+        if (i % 10 == 0) {
+          t0.received_us = t;
+          m.sm.Submit(t, t0);
+        }
+        m.Step(t);
+      }
+      for (int i = 0; i < 150; ++i, t += 2 * kMs) m.Step(t);  // watchdog -> DAMP
+      m.robot.joints[3].temperature_c = 90;                   // alert raised and cleared
+      m.Step(t += 2 * kMs);
+      m.robot.joints[3].temperature_c = 30;
+      m.Step(t += 2 * kMs);
+      m.sm.Submit(t, damp);
     }
-    for (int i = 0; i < 150; ++i, t += 2 * kMs) m.Step(t);  // watchdog -> DAMP
-    m.robot.joints[3].temperature_c = 90;                   // alert raised and cleared
-    m.Step(t += 2 * kMs);
-    m.robot.joints[3].temperature_c = 30;
-    m.Step(t += 2 * kMs);
-    m.sm.Submit(t, damp);
+    allocations = counter.count();
   }
-  counting = false;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(m.sm.mode(), Mode::kDamp);
 }
 

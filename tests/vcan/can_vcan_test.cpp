@@ -13,7 +13,7 @@
 #include <system_error>
 #include <thread>
 
-#include "alloc_count.hpp"
+#include "allocation_counter.hpp"
 #include "can/socketcan_transport.hpp"
 #include "vcan_util.hpp"
 
@@ -563,7 +563,7 @@ TEST(AllocationCounter, SeesAnAllocation) {
   volatile std::size_t n = 100;
   std::size_t counted = 0;
   {
-    vcan::AllocationCounter counter;
+    test::AllocationCounter counter;
     std::vector<int> v;
     v.reserve(n);
     counted = counter.count();
@@ -590,7 +590,7 @@ TEST_F(VcanTest, SendAndReceiveAllocateNothing) {
   BusFrame buffer[2 * SocketCanTransport::kMaxBatch];
   std::size_t allocations = 0;
   const auto counted = [&](const auto& call) {
-    vcan::AllocationCounter counter;
+    test::AllocationCounter counter;
     call();
     allocations += counter.count();
   };

@@ -1,4 +1,4 @@
-#include "alloc_count.hpp"
+#include "allocation_counter.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -29,7 +29,7 @@ void* OrThrow(void* p) {
 
 }  // namespace
 
-namespace robot_edge::can::vcan {
+namespace robot_edge::test {
 
 AllocationCounter::AllocationCounter() {
   g_allocations.store(0);
@@ -38,7 +38,7 @@ AllocationCounter::AllocationCounter() {
 AllocationCounter::~AllocationCounter() { g_counting.store(false); }
 std::size_t AllocationCounter::count() const { return g_allocations.load(); }
 
-}  // namespace robot_edge::can::vcan
+}  // namespace robot_edge::test
 
 void* operator new(std::size_t size) { return OrThrow(Allocate(size)); }
 void* operator new[](std::size_t size) { return OrThrow(Allocate(size)); }

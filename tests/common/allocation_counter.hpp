@@ -1,12 +1,12 @@
 // Counts heap allocations (global operator new) while an AllocationCounter is alive, to check
-// that SocketCanTransport::Send()/Receive() allocate nothing (the control thread's contract).
-// alloc_count.cpp replaces the global operator new/delete of this executable with counting
-// versions; the model is ros2_control's test_rt_allocation.cpp.
+// that what runs on the control thread allocates nothing after start-up. Linking
+// robot_edge_test_allocations replaces the global operator new/delete of the test executable
+// with counting versions; the model is ros2_control's test_rt_allocation.cpp.
 #pragma once
 
 #include <cstddef>
 
-namespace robot_edge::can::vcan {
+namespace robot_edge::test {
 
 class AllocationCounter {
  public:
@@ -17,4 +17,4 @@ class AllocationCounter {
   std::size_t count() const;
 };
 
-}  // namespace robot_edge::can::vcan
+}  // namespace robot_edge::test
