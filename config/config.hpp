@@ -93,7 +93,9 @@ struct ControlConfig {
   double stand_ramp_s = 2.0;                  ///< stand_ramp_s: duration of the STAND ramp
   std::uint32_t motor_reply_timeout_ms = 50;  ///< motor_reply_timeout_ms: MOTOR_TIMEOUT alert
   std::uint32_t max_segments = 256;           ///< max_segments: segments kept per trajectory
-                                              ///< (one per tick); longer ones are dropped
+                                              ///< (one per tick); longer ones are dropped. The
+                                              ///< API's 64 KiB message limit allows ~210
+                                              ///< segments with kp and kd, ~650 without
 };
 
 // Real-time settings for the control thread only. yaml: realtime
@@ -157,6 +159,56 @@ struct SimConfig {
   double joint_friction = 0.2;          ///< joint_friction (N·m·s/rad): viscous, default per joint
 };
 
+// One term of the policy's observation vector. yaml: policy.observation[i]
+enum class ObservationTerm {
+  kBaseAngVel,        ///< base_ang_vel: IMU gyro x, y, z (rad/s, body frame): 3 values
+  kProjectedGravity,  ///< projected_gravity: unit gravity in the body frame ((0, 0, -1) upright): 3
+  kCommand,           ///< command: the walking velocity vx (m/s), vy (m/s), vyaw (rad/s): 3
+  kJointPos,          ///< joint_pos: position minus the policy's default pose (rad), per joint
+  kJointVel,          ///< joint_vel: velocity (rad/s), per joint
+  kLastAction,        ///< last_action: the network's previous output (after action_clip), per
+                      ///< policy joint; zeros after entering MOVE/POLICY
+};
+
+struct ObservationTermConfig {
+  ObservationTerm term = ObservationTerm::kBaseAngVel;  ///< term: one of the names above
+  std::vector<double> scale = {1.0};  ///< scale: one factor for every value of the term, or one
+                                      ///< per value (e.g. command: [2.0, 2.0, 0.25])
+  std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
+                                         ///< order; default: policy.joints
+  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
+};
+
+// The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
+// (optional: without it velocity commands are refused with velocity_no_policy).
+// Each inference: observation (terms in order; with history > 1 the last `history` frames,
+// oldest first) -> network -> one action per policy joint; target = default_pose + action_scale
+// × action (action first clipped to ±action_clip when set), clamped to the joint's limits, with
+// the policy's kp / kd. Joints the policy does not drive hold the stand pose.
+struct PolicyConfig {
+  bool enabled = false;       ///< the policy: section is present
+  std::string model;          ///< model: ONNX file; relative paths are relative to the directory
+                              ///< of the config file
+  std::string model_path;     ///< model, resolved
+  double rate_hz = 50.0;      ///< rate_hz: inferences per second (1..control.rate_hz)
+  std::vector<std::string> joint_names;  ///< joints: the joints it drives, in the network's
+                                         ///< output order
+  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
+  std::vector<double> default_pose_rad;  ///< default_pose (rad): per policy joint; empty = each
+                                         ///< joint's stand pose
+  std::vector<double> action_scale;      ///< action_scale (rad per unit of action): one for every
+                                         ///< joint, or one per policy joint; required
+  double action_clip = 0.0;   ///< action_clip: clip each action to ±action_clip first; 0 = off
+  std::vector<double> kp;     ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
+  std::vector<double> kd;     ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
+  std::vector<ObservationTermConfig> observation;  ///< observation: the terms, in order
+  std::uint32_t history = 1;  ///< history: frames of observation fed to the network (1..64)
+};
+
+// Number of values `term` contributes to one observation frame.
+std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
+const char* ToString(ObservationTerm term);
+
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;
 
@@ -175,6 +227,7 @@ struct Config {
   ImuConfig imu;
   ApiConfig api;
   SimConfig sim;
+  PolicyConfig policy;
   SourceLines lines;
 
   // Control period (µs), from control.rate_hz.

@@ -2,6 +2,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -220,7 +221,154 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
   r.Finish();
 }
 
+// A number or a list of numbers (`scale: 0.25`, `scale: [2.0, 2.0, 0.25]`).
+void ReadNumbers(MapReader& r, const char* key, ParseContext* ctx, std::vector<double>* out) {
+  const YAML::Node node = r.Child(key);
+  if (!node.IsDefined()) return;
+  const std::string path = r.PathOf(key);
+  const auto number = [&](const YAML::Node& n, const std::string& where, double* v) {
+    if (!n.IsScalar()) {
+      ctx->Error(n, where, "expected a number");
+      return false;
+    }
+    try {
+      *v = n.as<double>();
+      return true;
+    } catch (const YAML::Exception&) {
+      ctx->Error(n, where, "'" + n.Scalar() + "' is not a number");
+      return false;
+    }
+  };
+  out->clear();
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      double v = 0;
+      if (number(node[i], Indexed(path.c_str(), i), &v)) out->push_back(v);
+    }
+  } else {
+    double v = 0;
+    if (number(node, path, &v)) out->push_back(v);
+  }
+}
+
+// A list of joint names, each resolved to its index in c->joints (kUnresolved: Validate()
+// reports it). Records each element's line.
+void ReadJointList(MapReader& r, const char* key, ParseContext* ctx, const Config& c,
+                   std::vector<std::string>* names, std::vector<std::size_t>* indices) {
+  const YAML::Node node = r.Child(key);
+  if (!node.IsDefined()) return;
+  const std::string path = r.PathOf(key);
+  if (!node.IsSequence()) {
+    ctx->Error(node, path, "expected a list of joint names");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].IsScalar()) {
+      ctx->Error(node[i], Indexed(path.c_str(), i), "expected a joint name");
+      continue;
+    }
+    ctx->Record(Indexed(path.c_str(), i), node[i]);
+    names->push_back(node[i].Scalar());
+    indices->push_back(Resolve(c.joints, names->back()));
+  }
+}
+
+constexpr ObservationTerm kTerms[] = {
+    ObservationTerm::kBaseAngVel, ObservationTerm::kProjectedGravity, ObservationTerm::kCommand,
+    ObservationTerm::kJointPos,   ObservationTerm::kJointVel,         ObservationTerm::kLastAction};
+
+void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined()) return;
+  if (!node.IsSequence()) {
+    ctx->Error(node, "policy.observation", "expected a list of terms ({term: NAME, scale: S})");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    ObservationTermConfig t;
+    const std::string path = Indexed("policy.observation", i);
+    ctx->Record(path, node[i]);
+    MapReader r(node[i], path, ctx);
+    std::string name;
+    r.Require("term", &name);
+    bool known = false;
+    for (ObservationTerm term : kTerms) {
+      if (name == ToString(term)) {
+        t.term = term;
+        known = true;
+      }
+    }
+    if (!known && r.Has("term")) {
+      std::string names;
+      for (ObservationTerm term : kTerms) {
+        names += (names.empty() ? "" : ", ") + std::string(ToString(term));
+      }
+      ctx->Error(node[i]["term"], path + ".term",
+                 "'" + name + "' is not an observation term (" + names + ")");
+    }
+    ReadNumbers(r, "scale", ctx, &t.scale);
+    ReadJointList(r, "joints", ctx, *c, &t.joint_names, &t.joints);
+    if (r.Has("joints") && t.joint_names.empty()) {
+      ctx->Error(node[i]["joints"], path + ".joints", "empty: leave it out to use policy.joints");
+    }
+    r.Finish();
+    if (t.joint_names.empty()) t.joints = c->policy.joints;
+    c->policy.observation.push_back(t);
+  }
+}
+
+void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  PolicyConfig& p = c->policy;
+  p.enabled = true;
+  MapReader r(node, "policy", ctx);
+  if (!node.IsMap()) return;  // reported by the reader
+  r.Require("model", &p.model);
+  r.Read("rate_hz", &p.rate_hz);
+  if (!r.Has("joints")) ctx->Error(node, "policy", "missing required key 'joints'");
+  ReadJointList(r, "joints", ctx, *c, &p.joint_names, &p.joints);
+  ReadNumbers(r, "default_pose", ctx, &p.default_pose_rad);
+  if (!r.Has("action_scale")) ctx->Error(node, "policy", "missing required key 'action_scale'");
+  ReadNumbers(r, "action_scale", ctx, &p.action_scale);
+  r.Read("action_clip", &p.action_clip);
+  ReadNumbers(r, "kp", ctx, &p.kp);
+  ReadNumbers(r, "kd", ctx, &p.kd);
+  if (!r.Has("observation")) ctx->Error(node, "policy", "missing required key 'observation'");
+  ParseObservation(r.Child("observation"), ctx, c);
+  r.Read("history", &p.history);
+  r.Finish();
+  // Relative to the config file's directory.
+  const std::filesystem::path model(p.model);
+  p.model_path =
+      model.is_absolute() || p.model.empty()
+          ? p.model
+          : (std::filesystem::path(c->source).parent_path() / model).lexically_normal().string();
+}
+
 }  // namespace
+
+const char* ToString(ObservationTerm term) {
+  switch (term) {
+    case ObservationTerm::kBaseAngVel: return "base_ang_vel";
+    case ObservationTerm::kProjectedGravity: return "projected_gravity";
+    case ObservationTerm::kCommand: return "command";
+    case ObservationTerm::kJointPos: return "joint_pos";
+    case ObservationTerm::kJointVel: return "joint_vel";
+    case ObservationTerm::kLastAction: return "last_action";
+  }
+  return "?";
+}
+
+std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy) {
+  switch (term.term) {
+    case ObservationTerm::kBaseAngVel:
+    case ObservationTerm::kProjectedGravity:
+    case ObservationTerm::kCommand: return 3;
+    case ObservationTerm::kJointPos:
+    case ObservationTerm::kJointVel: return term.joints.size();
+    case ObservationTerm::kLastAction: return policy.joints.size();
+  }
+  return 0;
+}
 
 Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   Config c;
@@ -247,6 +395,7 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   ParseImu(top.Child("imu"), &ctx, &c);
   ParseApi(top.Child("api"), &ctx, &c.api);
   ParseSim(top.Child("sim"), &ctx, &c.sim);
+  ParsePolicy(top.Child("policy"), &ctx, &c);
   top.Finish();
 
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);

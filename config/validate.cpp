@@ -1,5 +1,6 @@
 // Every rule a config must satisfy before the daemon opens anything. One message per broken rule:
 // "file:line: key: what is wrong".
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -240,6 +241,113 @@ void CheckSim(const Config& c, Checker* k) {
   k->Range("sim.joint_friction", s.joint_friction, 0, 100);
 }
 
+// `values` holds one value for every item or one per item (`count`); empty is allowed when
+// `optional`.
+bool CheckCount(const std::string& key, std::size_t size, std::size_t count, bool optional,
+                const std::string& per, Checker* k) {
+  if (size == 1 || size == count || (optional && size == 0)) return true;
+  k->Fail(key, "has " + std::to_string(size) + " values: give one, or one per " + per + " (" +
+                   std::to_string(count) + ")");
+  return false;
+}
+
+// A list of joint names: every name known, none twice.
+void CheckJointNames(const Config& c, const std::string& key, const std::vector<std::string>& names,
+                     const std::vector<std::size_t>& joints, Checker* k) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    if (joints[i] >= c.joints.size()) {
+      k->Fail(p, "unknown joint '" + names[i] + "'");
+    } else if (!seen.insert(names[i]).second) {
+      k->Fail(p, "'" + names[i] + "' is listed twice");
+    }
+  }
+}
+
+bool AllResolved(const Config& c, const std::vector<std::size_t>& joints) {
+  for (std::size_t j : joints) {
+    if (j >= c.joints.size()) return false;
+  }
+  return true;
+}
+
+// Gains: one value for every policy joint or one per joint, within each joint's range.
+void CheckPolicyGains(const Config& c, const std::string& key, const std::vector<double>& gains,
+                      double api_max, bool is_kp, Checker* k) {
+  const PolicyConfig& p = c.policy;
+  if (!CheckCount(key, gains.size(), p.joints.size(), true, "policy joint", k)) return;
+  for (std::size_t i = 0; i < gains.size(); ++i) {
+    // One value applies to every policy joint: the tightest motor range bounds it.
+    double max = api_max;
+    for (std::size_t n = 0; n < p.joints.size(); ++n) {
+      const JointConfig& j = c.joints[p.joints[n]];
+      if ((gains.size() == 1 || n == i) && j.motor < c.motors.size()) {
+        max = std::min(max, is_kp ? c.motors[j.motor].kp_max : c.motors[j.motor].kd_max);
+      }
+    }
+    k->Range(gains.size() == 1 ? key : key + "[" + std::to_string(i) + "]", gains[i], 0, max);
+  }
+}
+
+void CheckObservation(const Config& c, Checker* k) {
+  const PolicyConfig& p = c.policy;
+  if (p.observation.empty()) k->Fail("policy.observation", "at least one term is required");
+  for (std::size_t i = 0; i < p.observation.size(); ++i) {
+    const ObservationTermConfig& t = p.observation[i];
+    const std::string key = "policy.observation[" + std::to_string(i) + "]";
+    const bool joint_term =
+        t.term == ObservationTerm::kJointPos || t.term == ObservationTerm::kJointVel;
+    if (!joint_term && !t.joint_names.empty()) {
+      k->Fail(key + ".joints", "only joint_pos and joint_vel take joints");
+    }
+    CheckJointNames(c, key + ".joints", t.joint_names, t.joints, k);
+    if (CheckCount(key + ".scale", t.scale.size(), TermSize(t, p), false,
+                   std::string("value of ") + ToString(t.term), k)) {
+      for (std::size_t n = 0; n < t.scale.size(); ++n) {
+        if (!std::isfinite(t.scale[n])) {
+          k->Fail(key + ".scale", Num(t.scale[n]) + " is not a finite number");
+        }
+      }
+    }
+  }
+  k->Range("policy.history", p.history, 1, 64);
+}
+
+void CheckPolicy(const Config& c, Checker* k) {
+  const PolicyConfig& p = c.policy;
+  if (!p.enabled) return;
+  if (p.model.empty()) k->Fail("policy.model", "must name an ONNX file");
+  k->Range("policy.rate_hz", p.rate_hz, 1, c.control.rate_hz);
+  if (p.joints.empty()) k->Fail("policy.joints", "at least one joint is required");
+  CheckJointNames(c, "policy.joints", p.joint_names, p.joints, k);
+  const std::size_t n = p.joints.size();
+  if (!p.default_pose_rad.empty() && p.default_pose_rad.size() != n) {
+    k->Fail("policy.default_pose", "has " + std::to_string(p.default_pose_rad.size()) +
+                                       " values: give one per policy joint (" + std::to_string(n) +
+                                       ")");
+  } else if (AllResolved(c, p.joints)) {
+    for (std::size_t i = 0; i < p.default_pose_rad.size(); ++i) {
+      const JointConfig& j = c.joints[p.joints[i]];
+      k->Range("policy.default_pose[" + std::to_string(i) + "]", p.default_pose_rad[i], j.min_rad,
+               j.max_rad);
+    }
+  }
+  if (CheckCount("policy.action_scale", p.action_scale.size(), n, false, "policy joint", k)) {
+    for (std::size_t i = 0; i < p.action_scale.size(); ++i) {
+      k->Range(p.action_scale.size() == 1 ? "policy.action_scale"
+                                          : "policy.action_scale[" + std::to_string(i) + "]",
+               p.action_scale[i], -10, 10);
+    }
+  }
+  k->Range("policy.action_clip", p.action_clip, 0, 1000);
+  if (AllResolved(c, p.joints) && !p.joints.empty()) {
+    CheckPolicyGains(c, "policy.kp", p.kp, kApiKpMax, true, k);
+    CheckPolicyGains(c, "policy.kd", p.kd, kApiKdMax, false, k);
+  }
+  CheckObservation(c, k);
+}
+
 }  // namespace
 
 std::vector<std::string> Validate(const Config& c) {
@@ -253,6 +361,7 @@ std::vector<std::string> Validate(const Config& c) {
   CheckImu(c, &k);
   CheckApi(c, &k);
   CheckSim(c, &k);
+  CheckPolicy(c, &k);
   return k.Take();
 }
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "daemon/spsc_queue.hpp"
+#include "handoff/spsc_queue.hpp"
 #include "statemachine/io.hpp"
 #include "statemachine/trajectory.hpp"
 

@@ -19,8 +19,8 @@
 #include "daemon/control_events.hpp"
 #include "daemon/loop_timing.hpp"
 #include "daemon/snapshot.hpp"
-#include "daemon/spsc_queue.hpp"
-#include "daemon/triple_buffer.hpp"
+#include "handoff/spsc_queue.hpp"
+#include "handoff/triple_buffer.hpp"
 #include "statemachine/state_machine.hpp"
 
 namespace robot_edge::daemon {

@@ -20,6 +20,7 @@
 #include "daemon/listener.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/realtime.hpp"
+#include "policy/load.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -39,17 +40,20 @@ class Daemon {
 
   // Start-up: throws with a clear message on anything that prevents running.
   void Start() {
+    if (config_.policy.enabled) {  // the model was checked with the config; loaded again here
+      policy_ = policy::MakePolicyRunner(config_);
+      spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
+    }
     OpenBuses();
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
     channels_->wake_fd = wake_fd_;
-    loop_ = std::make_unique<ControlLoop>(config_, *transport_, /*policy=*/nullptr,
-                                          channels_.get());
+    loop_ = std::make_unique<ControlLoop>(config_, *transport_, policy_.get(), channels_.get());
     bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
                                               std::move(controllers_));
-    hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(),
-                                 ::dup(wake_fd_), kVersion);
+    hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
+                                 kVersion, policy_.get());
     listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
@@ -60,10 +64,11 @@ class Daemon {
       if (!ec) Shutdown(signal == SIGTERM ? "SIGTERM" : "SIGINT");
     });
     control_thread_ = std::thread([this] { ControlThread(); });
+    if (policy_) policy_->Start();
     hub_->Start();
-    FeedWatchdog();
     notifier_.Ready("controlling " + std::to_string(config_.joints.size()) + " joints on " +
                     std::to_string(config_.buses.size()) + " buses");
+    FeedWatchdog();  // after READY=1: systemd expects no WATCHDOG=1 before it
     spdlog::info("robot-edged {} ready: {} joints on {} buses at {} Hz", kVersion,
                  config_.joints.size(), config_.buses.size(), config_.control.rate_hz);
   }
@@ -113,6 +118,7 @@ class Daemon {
     listener_->Close();
     loop_->RequestStop();
     if (control_thread_.joinable()) control_thread_.join();
+    if (policy_) policy_->Stop();
     hub_->Stop("robot-edged is shutting down");
     watchdog_.cancel();
     // io_.run() returns once the last Goodbye is written.
@@ -137,6 +143,7 @@ class Daemon {
   std::vector<std::unique_ptr<can::CanController>> controllers_;
   std::unique_ptr<can::SocketCanTransport> transport_;
   int wake_fd_ = -1;
+  std::unique_ptr<policy::PolicyRunner> policy_;  // null without a policy; outlives loop_, hub_
   std::unique_ptr<ControlChannels> channels_;
   std::unique_ptr<ControlLoop> loop_;
   std::unique_ptr<BusHealth> bus_health_;

@@ -29,11 +29,12 @@ std::string Join(const std::vector<std::string>& names) {
 }  // namespace
 
 Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
-         BusHealth* bus_health, int wake_fd, std::string version)
+         BusHealth* bus_health, int wake_fd, std::string version, policy::InferenceStats* inference)
     : io_(io),
       config_(config),
       channels_(channels),
       bus_health_(bus_health),
+      inference_(inference),
       version_(std::move(version)),
       start_us_(SteadyMicros()),
       wake_(io, wake_fd),
@@ -302,6 +303,12 @@ void Hub::EveryDiagnosticsPeriod() {
   edge::EdgeEvent event;
   edge::EdgeDiagnostics* d = event.mutable_diagnostics();
   if (bus_health_ != nullptr) bus_health_->Fill(now.steady_us, d->mutable_can_health());
+  if (inference_ != nullptr) {
+    const policy::InferenceWindow w = inference_->TakeWindow();
+    d->set_onnx_count(w.total);
+    d->set_onnx_avg_ms(static_cast<float>(w.avg_ms));
+    d->set_onnx_max_ms(static_cast<float>(w.max_ms));
+  }
   d->set_controller(arbiter_.current());
   d->set_provisioned(config_.provisioned);
   std::uint32_t clients = 0;

@@ -22,6 +22,7 @@
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
 #include "daemon/session.hpp"
+#include "policy/inference_stats.hpp"
 #include "statemachine/validation.hpp"
 
 namespace robot_edge::daemon {
@@ -29,8 +30,10 @@ namespace robot_edge::daemon {
 class Hub {
  public:
   // `wake_fd`: the eventfd the control thread writes after queueing events (owned by the caller).
+  // `inference`: the policy's statistics for diagnostics (onnx_*), null without a policy.
   Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
-      BusHealth* bus_health, int wake_fd, std::string version);
+      BusHealth* bus_health, int wake_fd, std::string version,
+      policy::InferenceStats* inference = nullptr);
 
   void Start();
   // Says goodbye to every client and stops the timers.
@@ -75,6 +78,7 @@ class Hub {
   const config::Config& config_;
   ControlChannels* channels_;
   BusHealth* bus_health_;
+  policy::InferenceStats* inference_;
   std::string version_;
   std::int64_t start_us_;
 

@@ -8,6 +8,7 @@
 #include "config/config.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/options.hpp"
+#include "policy/load.hpp"
 
 int main(int argc, char** argv) {
   using namespace robot_edge;
@@ -30,8 +31,11 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
 
   config::Config config;
+  std::string policy_summary;
   try {
     config = config::LoadConfig(cl->config_path);
+    // The policy's model is part of the configuration: checked now, before anything opens.
+    if (config.policy.enabled) policy_summary = policy::LoadPolicyModel(config)->Describe();
   } catch (const config::ConfigError& e) {
     std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
     return 1;
@@ -39,6 +43,9 @@ int main(int argc, char** argv) {
   if (cl->check_config) {
     std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
                 config.joints.size(), config.buses.size(), config.control.rate_hz);
+    if (config.policy.enabled) {
+      std::printf("policy %s: %s\n", config.policy.model_path.c_str(), policy_summary.c_str());
+    }
     return 0;
   }
   return daemon::RunDaemon(config, daemon::DaemonOptions{cl->api_socket});

@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/event_log.hpp"
 #include "edge_api.pb.h"
@@ -33,6 +34,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // The kernel's send buffer of each client socket, fixed so that a slow client costs bounded
   // memory (TCP would otherwise grow it to megabytes) and its backlog shows in ours.
   static constexpr int kSocketSendBufferBytes = 256 * 1024;
+  static constexpr std::size_t kArenaBlockBytes = 128 * 1024;
 
   // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
   // disconnected (config api.client_backlog_kib).
@@ -75,6 +77,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   proto::FrameDecoder decoder_;
   std::array<std::uint8_t, 16384> read_buffer_{};
+  // First block of the arena each ClientMessage is parsed into (a 64 KiB message and its
+  // objects fit; beyond that the arena takes more from the heap).
+  std::vector<char> arena_block_ = std::vector<char>(kArenaBlockBytes);
 
   struct Queued {
     Frame frame;

@@ -146,6 +146,13 @@ std::string RuleName(const testing::TestParamInfo<Case>& info) {
   return name;
 }
 
+// A policy section as one flow-style line before sim: (see the policy rows below).
+#define SIM "sim:                                      #"
+#define P(keys) "policy: {" keys "}\n" SIM
+#define J1 "joints: [L_Knee]"
+#define J2 "joints: [L_Knee, R_Knee]"
+#define O "observation: [{term: command}]"
+
 INSTANTIATE_TEST_SUITE_P(
     EveryRule, Rejects,
     testing::Values(
@@ -312,6 +319,67 @@ INSTANTIATE_TEST_SUITE_P(
              "must be greater than 0"},
         Case{"sim friction", "joint_friction: 0.2", "joint_friction: -1", "sim.joint_friction",
              "-1 is outside 0..100"},
+        // policy: one flow-style line inserted before sim:, so that every key is on that line.
+        Case{"policy model required", SIM, P("joints: [L_Knee], action_scale: 0.25, observation: [{term: command}]"),
+             "policy", "missing required key 'model'"},
+        Case{"policy model not empty", SIM, P("model: \"\", " J1 ", action_scale: 0.25, " O),
+             "policy.model", "must name an ONNX file"},
+        Case{"policy rate", SIM, P("model: m.onnx, rate_hz: 600, " J1 ", action_scale: 0.25, " O),
+             "policy.rate_hz", "600 is outside 1..500"},
+        Case{"policy joints required", SIM, P("model: m.onnx, action_scale: 0.25, " O), "policy",
+             "missing required key 'joints'"},
+        Case{"policy joints not empty", SIM, P("model: m.onnx, joints: [], action_scale: 0.25, " O),
+             "policy.joints", "at least one joint is required"},
+        Case{"policy joint must exist", SIM, P("model: m.onnx, joints: [L_Knee, L_Knees], action_scale: 0.25, " O),
+             "policy.joints[1]", "unknown joint 'L_Knees'"},
+        Case{"policy joint once", SIM, P("model: m.onnx, joints: [L_Knee, L_Knee], action_scale: 0.25, " O),
+             "policy.joints[1]", "'L_Knee' is listed twice"},
+        Case{"policy default pose per joint", SIM, P("model: m.onnx, " J2 ", default_pose: [0.6], action_scale: 0.25, " O),
+             "policy.default_pose", "has 1 values: give one per policy joint (2)"},
+        Case{"policy default pose within limits", SIM, P("model: m.onnx, " J1 ", default_pose: [3.0], action_scale: 0.25, " O),
+             "policy.default_pose[0]", "3 is outside 0..2.4"},
+        Case{"policy action scale required", SIM, P("model: m.onnx, " J1 ", " O), "policy",
+             "missing required key 'action_scale'"},
+        Case{"policy action scale count", SIM, P("model: m.onnx, joints: [L_Knee, R_Knee, L_Hip_Roll], action_scale: [0.1, 0.2], " O),
+             "policy.action_scale", "has 2 values: give one, or one per policy joint (3)"},
+        Case{"policy action scale range", SIM, P("model: m.onnx, " J1 ", action_scale: 20, " O),
+             "policy.action_scale", "20 is outside -10..10"},
+        Case{"policy action scale is a number", SIM, P("model: m.onnx, " J1 ", action_scale: big, " O),
+             "policy.action_scale", "'big' is not a number"},
+        Case{"policy action clip", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, action_clip: -1, " O),
+             "policy.action_clip", "-1 is outside 0..1000"},
+        Case{"policy kp count", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kp: [1, 2, 3], " O),
+             "policy.kp", "has 3 values: give one, or one per policy joint (2)"},
+        Case{"policy kp range", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kp: 600, " O),
+             "policy.kp", "600 is outside 0..500"},
+        Case{"policy kd range per joint", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kd: [1, 7], " O),
+             "policy.kd[1]", "7 is outside 0..5"},
+        Case{"policy observation required", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25"), "policy",
+             "missing required key 'observation'"},
+        Case{"policy observation not empty", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: []"),
+             "policy.observation", "at least one term is required"},
+        Case{"policy observation is a list", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: 5"),
+             "policy.observation", "expected a list of terms"},
+        Case{"policy observation term known", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_torque}]"),
+             "policy.observation[0].term",
+             "'joint_torque' is not an observation term (base_ang_vel, projected_gravity, command, joint_pos, joint_vel, last_action)"},
+        Case{"policy observation term required", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{scale: 1}]"),
+             "policy.observation[0]", "missing required key 'term'"},
+        Case{"policy observation scale count", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, scale: [1, 2]}]"),
+             "policy.observation[0].scale", "has 2 values: give one, or one per value of command (3)"},
+        Case{"policy observation scale finite", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, scale: .nan}]"),
+             "policy.observation[0].scale", "nan is not a finite number"},
+        Case{"policy observation joints only for joint terms", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, joints: [L_Knee]}]"),
+             "policy.observation[0].joints", "only joint_pos and joint_vel take joints"},
+        Case{"policy observation joint must exist", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_pos, joints: [Tail]}]"),
+             "policy.observation[0].joints[0]", "unknown joint 'Tail'"},
+        Case{"policy observation joints not empty", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_vel, joints: []}]"),
+             "policy.observation[0].joints", "empty: leave it out to use policy.joints"},
+        Case{"policy history", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history: 0, " O),
+             "policy.history", "0 is outside 1..64"},
+        Case{"policy unknown key", SIM, P("modle: m.onnx, model: m.onnx, " J1 ", action_scale: 0.25, " O),
+             "policy.modle", "unknown key"},
+        Case{"policy must be a mapping", SIM, "policy: 5\n" SIM, "policy", "expected a mapping"},
         Case{"unknown section", "sim:                                      #",
              "policies: {}\nsim:                                      #", "policies", "unknown key"},
         Case{"unknown key in a section", "stand_ramp_s: 2.0", "stand_ramps: 2.0",
@@ -322,6 +390,11 @@ INSTANTIATE_TEST_SUITE_P(
              "realtime: 5\nold_realtime:                       #", "realtime",
              "expected a mapping"}),
     RuleName);
+#undef SIM
+#undef P
+#undef J1
+#undef J2
+#undef O
 
 TEST(Rejects, TelemetryFasterThanControl) {
   std::string text = DefaultYaml();
@@ -394,6 +467,58 @@ TEST(Rejects, EveryProblemIsReportedAtOnce) {
   text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 5000 ");
   text.replace(text.find("fall_hold_ms: 100"), 17, "fall_hold_ms: 9999");
   EXPECT_EQ(Problems(text).size(), 2u);
+}
+
+TEST(Policy, AbsentByDefault) {
+  const Config c = ParseConfig(DefaultYaml(), "robot-edge.yaml");
+  EXPECT_FALSE(c.policy.enabled);
+  EXPECT_TRUE(Validate(c).empty());
+}
+
+TEST(Policy, EveryKeyIsParsedAndTheModelIsRelativeToTheFile) {
+  const std::string text = DefaultYaml() + R"(
+policy:
+  model: policies/walk.onnx
+  rate_hz: 40
+  joints: [L_Knee, R_Knee]
+  default_pose: [0.5, 0.7]
+  action_scale: [0.25, 0.5]
+  action_clip: 5
+  kp: 80
+  kd: [1.5, 2.0]
+  observation:
+    - {term: base_ang_vel, scale: 0.25}
+    - {term: projected_gravity}
+    - {term: command, scale: [2.0, 2.0, 0.25]}
+    - {term: joint_pos, joints: [L_Hip_Pitch, L_Knee, Neck_Yaw]}
+    - {term: joint_vel, scale: 0.05}
+    - {term: last_action}
+  history: 3
+)";
+  const Config c = ParseConfig(text, "/etc/robot-edge/robot-edge.yaml");
+  EXPECT_TRUE(Validate(c).empty());
+  const PolicyConfig& p = c.policy;
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.model, "policies/walk.onnx");
+  EXPECT_EQ(p.model_path, "/etc/robot-edge/policies/walk.onnx");
+  EXPECT_EQ(p.rate_hz, 40.0);
+  EXPECT_EQ(p.joints, (std::vector<std::size_t>{3, 9}));
+  EXPECT_EQ(p.default_pose_rad, (std::vector<double>{0.5, 0.7}));
+  EXPECT_EQ(p.action_scale, (std::vector<double>{0.25, 0.5}));
+  EXPECT_EQ(p.action_clip, 5.0);
+  EXPECT_EQ(p.kp, (std::vector<double>{80}));
+  EXPECT_EQ(p.kd, (std::vector<double>{1.5, 2.0}));
+  EXPECT_EQ(p.history, 3u);
+  ASSERT_EQ(p.observation.size(), 6u);
+  EXPECT_EQ(p.observation[0].term, ObservationTerm::kBaseAngVel);
+  EXPECT_EQ(p.observation[0].scale, (std::vector<double>{0.25}));
+  EXPECT_EQ(p.observation[1].scale, (std::vector<double>{1.0}));  // the default
+  EXPECT_EQ(p.observation[2].scale, (std::vector<double>{2.0, 2.0, 0.25}));
+  EXPECT_EQ(p.observation[3].joints, (std::vector<std::size_t>{0, 3, 24}));
+  EXPECT_EQ(p.observation[4].joints, p.joints);  // default: the policy's joints
+  EXPECT_EQ(TermSize(p.observation[3], p), 3u);
+  EXPECT_EQ(TermSize(p.observation[5], p), 2u);
+  EXPECT_EQ(ParseConfig(text, "robot-edge.yaml").policy.model_path, "policies/walk.onnx");
 }
 
 TEST(Where, FallsBackToTheNearestParentLine) {

@@ -5,8 +5,8 @@
 
 #include "daemon/auth.hpp"
 #include "daemon/command_pipe.hpp"
-#include "daemon/spsc_queue.hpp"
-#include "daemon/triple_buffer.hpp"
+#include "handoff/spsc_queue.hpp"
+#include "handoff/triple_buffer.hpp"
 
 namespace robot_edge::daemon {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace robot_edge::daemon {
+namespace robot_edge {
 
 template <typename T>
 class SpscQueue {
@@ -47,4 +47,4 @@ class SpscQueue {
   alignas(64) std::atomic<std::size_t> tail_{0};  // written by the consumer
 };
 
-}  // namespace robot_edge::daemon
+}  // namespace robot_edge

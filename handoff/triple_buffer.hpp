@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace robot_edge::daemon {
+namespace robot_edge {
 
 template <typename T>
 class TripleBuffer {
@@ -38,4 +38,4 @@ class TripleBuffer {
   std::uint8_t front_ = 2;                // reader's
 };
 
-}  // namespace robot_edge::daemon
+}  // namespace robot_edge

@@ -1,0 +1,72 @@
+#include "policy/action.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace robot_edge::policy {
+
+float DefaultPoseOf(const config::Config& config, std::size_t joint) {
+  const config::PolicyConfig& p = config.policy;
+  for (std::size_t i = 0; i < p.joints.size(); ++i) {
+    if (p.joints[i] == joint && i < p.default_pose_rad.size()) {
+      return static_cast<float>(p.default_pose_rad[i]);
+    }
+  }
+  return static_cast<float>(config.joints[joint].stand_rad);
+}
+
+std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
+                           const std::vector<float>& fallback) {
+  if (values.empty()) return fallback;
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = static_cast<float>(values.size() == 1 ? values[0] : values[i]);
+  }
+  return out;
+}
+
+ActionMap::ActionMap(const config::Config& config)
+    : clip_(static_cast<float>(config.policy.action_clip)) {
+  const config::PolicyConfig& p = config.policy;
+  const std::size_t n = p.joints.size();
+  std::vector<float> default_kp, default_kd;
+  for (std::size_t j : p.joints) {
+    default_kp.push_back(static_cast<float>(config.joints[j].kp));
+    default_kd.push_back(static_cast<float>(config.joints[j].kd));
+  }
+  const auto scale = PerItem(p.action_scale, n);
+  const auto kp = PerItem(p.kp, n, default_kp);
+  const auto kd = PerItem(p.kd, n, default_kd);
+  for (std::size_t i = 0; i < n; ++i) {
+    const config::JointConfig& j = config.joints[p.joints[i]];
+    joints_.push_back({p.joints[i], DefaultPoseOf(config, p.joints[i]), scale[i],
+                       static_cast<float>(j.min_rad), static_cast<float>(j.max_rad), kp[i], kd[i]});
+  }
+  for (const config::JointConfig& j : config.joints) {
+    stand_.push_back({static_cast<float>(j.stand_rad), 0.0f, static_cast<float>(j.kp),
+                      static_cast<float>(j.kd), 0.0f});
+  }
+}
+
+std::size_t ActionMap::Apply(std::span<const float> raw, std::span<float> action,
+                             std::span<sm::JointTarget> targets) const {
+  std::copy_n(stand_.begin(), std::min(stand_.size(), targets.size()), targets.begin());
+  std::size_t non_finite = 0;
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    float a = raw[i];
+    if (!std::isfinite(a)) {
+      a = 0.0f;
+      ++non_finite;
+    }
+    if (clip_ > 0.0f) a = std::clamp(a, -clip_, clip_);
+    action[i] = a;
+    const Joint& j = joints_[i];
+    if (j.index < targets.size()) {
+      targets[j.index] = {std::clamp(j.default_rad + j.scale * a, j.min_rad, j.max_rad), 0.0f, j.kp,
+                          j.kd, 0.0f};
+    }
+  }
+  return non_finite;
+}
+
+}  // namespace robot_edge::policy

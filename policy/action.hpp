@@ -1,0 +1,53 @@
+// The network's output -> one target per joint (pure; the inference thread's).
+//
+// For policy joint i (config policy.joints[i], firmware joint j):
+//   action_i = clip(raw_i, ±action_clip)            (not clipped when action_clip is 0;
+//                                                    a non-finite raw value counts as 0)
+//   target_j = {default_pose_i + action_scale_i × action_i clamped to joint j's limits,
+//               velocity 0, policy kp_i, policy kd_i, torque 0}
+// Every other joint holds the stand pose with its default kp / kd.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "config/config.hpp"
+#include "statemachine/io.hpp"
+
+namespace robot_edge::policy {
+
+// The pose the network's actions and joint_pos observations are relative to (rad):
+// policy.default_pose for a policy joint (its stand pose when not given), the stand pose for
+// any other joint. `joint` is a firmware index.
+float DefaultPoseOf(const config::Config& config, std::size_t joint);
+
+// One value for every item or one per item (validated), as floats for `n` items; `fallback`
+// when `values` is empty.
+std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
+                           const std::vector<float>& fallback = {});
+
+class ActionMap {
+ public:
+  // `config` must have passed Validate() with a policy section.
+  explicit ActionMap(const config::Config& config);
+
+  std::size_t size() const { return joints_.size(); }  // policy joints = network outputs
+
+  // raw.size() == size(); action.size() == size() receives the clipped actions (the next
+  // last_action); targets: one per configured joint. Returns how many raw values were not
+  // finite (and counted as 0).
+  std::size_t Apply(std::span<const float> raw, std::span<float> action,
+                    std::span<sm::JointTarget> targets) const;
+
+ private:
+  struct Joint {
+    std::size_t index;  // firmware
+    float default_rad, scale, min_rad, max_rad, kp, kd;
+  };
+  std::vector<Joint> joints_;
+  std::vector<sm::JointTarget> stand_;  // every joint: the stand pose, default gains
+  float clip_;                          // 0 = off
+};
+
+}  // namespace robot_edge::policy

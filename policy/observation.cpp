@@ -1,0 +1,85 @@
+#include "policy/observation.hpp"
+
+#include <algorithm>
+
+#include "policy/action.hpp"
+#include "statemachine/imu_math.hpp"
+
+namespace robot_edge::policy {
+
+using config::ObservationTerm;
+
+Observation::Observation(const config::Config& config) : history_(config.policy.history) {
+  for (const config::ObservationTermConfig& t : config.policy.observation) {
+    const std::size_t n = config::TermSize(t, config.policy);
+    Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}};
+    if (t.term == ObservationTerm::kJointPos || t.term == ObservationTerm::kJointVel) {
+      term.joints = t.joints;
+      for (std::size_t j : t.joints) term.default_rad.push_back(DefaultPoseOf(config, j));
+    }
+    terms_.push_back(std::move(term));
+    frame_size_ += n;
+  }
+  frames_.assign(frame_size_ * history_, 0.0f);
+}
+
+std::string Observation::Describe() const {
+  std::string s;
+  for (const Term& t : terms_) {
+    s += (s.empty() ? "" : " + ") + std::string(config::ToString(t.kind)) + " " +
+         std::to_string(t.scale.size());
+  }
+  s += " = " + std::to_string(frame_size_);
+  if (history_ > 1) s += " × history " + std::to_string(history_) + " = " + std::to_string(size());
+  return s;
+}
+
+void Observation::WriteFrame(const ObservationInputs& in, float* frame) const {
+  for (const Term& t : terms_) {
+    float* out = frame + t.offset;
+    switch (t.kind) {
+      case ObservationTerm::kBaseAngVel:
+        for (std::size_t i = 0; i < 3; ++i) out[i] = in.gyro_rad_s[i];
+        break;
+      case ObservationTerm::kProjectedGravity: {
+        const std::array<float, 3> g = sm::ProjectedGravity(in.quat_wxyz);
+        for (std::size_t i = 0; i < 3; ++i) out[i] = g[i];
+        break;
+      }
+      case ObservationTerm::kCommand:
+        for (std::size_t i = 0; i < 3; ++i) out[i] = in.command[i];
+        break;
+      case ObservationTerm::kJointPos:
+        for (std::size_t i = 0; i < t.joints.size(); ++i) {
+          out[i] = in.joint_pos_rad[t.joints[i]] - t.default_rad[i];
+        }
+        break;
+      case ObservationTerm::kJointVel:
+        for (std::size_t i = 0; i < t.joints.size(); ++i) out[i] = in.joint_vel_rad_s[t.joints[i]];
+        break;
+      case ObservationTerm::kLastAction:
+        for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] = in.last_action[i];
+        break;
+    }
+    for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] *= t.scale[i];
+  }
+}
+
+void Observation::Assemble(const ObservationInputs& in, std::span<float> out) {
+  float* slot = frames_.data() + next_ * frame_size_;
+  WriteFrame(in, slot);
+  if (fresh_) {
+    for (std::size_t h = 0; h < history_; ++h) {
+      std::copy_n(slot, frame_size_, frames_.data() + h * frame_size_);
+    }
+    fresh_ = false;
+  }
+  // Oldest first: the slot after the newest one, around the ring.
+  for (std::size_t k = 0; k < history_; ++k) {
+    const std::size_t h = (next_ + 1 + k) % history_;
+    std::copy_n(frames_.data() + h * frame_size_, frame_size_, out.data() + k * frame_size_);
+  }
+  next_ = (next_ + 1) % history_;
+}
+
+}  // namespace robot_edge::policy

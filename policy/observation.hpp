@@ -1,0 +1,70 @@
+// The network's input, assembled from plain measurements (pure; the inference thread's).
+//
+// One frame = the configured terms in order (config policy.observation), each value multiplied
+// by its scale:
+//   base_ang_vel       3   IMU gyro x, y, z (rad/s, body frame)
+//   projected_gravity  3   unit gravity in the body frame from the IMU quaternion ((0, 0, -1)
+//                          upright; sm::ProjectedGravity)
+//   command            3   vx (m/s), vy (m/s), vyaw (rad/s) of the current velocity command
+//   joint_pos          n   position - DefaultPoseOf(joint) (rad), for the term's joints
+//   joint_vel          n   velocity (rad/s), for the term's joints
+//   last_action        m   the previous clipped action, one per policy joint (0 after Reset)
+// With history H > 1 the input is the last H frames, oldest first (frame-major:
+// [frame t-H+1 | … | frame t]); right after Reset() every slot holds the first frame.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace robot_edge::policy {
+
+struct ObservationInputs {
+  std::array<float, 3> gyro_rad_s{0, 0, 0};
+  std::array<float, 4> quat_wxyz{1, 0, 0, 0};  // body -> world
+  std::array<float, 3> command{0, 0, 0};       // vx m/s, vy m/s, vyaw rad/s
+  std::span<const float> joint_pos_rad;        // firmware order, every configured joint
+  std::span<const float> joint_vel_rad_s;      // firmware order, every configured joint
+  std::span<const float> last_action;          // one per policy joint
+};
+
+class Observation {
+ public:
+  // `config` must have passed Validate() with a policy section.
+  explicit Observation(const config::Config& config);
+
+  std::size_t frame_size() const { return frame_size_; }
+  std::size_t size() const { return frame_size_ * history_; }  // the network's input
+  // "base_ang_vel 3 + projected_gravity 3 + … = 45" (and "× history 3 = 135").
+  std::string Describe() const;
+
+  // The next Assemble() starts the history over.
+  void Reset() { fresh_ = true; }
+
+  // Assembles one frame from `in`, adds it to the history and writes the network's input
+  // (size() values) into `out`. Never allocates.
+  void Assemble(const ObservationInputs& in, std::span<float> out);
+
+ private:
+  struct Term {
+    config::ObservationTerm kind;
+    std::size_t offset;               // in the frame
+    std::vector<float> scale;         // one per value
+    std::vector<std::size_t> joints;  // joint_pos / joint_vel: firmware indices
+    std::vector<float> default_rad;   // joint_pos: DefaultPoseOf each joint
+  };
+  void WriteFrame(const ObservationInputs& in, float* frame) const;
+
+  std::vector<Term> terms_;
+  std::size_t frame_size_ = 0;
+  std::size_t history_ = 1;
+  std::vector<float> frames_;  // history_ frames, a ring
+  std::size_t next_ = 0;       // ring slot of the next frame
+  bool fresh_ = true;
+};
+
+}  // namespace robot_edge::policy

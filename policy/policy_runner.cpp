@@ -1,0 +1,143 @@
+#include "policy/policy_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+namespace robot_edge::policy {
+namespace {
+
+std::uint64_t SteadyNs() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+}  // namespace
+
+PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime)
+    : config_(config),
+      runtime_(std::move(runtime)),
+      observation_(config),
+      action_(config),
+      period_us_(static_cast<std::int64_t>(1e6 / config.policy.rate_hz + 0.5)),
+      stale_us_(std::max<std::int64_t>(kStalePeriods * period_us_, 250'000)),
+      inputs_([&] {
+        Published p;
+        p.joint_pos_rad.assign(config.joints.size(), 0.0f);
+        p.joint_vel_rad_s.assign(config.joints.size(), 0.0f);
+        return p;
+      }()),
+      results_([&] {
+        Result r;
+        r.targets.resize(config.joints.size());
+        return r;
+      }()),
+      obs_(observation_.size()),
+      raw_(action_.size()),
+      last_action_(action_.size()) {}
+
+PolicyRunner::~PolicyRunner() { Stop(); }
+
+std::string PolicyRunner::Describe() const {
+  std::ostringstream s;
+  s << runtime_->Describe() << "; observation " << observation_.Describe() << "; " << action_.size()
+    << " joints at " << config_.policy.rate_hz << " Hz";
+  return s.str();
+}
+
+void PolicyRunner::Start() {
+  if (thread_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = false;
+  }
+  thread_ = std::thread([this] { ThreadBody(); });
+}
+
+void PolicyRunner::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PolicyRunner::ThreadBody() {
+  const std::chrono::microseconds period(period_us_);
+  auto deadline = std::chrono::steady_clock::now();
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    deadline += period;
+    if (wake_.wait_until(lock, deadline, [this] { return stop_; })) break;
+    lock.unlock();
+    InferOnce();
+    lock.lock();
+    // Fell more than a period behind (a stall): resume from now instead of catching up.
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline + period) deadline = now;
+  }
+}
+
+// ---- Control thread ----
+
+void PolicyRunner::Reset(std::int64_t /*now_us*/) { ++generation_; }
+
+bool PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& command,
+                           const sm::Inputs& inputs, std::span<sm::JointTarget> out) {
+  Published& p = inputs_.back();
+  p.sequence = ++sequence_;
+  p.generation = generation_;
+  p.time_us = now_us;
+  p.command = {command.vx, command.vy, command.vyaw};
+  p.gyro_rad_s = inputs.imu.gyro_rad_s;
+  p.quat_wxyz = inputs.imu.quat_wxyz;
+  const std::size_t n = std::min(p.joint_pos_rad.size(), inputs.joints.size());
+  for (std::size_t j = 0; j < n; ++j) {
+    p.joint_pos_rad[j] = inputs.joints[j].position_rad;
+    p.joint_vel_rad_s[j] = inputs.joints[j].velocity_rad_s;
+  }
+  inputs_.Publish();
+
+  const Result& r = results_.Latest();
+  if (!r.valid || r.generation != generation_ || now_us - r.observed_us > stale_us_) return false;
+  std::copy_n(r.targets.begin(), std::min(r.targets.size(), out.size()), out.begin());
+  return true;
+}
+
+// ---- Inference thread ----
+
+bool PolicyRunner::InferOnce() {
+  const Published& in = inputs_.Latest();
+  if (in.sequence == last_sequence_) return false;
+  last_sequence_ = in.sequence;
+  if (!started_ || in.generation != last_generation_) {  // entered MOVE/POLICY anew
+    observation_.Reset();
+    std::fill(last_action_.begin(), last_action_.end(), 0.0f);
+    last_generation_ = in.generation;
+    started_ = true;
+  }
+  ObservationInputs oi;
+  oi.gyro_rad_s = in.gyro_rad_s;
+  oi.quat_wxyz = in.quat_wxyz;
+  oi.command = in.command;
+  oi.joint_pos_rad = in.joint_pos_rad;
+  oi.joint_vel_rad_s = in.joint_vel_rad_s;
+  oi.last_action = last_action_;
+  observation_.Assemble(oi, obs_);
+
+  const std::uint64_t start = SteadyNs();
+  runtime_->Run(obs_, raw_);
+  counters_.Record(SteadyNs() - start);
+
+  Result& r = results_.back();
+  action_.Apply(raw_, last_action_, r.targets);  // the observation has used the previous one
+  r.valid = true;
+  r.generation = in.generation;
+  r.observed_us = in.time_us;
+  results_.Publish();
+  return true;
+}
+
+}  // namespace robot_edge::policy

@@ -1,0 +1,235 @@
+// End to end on vcan: MOVE/POLICY. robot-edged runs an ONNX policy against robot-edge-sim:
+// STAND, a velocity command enters MOVE/POLICY, the motor frames carry the targets the network
+// computes, a new velocity changes them, STAND and DAMP leave the mode, diagnostics report the
+// inference statistics. The network's output depends on the command only (its other weights
+// are 0), so the expected frame is exact; and the demonstration model swings the simulated legs.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include "harness.hpp"
+#include "model_builder.hpp"
+
+namespace robot_edge::e2e {
+namespace {
+
+constexpr int kLegJoints = 12;  // joints 0..11: the policy's, in firmware order
+constexpr int kObservation = 45;
+constexpr int kCommandAt = 6;  // base_ang_vel 3, projected_gravity 3, then the command
+constexpr float kPolicyKp = 77.0f, kPolicyKd = 2.5f, kActionScale = 0.25f;
+const std::array<float, 3> kCommandScale = {2.0f, 2.0f, 0.25f};
+
+// The policy section, inserted before sim: in the default config.
+std::string PolicySection(const std::string& model,
+                          const std::string& gains = "kp: 77\n  kd: 2.5") {
+  return "policy:\n  model: " + model + "\n  " + gains + R"(
+  rate_hz: 50
+  joints: [L_Hip_Pitch, L_Hip_Roll, L_Hip_Yaw, L_Knee, L_Ankle_A, L_Ankle_B,
+           R_Hip_Pitch, R_Hip_Roll, R_Hip_Yaw, R_Knee, R_Ankle_A, R_Ankle_B]
+  action_scale: 0.25
+  observation:
+    - {term: base_ang_vel, scale: 0.25}
+    - {term: projected_gravity}
+    - {term: command, scale: [2.0, 2.0, 0.25]}
+    - {term: joint_pos}
+    - {term: joint_vel, scale: 0.05}
+    - {term: last_action}
+)";
+}
+
+const char* kBeforeSim = "sim:                                      # robot-edge-sim only";
+
+// action_i = a_i·obs[6] + b_i·obs[7] + c_i·obs[8] + d_i: the command only.
+float A(int i) { return 0.5f + 0.05f * static_cast<float>(i); }
+float B(int i) { return i % 2 == 0 ? -0.3f : 0.3f; }
+float C(int i) { return 0.2f - 0.02f * static_cast<float>(i); }
+float D(int i) { return 0.1f * static_cast<float>(i % 3); }
+
+class PolicyModel {
+ public:
+  PolicyModel() {
+    char tmpl[] = "/tmp/robot-edge-e2e-policy.XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    std::vector<float> w(kLegJoints * kObservation, 0.0f), bias(kLegJoints);
+    for (int i = 0; i < kLegJoints; ++i) {
+      w[i * kObservation + kCommandAt + 0] = A(i);
+      w[i * kObservation + kCommandAt + 1] = B(i);
+      w[i * kObservation + kCommandAt + 2] = C(i);
+      bias[i] = D(i);
+    }
+    path_ =
+        policy::test::LinearModel(kObservation, kLegJoints, w, bias).Write(dir_ + "/command.onnx");
+  }
+  ~PolicyModel() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+// Joint i's target for the command (vx, vy, vyaw): stand + 0.25 × action.
+float Expected(const config::Config& c, int i, float vx, float vy, float vyaw) {
+  const float action = A(i) * (kCommandScale[0] * vx) + B(i) * (kCommandScale[1] * vy) +
+                       C(i) * (kCommandScale[2] * vyaw) + D(i);
+  return std::clamp(static_cast<float>(c.joints[i].stand_rad) + kActionScale * action,
+                    static_cast<float>(c.joints[i].min_rad),
+                    static_cast<float>(c.joints[i].max_rad));
+}
+
+edge::CloudCommand Velocity(float vx, float vy, float vyaw) {
+  edge::CloudCommand c;
+  c.mutable_velocity()->set_vx(vx);
+  c.mutable_velocity()->set_vy(vy);
+  c.mutable_velocity()->set_vyaw(vyaw);
+  return c;
+}
+
+edge::CloudCommand Mode(edge::Mode m) {
+  edge::CloudCommand c;
+  c.mutable_mode()->set_mode(m);
+  return c;
+}
+
+// Waits until every leg joint has been sent the policy's target for the command (policy gains,
+// position within the MIT encoding's resolution); fails naming the first joint that was not.
+void ExpectPolicyFrames(Robot& robot, std::int64_t since, float vx, float vy, float vyaw) {
+  for (int j = 0; j < kLegJoints; ++j) {
+    const float want = Expected(robot.config(), j, vx, vy, vyaw);
+    const auto f = robot.monitor().WaitFor(
+        since,
+        [&](const SeenFrame& s) {
+          return !s.special && robot.monitor().JointOf(s) == j &&
+                 std::fabs(s.command.kp - kPolicyKp) < 0.2f &&
+                 std::fabs(s.command.position_rad - want) < 1e-3f;
+        },
+        3s);
+    ASSERT_TRUE(f) << robot.config().joints[j].name << ": no frame with the policy's target "
+                   << want << " for (" << vx << ", " << vy << ", " << vyaw << ")";
+    EXPECT_NEAR(f->command.kd, kPolicyKd, 0.01f);
+    EXPECT_NEAR(f->command.velocity_rad_s, 0.0f, 0.05f);
+  }
+}
+
+void WaitMotorsReady(client::Client& c) {
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
+      << "the motors never all replied";
+}
+
+TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {
+  PolicyModel model;
+  RobotOptions options;
+  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  Robot robot(options);
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+
+  // STAND -> MOVE/POLICY.
+  std::int64_t t = NowUs();
+  auto r = Command(c, Velocity(0.4f, 0.0f, 0.0f));
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_MOVE_POLICY);
+  ExpectPolicyFrames(robot, t, 0.4f, 0.0f, 0.0f);
+  // Joints the policy does not drive hold the stand pose with their own gains.
+  const auto elbow = robot.monitor().WaitFor(
+      NowUs(), [&](const SeenFrame& s) { return !s.special && robot.monitor().JointOf(s) == 15; },
+      1s);
+  ASSERT_TRUE(elbow);
+  EXPECT_NEAR(elbow->command.position_rad, robot.config().joints[15].stand_rad, 1e-3);
+  EXPECT_NEAR(elbow->command.kp, robot.config().joints[15].kp, 0.2);
+  const auto walking = WaitTelemetry(
+      c, [](const auto& msg) { return msg.control_mode() == edge::CONTROL_MODE_MOVE_POLICY; }, 2s);
+  ASSERT_TRUE(walking);
+  EXPECT_EQ(walking->fw_mode(), edge::FW_MODE_MOVE);
+
+  // A new velocity: new observation, new targets.
+  t = NowUs();
+  r = Command(c, Velocity(-0.3f, 0.2f, 0.5f));
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_MOVE_POLICY);
+  ExpectPolicyFrames(robot, t, -0.3f, 0.2f, 0.5f);
+
+  // Diagnostics report the inferences.
+  const auto diag = WaitEvent(
+      c, [](const auto& e) { return e.has_diagnostics() && e.diagnostics().onnx_count() > 0; }, 3s);
+  ASSERT_TRUE(diag) << "no diagnostics with onnx_count > 0";
+  const auto& d = diag->diagnostics();
+  EXPECT_GT(d.onnx_avg_ms(), 0.0f);
+  EXPECT_GE(d.onnx_max_ms(), d.onnx_avg_ms());
+  EXPECT_LT(d.onnx_avg_ms(), 20.0f)
+      << "a 45 -> 12 linear layer (user-mode-linux is slow, not that slow)";
+  EXPECT_LT(d.onnx_max_ms(), 200.0f);
+  RecordProperty("onnx_avg_ms", std::to_string(d.onnx_avg_ms()));
+  RecordProperty("onnx_max_ms", std::to_string(d.onnx_max_ms()));
+
+  // STAND leaves MOVE/POLICY: the legs get their stand gains again.
+  t = NowUs();
+  r = Command(c, Mode(edge::MODE_STAND));
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_STAND);
+  ASSERT_TRUE(robot.monitor().WaitFor(
+      t,
+      [&](const SeenFrame& s) {
+        return !s.special && robot.monitor().JointOf(s) == 0 &&
+               std::fabs(s.command.kp - 150.0f) < 0.2f;
+      },
+      2s))
+      << "no STAND frame for L_Hip_Pitch";
+
+  // Again into MOVE/POLICY (a fresh start), then DAMP leaves it.
+  t = NowUs();
+  r = Command(c, Velocity(0.2f, -0.1f, 0.0f));
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_MOVE_POLICY);
+  ExpectPolicyFrames(robot, t, 0.2f, -0.1f, 0.0f);
+  t = NowUs();
+  r = Command(c, Mode(edge::MODE_DAMP));
+  ASSERT_TRUE(r.accepted());
+  EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_DAMP);
+  ASSERT_TRUE(robot.monitor().WaitFor(
+      t,
+      [&](const SeenFrame& s) {
+        return !s.special && robot.monitor().JointOf(s) == 0 && s.command.kp == 0.0f;
+      },
+      2s))
+      << "no DAMP frame";
+  EXPECT_EQ(Command(c, Velocity(0.4f, 0, 0)).reason(), "velocity_in_damp");
+}
+
+TEST(Policy, TheDemonstrationModelSwingsTheSimulatedLegs) {
+  // config/examples/sim-with-policy.yaml's section, with the model's absolute path.
+  const std::string section =
+      PolicySection(ROBOT_EDGE_DEMO_POLICY,
+                    "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0");
+  RobotOptions options;
+  options.config_edits = {{kBeforeSim, section + kBeforeSim}};
+  Robot robot(options);
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  std::this_thread::sleep_for(2500ms);  // the stand ramp
+  const auto r = Command(c, Velocity(0.3f, 0.0f, 0.0f));
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  const float stand = static_cast<float>(robot.config().joints[0].stand_rad);
+  float low = stand, high = stand;
+  const auto deadline = std::chrono::steady_clock::now() + 4s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (const auto t = c.WaitTelemetry(200ms)) {
+      low = std::min(low, t->joint_pos(0));
+      high = std::max(high, t->joint_pos(0));
+    }
+  }
+  EXPECT_LT(low, stand - 0.08f) << "L_Hip_Pitch did not swing back";
+  EXPECT_GT(high, stand + 0.08f) << "L_Hip_Pitch did not swing forward";
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+}
+
+}  // namespace
+}  // namespace robot_edge::e2e

@@ -1,0 +1,122 @@
+// policy_bench: what MOVE/POLICY costs (Google Benchmark; not a CTest test).
+//   OnnxRun/*    one evaluation of the network (what onnx_avg_ms reports): the demo model and
+//                the actor sizes of the usual training stacks, built here with random weights
+//   InferOnce    the inference thread's whole step: observation, network, action, hand-off
+//   Targets      the control thread's cost per tick in MOVE/POLICY: publish the inputs, take the
+//                latest targets
+// Run: ninja -C build policy_bench && build/tests/policy/policy_bench
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "model_builder.hpp"
+#include "policy/load.hpp"
+#include "policy/onnx_graph.hpp"
+
+namespace robot_edge::policy {
+namespace {
+
+// obs [1, in] -> (Gemm transB -> Elu) per hidden layer -> Gemm -> [1, out], random weights.
+std::unique_ptr<InferenceRuntime> Mlp(std::int64_t in, const std::vector<std::int64_t>& hidden,
+                                      std::int64_t out) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 0.1f);
+  test::ModelBuilder b;
+  b.Input("obs", {1, in}).Output("actions", {1, out});
+  std::string x = "obs";
+  std::int64_t width = in;
+  std::vector<std::int64_t> layers = hidden;
+  layers.push_back(out);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::string n = std::to_string(l);
+    std::vector<float> w(static_cast<std::size_t>(layers[l] * width)),
+        bias(static_cast<std::size_t>(layers[l]));
+    for (float& v : w) v = normal(rng);
+    for (float& v : bias) v = normal(rng);
+    b.Initializer("w" + n, {layers[l], width}, w).Initializer("b" + n, {layers[l]}, bias);
+    const bool last = l + 1 == layers.size();
+    auto& gemm = b.Node("Gemm", {x, "w" + n, "b" + n}, last ? "actions" : "gemm" + n);
+    auto* t = gemm.add_attribute();
+    t->set_name("transB");
+    t->set_type(onnx::AttributeProto::INT);
+    t->set_i(1);
+    if (!last) x = b.Node("Elu", {"gemm" + n}, "elu" + n).output(0);
+    width = layers[l];
+  }
+  return OnnxGraph::FromBytes(b.Bytes(), "mlp");
+}
+
+void RunNetwork(benchmark::State& state, InferenceRuntime& net) {
+  std::vector<float> in(net.input_size(), 0.1f), out(net.output_size());
+  for (auto _ : state) {
+    net.Run(in, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
+void BM_OnnxRun_Demo(benchmark::State& state) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
+  const auto net = LoadPolicyModel(c);
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Demo);
+
+// legged_gym / rsl_rl default actor: [512, 256, 128], Elu.
+void BM_OnnxRun_Actor45x512x256x128x12(benchmark::State& state) {
+  const auto net = Mlp(45, {512, 256, 128}, 12);
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Actor45x512x256x128x12);
+
+// humanoid-gym: 47 values × 15 frames of history, [512, 256, 128].
+void BM_OnnxRun_Actor705x512x256x128x12(benchmark::State& state) {
+  const auto net = Mlp(47 * 15, {512, 256, 128}, 12);
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Actor705x512x256x128x12);
+
+// A smaller actor: [256, 128].
+void BM_OnnxRun_Actor45x256x128x12(benchmark::State& state) {
+  const auto net = Mlp(45, {256, 128}, 12);
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Actor45x256x128x12);
+
+struct Ticking {
+  config::Config config = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
+  std::unique_ptr<PolicyRunner> runner = MakePolicyRunner(config);
+  std::vector<sm::JointMeasurement> joints = std::vector<sm::JointMeasurement>(25);
+  sm::Inputs inputs;
+  std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);
+  std::int64_t now_us = 1'000'000;
+  Ticking() {
+    inputs.joints = joints;
+    runner->Reset(now_us);
+  }
+  bool Tick() {
+    now_us += 2000;
+    return runner->Targets(now_us, sm::Velocity{0.3f, 0.0f, 0.0f}, inputs, out);
+  }
+};
+
+void BM_InferOnce_Demo(benchmark::State& state) {
+  Ticking t;
+  for (auto _ : state) {
+    state.PauseTiming();
+    t.Tick();  // something new to infer
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(t.runner->InferOnce());
+  }
+}
+BENCHMARK(BM_InferOnce_Demo);
+
+void BM_Targets_ControlThreadPerTick(benchmark::State& state) {
+  Ticking t;
+  t.Tick();
+  t.runner->InferOnce();
+  for (auto _ : state) benchmark::DoNotOptimize(t.Tick());
+}
+BENCHMARK(BM_Targets_ControlThreadPerTick);
+
+}  // namespace
+}  // namespace robot_edge::policy

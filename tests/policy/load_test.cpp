@@ -1,0 +1,172 @@
+// Start-up: the model checked against the configuration (a configuration error naming
+// file:line: policy.model), and the shipped example: config/examples/sim-with-policy.yaml with
+// the demonstration model, which swings the legs with the command and stills them without.
+#include "policy/load.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model_builder.hpp"
+#include "test_config.hpp"
+
+namespace robot_edge::policy {
+namespace {
+
+std::string Section(const std::string& model) {
+  return "policy:\n  model: " + model + R"(
+  joints: [L_Knee, R_Knee]
+  action_scale: 0.25
+  observation:
+    - {term: command}
+    - {term: joint_pos}
+)";
+}
+
+std::vector<std::string> Problems(const config::Config& c) {
+  try {
+    LoadPolicyModel(c);
+  } catch (const config::ConfigError& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+TEST(LoadPolicyModel, AcceptsAModelOfTheRightSizes) {
+  const std::string dir = test::ScratchDir("load-ok");
+  // 5 inputs (command 3 + joint_pos 2) -> 2 outputs.
+  const auto path =
+      test::LinearModel(5, 2, std::vector<float>(10, 0.1f), {0, 0}).Write(dir + "/ok.onnx");
+  const config::Config c = test::WithPolicy(Section(path));
+  const auto runtime = LoadPolicyModel(c);
+  EXPECT_EQ(runtime->input_size(), 5u);
+  EXPECT_NE(MakePolicyRunner(c)->Describe().find("; 2 joints at 50 Hz"), std::string::npos);
+}
+
+TEST(LoadPolicyModel, AnInputLongerThanTheObservationIsAConfigError) {
+  const std::string dir = test::ScratchDir("load-input");
+  const auto path =
+      test::LinearModel(6, 2, std::vector<float>(12, 0.1f), {0, 0}).Write(dir + "/m.onnx");
+  const config::Config c = test::WithPolicy(Section(path));
+  const auto p = Problems(c);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0],
+            c.Where("policy.model") +
+                ": the network takes 6 inputs; the observation has command 3 + joint_pos 2 = 5");
+  EXPECT_EQ(p[0].rfind("robot-edge.yaml:", 0), 0u) << p[0];
+}
+
+TEST(LoadPolicyModel, AnOutputPerPolicyJoint) {
+  const std::string dir = test::ScratchDir("load-output");
+  const auto path =
+      test::LinearModel(5, 3, std::vector<float>(15, 0.1f), {0, 0, 0}).Write(dir + "/m.onnx");
+  const auto p = Problems(test::WithPolicy(Section(path)));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("policy.model: the network gives 3 outputs; policy.joints has 2"),
+            std::string::npos)
+      << p[0];
+}
+
+TEST(LoadPolicyModel, AMissingOrBadModelIsAConfigError) {
+  const config::Config missing = test::WithPolicy(Section("/nonexistent/walk.onnx"));
+  auto p = Problems(missing);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], missing.Where("policy.model") + ": /nonexistent/walk.onnx: cannot open the file");
+
+  const std::string dir = test::ScratchDir("load-bad");
+  test::ModelBuilder b;
+  b.Input("obs", {1, 5}).Output("y", {1, 2});
+  b.Node("LSTM", {"obs"}, "y");
+  const config::Config bad = test::WithPolicy(Section(b.Write(dir + "/lstm.onnx")));
+  p = Problems(bad);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("policy.model: " + dir + "/lstm.onnx: node 'y' uses operator 'LSTM'"),
+            std::string::npos)
+      << p[0];
+}
+
+// ---- The example configuration and its demonstration model ----
+
+TEST(Example, IsTheDefaultConfigPlusAPolicySection) {
+  const std::string base = test::ReadText(ROBOT_EDGE_DEFAULT_CONFIG);
+  const std::string example = test::ReadText(ROBOT_EDGE_POLICY_CONFIG);
+  ASSERT_GT(example.size(), base.size());
+  EXPECT_EQ(example.substr(0, base.size()), base)
+      << "config/examples/sim-with-policy.yaml must start with config/robot-edge.yaml, verbatim";
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
+  EXPECT_TRUE(c.policy.enabled);
+  EXPECT_EQ(c.policy.joints.size(), 12u);
+  EXPECT_EQ(c.policy.rate_hz, 50.0);
+}
+
+// The demo model in a closed loop on a robot that holds still: its actions are the oscillator.
+class DemoModel : public testing::Test {
+ protected:
+  DemoModel()
+      : config_(config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG)), runner_(MakePolicyRunner(config_)) {
+    for (std::size_t j = 0; j < 25; ++j)
+      joints_[j].position_rad = static_cast<float>(config_.joints[j].stand_rad);
+    inputs_.joints = joints_;
+    runner_->Reset(now_us_);
+  }
+  // One policy period (10 control ticks, one inference); L_Hip_Pitch's offset from stand (rad).
+  float Step(float vx, float vy = 0, float vyaw = 0) {
+    for (int i = 0; i < 10; ++i) {
+      now_us_ += 2000;
+      ready_ = runner_->Targets(now_us_, sm::Velocity{vx, vy, vyaw}, inputs_, out_);
+      if (i == 0) runner_->InferOnce();
+    }
+    return out_[0].position_rad - static_cast<float>(config_.joints[0].stand_rad);
+  }
+
+  config::Config config_;
+  std::unique_ptr<PolicyRunner> runner_;
+  std::array<sm::JointMeasurement, 25> joints_{};
+  sm::Inputs inputs_;
+  std::array<sm::JointTarget, 25> out_{};
+  std::int64_t now_us_ = 1'000'000;
+  bool ready_ = false;
+};
+
+TEST_F(DemoModel, SwingsTheLegsAtAboutOneAndAQuarterHertzWhenWalking) {
+  float low = 0, high = 0;
+  int crossings = 0;
+  float previous = 0;
+  for (int step = 0; step < 150; ++step) {  // 3 s
+    const float hip = Step(0.3f);
+    ASSERT_TRUE(ready_);
+    if (step >= 50) {  // after 1 s
+      low = std::min(low, hip);
+      high = std::max(high, hip);
+      crossings += (previous < 0) != (hip < 0);
+    }
+    previous = hip;
+  }
+  EXPECT_LT(low, -0.1f);
+  EXPECT_GT(high, 0.1f);
+  EXPECT_GE(crossings, 4);  // 2 s at 1.25 Hz: 5 sign changes
+  EXPECT_LE(crossings, 6);
+  // The knees swing too, within their limits (0..2.4).
+  EXPECT_GT(std::fabs(out_[3].position_rad - 0.6f) + std::fabs(out_[9].position_rad - 0.6f), 0.0f);
+  EXPECT_FLOAT_EQ(out_[0].kp, 120.0f);
+  EXPECT_FLOAT_EQ(out_[0].kd, 3.0f);
+}
+
+TEST_F(DemoModel, StillsAtZeroVelocity) {
+  for (int step = 0; step < 100; ++step) Step(0.5f);
+  float hip = 1;
+  for (int step = 0; step < 100; ++step) hip = Step(0.0f);  // 2 s
+  EXPECT_LT(std::fabs(hip), 0.01f);
+  EXPECT_LT(std::fabs(out_[3].position_rad - 0.6f), 0.01f);  // L_Knee back at stand
+}
+
+TEST_F(DemoModel, LeansTheHipsWithVyAndVyaw) {
+  for (int step = 0; step < 20; ++step) Step(0.0f, 0.5f, 0.0f);
+  EXPECT_GT(out_[1].position_rad, 0.05f);  // L_Hip_Roll
+  EXPECT_GT(out_[7].position_rad, 0.05f);  // R_Hip_Roll
+  for (int step = 0; step < 20; ++step) Step(0.0f, 0.0f, 1.0f);
+  EXPECT_GT(out_[2].position_rad, 0.05f);  // L_Hip_Yaw
+}
+
+}  // namespace
+}  // namespace robot_edge::policy

@@ -1,0 +1,235 @@
+// The runner's hand-off between the control thread (Targets, Reset) and the inference thread
+// (InferOnce), driven by hand, then with its real thread; and Targets() never allocates.
+#include "policy/policy_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "allocation_counter.hpp"
+#include "malloc_counter.hpp"
+#include "model_builder.hpp"
+#include "policy/onnx_graph.hpp"
+#include "test_config.hpp"
+
+namespace robot_edge::policy {
+namespace {
+
+constexpr std::size_t kLKnee = 3, kRKnee = 9, kLElbow = 15;
+
+std::unique_ptr<InferenceRuntime> Model(const test::ModelBuilder& b) {
+  return OnnxGraph::FromBytes(b.Bytes(), "test");
+}
+
+// actions = obs = the command × (2, 2, 0.25), on L_Knee, R_Knee, L_Elbow (default = stand:
+// 0.6, 0.6, 0.3), action_scale 0.1.
+const char* kCommandSection = R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.1
+  kp: 70
+  kd: 1.25
+  observation: [{term: command, scale: [2.0, 2.0, 0.25]}]
+)";
+
+// actions = last_action + 1: counts inferences since the last Reset.
+const char* kCounterSection = R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.1
+  observation: [{term: last_action}]
+)";
+
+test::ModelBuilder PlusOne() {
+  test::ModelBuilder b;
+  b.Input("obs", {1, 3}).Output("actions", {1, 3}).Initializer("one", {1}, {1.0f});
+  b.Node("Add", {"obs", "one"}, "actions");
+  return b;
+}
+
+struct Tick {
+  std::vector<sm::JointMeasurement> joints = std::vector<sm::JointMeasurement>(25);
+  sm::Inputs inputs;
+  std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);
+  std::int64_t now_us = 1'000'000;
+  Tick() { inputs.joints = joints; }
+  bool Run(PolicyRunner& r, float vx = 0, float vy = 0, float vyaw = 0) {
+    now_us += 2000;
+    return r.Targets(now_us, sm::Velocity{vx, vy, vyaw}, inputs, out);
+  }
+};
+
+TEST(PolicyRunner, NoTargetsBeforeTheFirstInference) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  Tick t;
+  r.Reset(t.now_us);
+  EXPECT_FALSE(t.Run(r, 0.5f));
+  EXPECT_FALSE(t.Run(r, 0.5f));
+}
+
+TEST(PolicyRunner, TheModelsTargetsThenHeldBetweenInferences) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  Tick t;
+  r.Reset(t.now_us);
+  EXPECT_FALSE(t.Run(r, 0.5f, -0.25f, 1.0f));
+  ASSERT_TRUE(r.InferOnce());
+  ASSERT_TRUE(t.Run(r, 0.5f, -0.25f, 1.0f));
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f + 0.1f * 1.0f);    // vx × 2
+  EXPECT_FLOAT_EQ(t.out[kRKnee].position_rad, 0.6f - 0.1f * 0.5f);    // vy × 2
+  EXPECT_FLOAT_EQ(t.out[kLElbow].position_rad, 0.3f + 0.1f * 0.25f);  // vyaw × 0.25
+  EXPECT_FLOAT_EQ(t.out[kLKnee].kp, 70.0f);
+  EXPECT_FLOAT_EQ(t.out[kLKnee].kd, 1.25f);
+  EXPECT_FLOAT_EQ(t.out[0].position_rad, -0.3f);  // L_Hip_Pitch: not the policy's, stand pose
+  EXPECT_FLOAT_EQ(t.out[0].kp, 150.0f);
+  // A new command: the last targets hold until the next inference.
+  for (int i = 0; i < 9; ++i) {
+    ASSERT_TRUE(t.Run(r, -1.0f));
+    EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.7f);
+  }
+  ASSERT_TRUE(r.InferOnce());
+  ASSERT_TRUE(t.Run(r, -1.0f));
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f - 0.2f);
+}
+
+TEST(PolicyRunner, NothingNewNoInference) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  EXPECT_FALSE(r.InferOnce());  // nothing published yet: not in MOVE/POLICY
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r);
+  EXPECT_TRUE(r.InferOnce());
+  EXPECT_FALSE(r.InferOnce());
+  EXPECT_EQ(r.TakeWindow().total, 1u);
+}
+
+TEST(PolicyRunner, ResetClearsTheLastActionAndTheOldTargets) {
+  const config::Config c = test::WithPolicy(kCounterSection);
+  PolicyRunner r(c, Model(PlusOne()));
+  Tick t;
+  r.Reset(t.now_us);
+  for (int n = 1; n <= 3; ++n) {
+    t.Run(r);
+    ASSERT_TRUE(r.InferOnce());
+    ASSERT_TRUE(t.Run(r));
+    EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f + 0.1f * static_cast<float>(n)) << n;
+  }
+  // Leaving and entering MOVE/POLICY again: the old targets are not used, and the last action
+  // starts from zero.
+  r.Reset(t.now_us);
+  EXPECT_FALSE(t.Run(r));
+  ASSERT_TRUE(r.InferOnce());
+  ASSERT_TRUE(t.Run(r));
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f + 0.1f);
+}
+
+TEST(PolicyRunner, StaleTargetsAreNotUsed) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r, 0.5f);
+  ASSERT_TRUE(r.InferOnce());
+  EXPECT_TRUE(t.Run(r, 0.5f));
+  t.now_us += 240'000;  // 20 ms periods: stale after max(10 periods, 250 ms)
+  EXPECT_TRUE(t.Run(r, 0.5f));
+  t.now_us += 20'000;
+  EXPECT_FALSE(t.Run(r, 0.5f)) << "the inference thread stopped: targets older than 250 ms";
+}
+
+TEST(PolicyRunner, TargetsAndInferenceAllocateNothing) {
+  const config::Config c = test::WithPolicy(R"(
+policy:
+  model: m.onnx
+  joints: [L_Hip_Pitch, L_Hip_Roll, L_Hip_Yaw, L_Knee, L_Ankle_A, L_Ankle_B,
+           R_Hip_Pitch, R_Hip_Roll, R_Hip_Yaw, R_Knee, R_Ankle_A, R_Ankle_B]
+  action_scale: 0.25
+  observation:
+    - {term: base_ang_vel, scale: 0.25}
+    - {term: projected_gravity}
+    - {term: command, scale: [2.0, 2.0, 0.25]}
+    - {term: joint_pos}
+    - {term: joint_vel, scale: 0.05}
+    - {term: last_action}
+  history: 3
+)");
+  std::vector<float> w(12 * 135, 0.01f), b(12, 0.0f);
+  PolicyRunner r(c, Model(test::LinearModel(135, 12, w, b)));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r, 0.3f);
+  r.InferOnce();  // warm: the first call of anything may set up lazily
+  std::size_t news = 0, mallocs = 0, with_targets = 0;
+  {
+    robot_edge::test::AllocationCounter new_counter;
+    test::MallocCounter malloc_counter;
+    for (int tick = 0; tick < 10000; ++tick) {
+      with_targets += t.Run(r, 0.3f, 0.1f, -0.2f);
+      if (tick % 10 == 0) r.InferOnce();
+      if (tick == 5000) r.Reset(t.now_us);
+    }
+    news = new_counter.count();
+    mallocs = malloc_counter.count();
+  }
+  EXPECT_EQ(news, 0u);
+  EXPECT_EQ(mallocs, 0u);
+  EXPECT_GT(with_targets, 9900u);
+}
+
+TEST(PolicyRunner, ItsThreadRunsAtTheRateOnlyWhenFedAndReportsStatistics) {
+  const config::Config c = test::WithPolicy(kCommandSection);  // rate_hz: 50 (the default)
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  r.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(r.TakeWindow().total, 0u) << "no inputs published: nothing to infer";
+  Tick t;
+  r.Reset(t.now_us);
+  bool got = false;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500)) {
+    t.now_us += 2000;
+    got |= r.Targets(t.now_us, sm::Velocity{0.5f, 0, 0}, t.inputs, t.out);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  r.Stop();
+  EXPECT_TRUE(got);
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.7f);
+  const InferenceWindow w = r.TakeWindow();
+  EXPECT_GE(w.count, 5u) << "50 Hz for 0.5 s: 25 (a loaded machine may miss some)";
+  EXPECT_LE(w.count, 30u);
+  EXPECT_EQ(w.total, w.count);
+  EXPECT_GT(w.avg_ms, 0.0);
+  EXPECT_GE(w.max_ms, w.avg_ms);
+  EXPECT_LT(w.max_ms, 50.0);
+  const InferenceWindow next = r.TakeWindow();
+  EXPECT_EQ(next.count, 0u);
+  EXPECT_EQ(next.total, w.total);
+  EXPECT_EQ(next.avg_ms, 0.0);
+  EXPECT_EQ(next.max_ms, 0.0);
+  r.Stop();  // idempotent
+}
+
+TEST(InferenceCounters, CountAverageAndMaxPerWindow) {
+  InferenceCounters c;
+  c.Record(1'000'000);
+  c.Record(3'000'000);
+  auto w = c.TakeWindow();
+  EXPECT_EQ(w.total, 2u);
+  EXPECT_EQ(w.count, 2u);
+  EXPECT_DOUBLE_EQ(w.avg_ms, 2.0);
+  EXPECT_DOUBLE_EQ(w.max_ms, 3.0);
+  c.Record(500'000);
+  w = c.TakeWindow();
+  EXPECT_EQ(w.total, 3u);
+  EXPECT_EQ(w.count, 1u);
+  EXPECT_DOUBLE_EQ(w.avg_ms, 0.5);
+  EXPECT_DOUBLE_EQ(w.max_ms, 0.5);
+}
+
+}  // namespace
+}  // namespace robot_edge::policy
