@@ -1,0 +1,124 @@
+// Heap allocations (global operator new, counted by tests/common's counting allocator) per
+// control tick in steady state — STAND, MOVE with a 50 Hz trajectory stream, and an alert raised
+// and cleared — and per command on the API thread's path, per telemetry frame and per
+// diagnostics event. The control thread's budget is 0; the API thread's figures are reported.
+//
+// Usage: bench_alloc ROWS_FILE
+#include <cstdio>
+#include <functional>
+
+#include "allocation_counter.hpp"
+#include "daemon/messages.hpp"
+#include "support.hpp"
+
+namespace robot_edge::bench {
+namespace {
+
+// Allocations per call of `work`, over `n` calls (after one warm-up call).
+double PerCall(std::size_t n, const std::function<void()>& work) {
+  work();
+  std::size_t count = 0;
+  {
+    test::AllocationCounter counter;
+    for (std::size_t i = 0; i < n; ++i) work();
+    count = counter.count();
+  }
+  return static_cast<double>(count) / static_cast<double>(n);
+}
+
+void SendTrajectory(LoopRig& rig, const std::vector<float>& pose, const std::vector<float>& kp,
+                    const std::vector<float>& kd) {
+  daemon::CommandSlot* slot = rig.AcquireSlot();
+  slot->trajectory.Clear();
+  slot->trajectory.Append(pose, kp, kd);  // within the slot's preallocated capacity
+  slot->command.kind = sm::CommandKind::kTrajectory;
+  slot->command.trajectory = &slot->trajectory;
+  rig.Send(slot);
+}
+
+std::vector<Row> Measure() {
+  const config::Config& c = DefaultConfig();
+  std::vector<float> kp, kd;
+  for (const auto& j : c.joints) {
+    kp.push_back(static_cast<float>(j.kp));
+    kd.push_back(static_cast<float>(j.kd));
+  }
+  const std::vector<float> pose = StandSegments(c, 1, 0.05f)[0];
+
+  LoopRig rig(c);
+  rig.Stand();
+  const double stand = PerCall(5000, [&] { rig.Tick(); });
+  int i = 0;
+  const double stream = PerCall(5000, [&] {
+    if (i++ % 10 == 0) SendTrajectory(rig, pose, kp, kd);
+    rig.Tick();
+  });
+  // Watchdog: the stream stops, DAMP; an overtemperature alert raised and cleared; STAND again.
+  const double events = PerCall(10, [&] {
+    for (int k = 0; k < 150; ++k) rig.Tick();
+    rig.robot().SetTemperature(4, 90);
+    for (int k = 0; k < 5; ++k) rig.Tick();
+    rig.robot().SetTemperature(4, 30);
+    for (int k = 0; k < 5; ++k) rig.Tick();
+    daemon::CommandSlot* slot = rig.AcquireSlot();
+    slot->command.kind = sm::CommandKind::kMode;
+    slot->command.mode = sm::ModeRequest::kStand;
+    rig.Send(slot);
+    for (int k = 0; k < 10; ++k) SendTrajectory(rig, pose, kp, kd), rig.Tick();
+  }) / 180.0;
+
+  CommandPath fresh(c, false), arena(c, true);
+  const std::string one = TrajectoryBytes(c, 1, 1), many = TrajectoryBytes(c, 256, 1);
+  const auto bytes = [](const std::string& s) {
+    return std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  };
+  std::int64_t now = 0;
+  const double command_1 = PerCall(1000, [&] { fresh.Handle(bytes(one), now += 1000); });
+  const double command_256 = PerCall(200, [&] { fresh.Handle(bytes(many), now += 1000); });
+  const double arena_1 = PerCall(1000, [&] { arena.Handle(bytes(one), now += 1000); });
+  const double arena_256 = PerCall(200, [&] { arena.Handle(bytes(many), now += 1000); });
+
+  std::uint32_t sequence = 0;
+  const double telemetry = PerCall(1000, [&] {
+    edge::ServerMessage message;
+    daemon::FillTelemetry(rig.channels().snapshots.Latest(), c, ++sequence,
+                          {rig.now_us(), 1'700'000'000'000'000ull}, message.mutable_telemetry());
+    auto frame = std::make_shared<std::string>();
+    proto::AppendDelimited(message, frame.get());
+  });
+
+  const std::string source = "alloc";
+  const auto fmt = [](double v) { return Format(v, v == static_cast<long>(v) ? 0 : 2); };
+  return {
+      {"allocations", "control tick, steady STAND", fmt(stand), "0", "allocs/tick",
+       stand == 0 ? "ok" : "MISS", source, "5000 ticks"},
+      {"allocations", "control tick, MOVE with a 50 Hz trajectory stream", fmt(stream), "0",
+       "allocs/tick", stream == 0 ? "ok" : "MISS", source, "5000 ticks, 500 commands applied"},
+      {"allocations", "control tick, timeout + DAMP + alert raised/cleared + STAND", fmt(events),
+       "0", "allocs/tick", events == 0 ? "ok" : "MISS", source, "1800 ticks with events"},
+      {"allocations", "command on the API thread, 1 segment", fmt(command_1), "", "allocs/command",
+       "", source, "protobuf parse into a fresh ClientMessage"},
+      {"allocations", "command on the API thread, 256 segments", fmt(command_256), "",
+       "allocs/command", "", source, ""},
+      {"allocations", "command, 1 segment, parsed into a kept arena block (proposed)", fmt(arena_1), "",
+       "allocs/command", "", source, "steady state of the proposed change"},
+      {"allocations", "command, 256 segments, parsed into a kept arena block (proposed)", fmt(arena_256),
+       "", "allocs/command", "", source, ""},
+      {"allocations", "EdgeTelemetry frame (API thread)", fmt(telemetry), "", "allocs/frame", "",
+       source, "10 per second, shared by every client"},
+  };
+}
+
+}  // namespace
+}  // namespace robot_edge::bench
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: bench_alloc ROWS_FILE\n");
+    return 2;
+  }
+  const auto rows = robot_edge::bench::Measure();
+  for (const auto& r : rows) std::printf("%-60s %8s %s\n", r.figure.c_str(), r.value.c_str(), r.unit.c_str());
+  robot_edge::bench::WriteRows(argv[1], rows);
+  return 0;
+}

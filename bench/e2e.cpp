@@ -1,0 +1,586 @@
+// End-to-end figures on vcan: robot-edged driving robot-edge-sim, watched from the wire with
+// kernel timestamps. Run it inside tests/vcan/run (it needs vcan0..vcan4); bench/run does.
+//
+//   floor      one raw CAN socket's write to another's kernel receive timestamp on vcan4
+//   latency    a client sends a trajectory whose L_Shoulder_Pitch position is a unique 16-bit
+//              code; the first command frame carrying that code is found on the wire
+//   watchdog   stream 4 packets at 50 Hz, stop: last packet -> first DAMP frame (kp 0) on each bus
+//   loop       the period between consecutive command frames of joint 0 for 60 s, the daemon's
+//              CPU share (/proc), overruns (its diagnostics), frames per bus (sysfs tx_packets)
+//   clients    10 s phases: 0, 1, 10, 50 telemetry clients, 10 clients streaming at 50 Hz
+//
+// With --in-process the same scenarios run against robot-edged's own parts wired in this process
+// (inproc.hpp) on this machine's kernel: no vcan, no simulator, no floor and no bus load.
+//
+// Usage: bench_e2e ROWS_FILE [--quick] [--in-process] [--realtime PRIORITY]
+//   --quick        small counts, to try the program out
+//   --realtime P   the daemon's control thread at SCHED_FIFO priority P (realtime.priority), as
+//                  on the robot; bench/run does not use it (see bench/README.md)
+#include <poll.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "client/commands.hpp"
+#include "e2e_rig.hpp"
+#include "inproc.hpp"
+#include "stats.hpp"
+#include "support.hpp"
+#include "wire.hpp"
+
+namespace robot_edge::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Settings {
+  int floor_samples = 1000;
+  int commands = 1000;
+  int watchdog_trials = 200;
+  int loop_s = 60;
+  int phase_s = 10;
+};
+
+struct Context {
+  Settings settings;
+  std::string source;  // where the figures come from (see bench/report.cpp's legend)
+  std::string prefix;  // of every section: "vcan" or "in-process"
+  bool uml = false;     // timing budgets are for a real kernel: say so next to the figures
+  std::vector<Row> rows;
+  std::mt19937 random{12345};
+
+  void Add(const std::string& section, const std::string& figure, double value, int decimals,
+           const std::string& budget, const std::string& unit, const std::string& verdict,
+           const std::string& note = "") {
+    rows.push_back({section, figure, Format(value, decimals), budget, unit, verdict, source, note});
+    std::printf("  %-58s %10s %-6s %s\n", figure.c_str(), Format(value, decimals).c_str(),
+                unit.c_str(), note.c_str());
+    std::fflush(stdout);
+  }
+  void SleepRandomMs(int lo, int hi) {
+    std::uniform_int_distribution<int> us(lo * 1000, hi * 1000);
+    std::this_thread::sleep_for(std::chrono::microseconds(us(random)));
+  }
+};
+
+std::vector<float> StandPose(const config::Config& c) {
+  std::vector<float> pose;
+  for (const auto& j : c.joints) pose.push_back(static_cast<float>(j.stand_rad));
+  return pose;
+}
+
+void DrainClient(client::Client& c) {
+  while (c.Read(0ms)) {
+  }
+}
+
+std::vector<std::string> Interfaces(const config::Config& c) {
+  std::vector<std::string> names;
+  for (const auto& b : c.buses) names.push_back(b.interface);
+  return names;
+}
+
+// ---- floor ----
+
+Summary MeasureFloor(Context& ctx, const std::string& interface) {
+  constexpr canid_t kProbeId = 0x7F0;  // not used by the robot
+  CanTap writer(interface, {interface}, {0x7FE});
+  CanTap reader(interface, {interface}, {kProbeId});
+  std::vector<double> us;
+  std::vector<TappedFrame> frames;
+  for (int i = 0; i < ctx.settings.floor_samples; ++i) {
+    can_frame f{};
+    f.can_id = kProbeId;
+    f.len = 4;
+    std::memcpy(f.data, &i, 4);
+    reader.Drain();
+    const std::int64_t t0 = RealtimeNs();
+    if (!writer.Write(f)) continue;
+    frames.clear();
+    const auto deadline = std::chrono::steady_clock::now() + 100ms;
+    bool found = false;
+    while (!found && std::chrono::steady_clock::now() < deadline) {
+      reader.Read(20, &frames);
+      for (const auto& t : frames) {
+        int seen = 0;
+        std::memcpy(&seen, t.frame.data, 4);
+        if (seen == i) {
+          us.push_back(static_cast<double>(t.t_ns - t0) / 1000.0);
+          found = true;
+        }
+      }
+    }
+    ctx.SleepRandomMs(0, 2);
+  }
+  return Summarize(us);
+}
+
+// ---- command-to-wire latency ----
+
+struct Latency {
+  Summary us;
+  int lost = 0;
+};
+
+Latency MeasureLatency(Context& ctx, Target& robot) {
+  const config::Config& c = robot.config();
+  constexpr std::size_t kJoint = 12;  // L_Shoulder_Pitch: -3.0 .. 1.5 rad
+  const auto& joint = c.joints[kJoint];
+  const std::string interface = c.buses[joint.bus].interface;
+  const auto tap = robot.Tap(interface, {joint.can_id});
+  const can::MitRanges ranges = can::RangesOf(c.motor_of(kJoint));
+  const std::uint32_t base = can::FloatToUint(-1.0f, -ranges.p_max, ranges.p_max, can::kPositionBits);
+  auto client = robot.Connect("cloud", false, false);
+  std::vector<float> pose = StandPose(c);
+  std::vector<double> us;
+  Latency out;
+  std::vector<TappedFrame> frames;
+  constexpr int kWarmUp = 20;
+  for (int k = 0; k < kWarmUp + ctx.settings.commands; ++k) {
+    const auto code = static_cast<std::uint16_t>(base + 3 * (k % 400));
+    pose[kJoint] = can::UintToFloat(code, -ranges.p_max, ranges.p_max, can::kPositionBits);
+    edge::CloudCommand command = client::MakeTrajectory(pose);
+    command.set_sequence(static_cast<std::uint32_t>(k + 1));
+    ctx.SleepRandomMs(8, 16);
+    DrainClient(client);
+    tap->Drain();
+    const std::int64_t t0 = RealtimeNs();
+    client.Send(command);
+    frames.clear();
+    const auto deadline = std::chrono::steady_clock::now() + 200ms;
+    std::int64_t seen_ns = -1;
+    std::size_t looked = 0;
+    while (seen_ns < 0 && std::chrono::steady_clock::now() < deadline) {
+      tap->Read(20, &frames);
+      for (; looked < frames.size() && seen_ns < 0; ++looked) {
+        const auto& f = frames[looked];
+        if (!IsSpecial(f.frame) && PositionCode(f.frame) == code && f.t_ns >= t0) seen_ns = f.t_ns;
+      }
+    }
+    if (k < kWarmUp) continue;
+    if (seen_ns < 0) {
+      ++out.lost;
+    } else {
+      us.push_back(static_cast<double>(seen_ns - t0) / 1000.0);
+    }
+  }
+  out.us = Summarize(us);
+  return out;
+}
+
+// ---- watchdog ----
+
+struct Watchdog {
+  Summary slowest_bus_ms;  // per trial: last packet -> DAMP on the last of the buses
+  Summary first_bus_ms;    // per trial: ... on the first
+  double spread_max_ms = 0;
+  int invalid = 0;
+};
+
+Watchdog MeasureWatchdog(Context& ctx, Target& robot) {
+  const config::Config& c = robot.config();
+  const auto buses = Interfaces(c);
+  const auto tap = robot.Tap("", {1});  // the first motor of every bus has id 1
+  auto client = robot.Connect("cloud", true, false);
+  const std::vector<float> pose = StandPose(c);
+  std::vector<double> slowest, first;
+  Watchdog out;
+  std::uint32_t sequence = 100000;
+  std::vector<TappedFrame> frames;
+  for (int trial = 0; trial < ctx.settings.watchdog_trials; ++trial) {
+    std::int64_t t_last = 0;
+    for (int p = 0; p < 4; ++p) {
+      if (p > 0) std::this_thread::sleep_for(20ms);
+      edge::CloudCommand command = client::MakeTrajectory(pose);
+      command.set_sequence(++sequence);
+      DrainClient(client);
+      tap->Drain();
+      t_last = RealtimeNs();
+      client.Send(command);
+    }
+    const auto result = client.WaitCommandResult(sequence, 1000ms);
+    if (!result || !result->accepted()) {
+      ++out.invalid;
+      std::this_thread::sleep_for(300ms);
+      continue;
+    }
+    std::vector<std::int64_t> damp_ns(buses.size(), -1);
+    std::vector<bool> moving(buses.size(), false);
+    std::size_t found = 0, looked = 0;
+    frames.clear();
+    const auto deadline = std::chrono::steady_clock::now() + 1500ms;
+    while (found < buses.size() && std::chrono::steady_clock::now() < deadline) {
+      tap->Read(50, &frames);
+      for (; looked < frames.size(); ++looked) {
+        const auto& f = frames[looked];
+        const auto b = static_cast<std::size_t>(f.bus);
+        if (IsSpecial(f.frame) || f.t_ns < t_last || damp_ns[b] >= 0) continue;
+        if (KpCode(f.frame) != 0) {
+          moving[b] = true;
+        } else if (moving[b]) {  // DAMP after MOVE was seen on this bus
+          damp_ns[b] = f.t_ns;
+          ++found;
+        }
+      }
+    }
+    if (found < buses.size()) {
+      ++out.invalid;
+    } else {
+      const auto [lo, hi] = std::minmax_element(damp_ns.begin(), damp_ns.end());
+      slowest.push_back(static_cast<double>(*hi - t_last) / 1e6);
+      first.push_back(static_cast<double>(*lo - t_last) / 1e6);
+      out.spread_max_ms = std::max(out.spread_max_ms, static_cast<double>(*hi - *lo) / 1e6);
+    }
+    ctx.SleepRandomMs(5, 25);
+  }
+  out.slowest_bus_ms = Summarize(slowest);
+  out.first_bus_ms = Summarize(first);
+  return out;
+}
+
+// ---- loop period from the wire ----
+
+struct Window {
+  Summary period_us;
+  std::size_t late = 0;  // periods longer than 1.5 control periods
+  double seconds = 0;
+  double daemon_cpu = 0, sim_cpu = 0;  // share of one CPU
+  std::vector<double> frames_per_s;    // per bus
+  std::vector<Diagnostics> diagnostics;
+};
+
+// Records joint 0's command frames for `seconds` (vcan0, id 1) while the robot runs as it is.
+Window RecordWindow(Target& robot, DiagnosticsWatcher& diag, int seconds) {
+  const config::Config& c = robot.config();
+  const std::string bus0 = c.buses[c.joints[0].bus].interface;
+  const auto tap = robot.Tap(bus0, {c.joints[0].can_id});
+  const auto buses = Interfaces(c);
+  std::vector<std::uint64_t> tx0;
+  const bool sysfs = robot.CountsBusFrames();
+  for (const auto& b : buses) tx0.push_back(sysfs ? TxPackets(b) : 0);
+  const double cpu0 = robot.DaemonCpuSeconds(), sim0 = robot.SimCpuSeconds();
+  const std::int64_t t0 = RealtimeNs();
+  const std::int64_t end = t0 + static_cast<std::int64_t>(seconds) * 1'000'000'000;
+  std::vector<TappedFrame> frames;
+  frames.reserve(static_cast<std::size_t>(seconds) * 600);
+  while (RealtimeNs() < end) tap->Read(100, &frames);
+  const std::int64_t t1 = RealtimeNs();
+  Window w;
+  w.seconds = static_cast<double>(t1 - t0) / 1e9;
+  w.daemon_cpu = (robot.DaemonCpuSeconds() - cpu0) / w.seconds;
+  w.sim_cpu = (robot.SimCpuSeconds() - sim0) / w.seconds;
+  for (std::size_t b = 0; sysfs && b < buses.size(); ++b) {
+    w.frames_per_s.push_back(static_cast<double>(TxPackets(buses[b]) - tx0[b]) / w.seconds);
+  }
+  std::vector<double> periods;
+  std::int64_t previous = -1;
+  for (const auto& f : frames) {
+    if (IsSpecial(f.frame)) continue;
+    if (previous >= 0) periods.push_back(static_cast<double>(f.t_ns - previous) / 1000.0);
+    previous = f.t_ns;
+  }
+  for (double p : periods) w.late += p > 1.5 * static_cast<double>(kPeriodUs);
+  w.period_us = Summarize(periods);
+  w.diagnostics = diag.Between(t0, t1);
+  return w;
+}
+
+float MaxOf(const std::vector<Diagnostics>& d, float Diagnostics::*field) {
+  float m = 0;
+  for (const auto& x : d) m = std::max(m, x.*field);
+  return m;
+}
+
+void Stand(Target& robot) {
+  auto client = robot.Connect("cloud", true, false);
+  edge::CloudCommand stand = client::MakeMode(edge::MODE_STAND);
+  stand.set_sequence(1);
+  client.Send(stand);
+  const auto r = client.WaitCommandResult(1, 2000ms);
+  if (!r || !r->accepted()) throw std::runtime_error("STAND was refused");
+  std::this_thread::sleep_for(2500ms);  // the ramp
+}
+
+// ---- clients ----
+
+// Clients on a thread of their own: reads everything that arrives (telemetry counted), and makes
+// the streaming ones send a trajectory every 20 ms (staggered).
+class ClientPool {
+ public:
+  ClientPool(Target& robot, int telemetry_clients, int streaming_clients) {
+    for (int i = 0; i < telemetry_clients; ++i) clients_.push_back(robot.Connect("", false, true));
+    for (int i = 0; i < streaming_clients; ++i) {
+      clients_.push_back(robot.Connect("cloud", true, false));
+      streaming_.push_back(clients_.size() - 1);
+    }
+    pose_ = StandPose(robot.config());
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~ClientPool() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::atomic<std::uint64_t> telemetry{0}, accepted{0}, dropped{0}, sent{0}, failures{0};
+
+ private:
+  void Run() {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::chrono::steady_clock::time_point> next;
+    for (std::size_t i = 0; i < streaming_.size(); ++i) next.push_back(start + i * 2ms);
+    std::uint32_t sequence = 0;
+    std::vector<pollfd> fds;
+    while (!stop_) {
+      fds.clear();
+      for (auto& c : clients_) fds.push_back({c.fd(), POLLIN, 0});
+      ::poll(fds.data(), fds.size(), 2);
+      for (std::size_t i = 0; i < clients_.size(); ++i) {
+        if ((fds[i].revents & POLLIN) == 0 && !clients_[i].HasBufferedData()) continue;
+        try {
+          while (const auto m = clients_[i].Read(0ms)) {
+            if (m->has_telemetry()) ++telemetry;
+            if (m->has_command_result()) ++(m->command_result().accepted() ? accepted : dropped);
+          }
+        } catch (const client::ClientError&) {
+          ++failures;
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      for (std::size_t s = 0; s < streaming_.size(); ++s) {
+        if (now < next[s]) continue;
+        next[s] += 20ms;
+        edge::CloudCommand command = client::MakeTrajectory(pose_);
+        command.set_sequence(++sequence);
+        try {
+          clients_[streaming_[s]].Send(command, 100ms);
+          ++sent;
+        } catch (const client::ClientError&) {
+          ++failures;
+        }
+      }
+    }
+  }
+
+  std::vector<client::Client> clients_;
+  std::vector<std::size_t> streaming_;
+  std::vector<float> pose_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// ---- figures ----
+
+void AddWindowRows(Context& ctx, const std::string& section, const std::string& what,
+                   const Window& w, bool full) {
+  const double budget_us = 1.1 * static_cast<double>(kPeriodUs);
+  const std::string real_kernel = ctx.uml ? "budget is for a real kernel" : "";
+  ctx.Add(section, what + "tick period p50", w.period_us.p50, 0, "", "µs", "");
+  ctx.Add(section, what + "tick period p99", w.period_us.p99, 0, "≤ 2200", "µs",
+          Verdict(w.period_us.p99, budget_us), real_kernel);
+  ctx.Add(section, what + "tick period max", w.period_us.max, 0, "", "µs", "",
+          std::to_string(w.period_us.count) + " periods from the wire");
+  if (full) {
+    ctx.Add(section, what + "periods > 3 ms (late ticks on the wire)", static_cast<double>(w.late),
+            0, "", "count", "");
+  }
+  ctx.Add(section, what + "robot-edged CPU share", 100.0 * w.daemon_cpu, 1, "", "% of one CPU",
+          "", "/proc/<pid>/stat utime + stime");
+  ctx.Add(section, what + "tick work max (diagnostics)",
+          MaxOf(w.diagnostics, &Diagnostics::tick_work_max_us), 0, "", "µs", "",
+          "max over the 1 s windows");
+  ctx.Add(section, what + "wake-up latency max (diagnostics)",
+          MaxOf(w.diagnostics, &Diagnostics::wake_latency_max_us), 0, "", "µs", "");
+}
+
+// `vcan`: the target is on vcan buses (the raw floor and the bus load are measured).
+void Run(Context& ctx, Target& robot, bool vcan) {
+  DiagnosticsWatcher diag(robot);
+  std::this_thread::sleep_for(1500ms);
+  const config::Config& c = robot.config();
+  const double period_us = static_cast<double>(kPeriodUs);
+
+  const std::string sec_latency = ctx.prefix + ": command to wire";
+  Summary floor;
+  if (vcan) {
+    std::puts("floor: raw vcan write -> kernel receive timestamp");
+    floor = MeasureFloor(ctx, c.buses.back().interface);
+    ctx.Add(sec_latency, "vcan floor: write -> receive timestamp p50", floor.p50, 1, "", "µs", "",
+            std::to_string(floor.count) + " frames, same run");
+    ctx.Add(sec_latency, "vcan floor p99", floor.p99, 1, "", "µs", "");
+    ctx.Add(sec_latency, "vcan floor max", floor.max, 1, "", "µs", "");
+  }
+
+  std::puts("latency: client send -> first command frame carrying it");
+  const Latency lat = MeasureLatency(ctx, robot);
+  const std::string real_kernel = ctx.uml ? "budget is for a real kernel" : "";
+  ctx.Add(sec_latency, "command-to-wire p50", lat.us.p50, 0, "", "µs", "",
+          std::to_string(lat.us.count) + " commands, " + std::to_string(lat.lost) + " not seen");
+  ctx.Add(sec_latency, "command-to-wire p99", lat.us.p99, 0, "≤ 2500", "µs",
+          Verdict(lat.us.p99, period_us + 500), "one control period + 0.5 ms");
+  ctx.Add(sec_latency, "command-to-wire max", lat.us.max, 0, "", "µs", "");
+  if (vcan) {
+    ctx.Add(sec_latency, "command-to-wire p50 / floor p50", lat.us.p50 / floor.p50, 1, "", "x", "");
+    ctx.Add(sec_latency, "command-to-wire p99 / floor p99", lat.us.p99 / floor.p99, 1, "", "x", "");
+  }
+
+  std::puts("watchdog: stream, stop, DAMP on every bus");
+  const Watchdog wd = MeasureWatchdog(ctx, robot);
+  const std::string sec_wd = ctx.prefix + ": trajectory watchdog";
+  const double wd_budget_ms = c.control.trajectory_timeout_ms + 2 * period_us / 1000.0;
+  ctx.Add(sec_wd, "last packet -> DAMP on every bus, p50", wd.slowest_bus_ms.p50, 1, "", "ms", "",
+          std::to_string(wd.slowest_bus_ms.count) + " trials, " + std::to_string(wd.invalid) +
+              " invalid");
+  ctx.Add(sec_wd, "last packet -> DAMP on every bus, p99", wd.slowest_bus_ms.p99, 1, "≤ 204", "ms",
+          Verdict(wd.slowest_bus_ms.p99, wd_budget_ms),
+          "200 ms + 2 periods" + std::string(ctx.uml ? "; budget is for a real kernel" : ""));
+  ctx.Add(sec_wd, "last packet -> DAMP on every bus, max", wd.slowest_bus_ms.max, 1, "", "ms", "");
+  ctx.Add(sec_wd, "last packet -> DAMP on the first bus, min", wd.first_bus_ms.min, 1, "≥ 200",
+          "ms", wd.first_bus_ms.min >= 200.0 ? "ok" : "MISS", "never before the timeout");
+  ctx.Add(sec_wd, "DAMP spread between buses, max", wd.spread_max_ms, 2, "", "ms", "",
+          "one sendmmsg for all buses");
+
+  std::printf("loop: %d s in STAND\n", ctx.settings.loop_s);
+  Stand(robot);
+  const std::uint64_t overruns0 = diag.Latest().loop_overruns;
+  const Window loop = RecordWindow(robot, diag, ctx.settings.loop_s);
+  const std::string sec_loop = ctx.prefix + ": control loop, " + std::to_string(ctx.settings.loop_s) + " s";
+  AddWindowRows(ctx, sec_loop, "", loop, true);
+  ctx.Add(sec_loop, "overruns (diagnostics)",
+          static_cast<double>(diag.Latest().loop_overruns - overruns0), 0, "0", "ticks",
+          diag.Latest().loop_overruns == overruns0 ? "ok" : "MISS", "ticks given up");
+  if (vcan) {
+    ctx.Add(sec_loop, "robot-edge-sim CPU share", 100.0 * loop.sim_cpu, 1, "", "% of one CPU", "",
+            "the simulated robot, for comparison");
+  }
+
+  const std::string sec_bus = ctx.prefix + ": bus load (1 Mbit/s)";
+  for (std::size_t b = 0; vcan && b < c.buses.size(); ++b) {
+    const double fps = loop.frames_per_s[b];
+    std::size_t motors = 0;
+    for (const auto& j : c.joints) motors += j.bus == b;
+    ctx.Add(sec_bus, c.buses[b].interface + " frames/s", fps, 0, "", "frames/s", "",
+            std::to_string(motors) + " motors" +
+                (b == c.imu.bus ? " + IMU" : "") + "; sysfs tx_packets");
+    ctx.Add(sec_bus, c.buses[b].interface + " load, 111 / 135 bits per frame",
+            100.0 * fps * 111 / 1e6, 1, "≤ 100", "%", Verdict(fps * 135 / 1e6, 1.0),
+            "worst case " + Format(100.0 * fps * 135 / 1e6, 1) + " %");
+  }
+
+  const std::string sec_clients =
+      ctx.prefix + ": clients (" + std::to_string(ctx.settings.phase_s) + " s each)";
+  struct Phase {
+    std::string name;
+    int telemetry, streaming;
+  };
+  const std::vector<Phase> phases = {{"no client: ", 0, 0},
+                                     {"1 telemetry client: ", 1, 0},
+                                     {"10 telemetry clients: ", 10, 0},
+                                     {"50 telemetry clients: ", 50, 0},
+                                     {"10 clients streaming at 50 Hz: ", 0, 10}};
+  Window baseline;
+  for (const Phase& phase : phases) {
+    std::printf("clients: %s\n", phase.name.c_str());
+    ClientPool pool(robot, phase.telemetry, phase.streaming);
+    std::this_thread::sleep_for(1000ms);
+    const std::uint64_t telemetry0 = pool.telemetry, accepted0 = pool.accepted,
+                        dropped0 = pool.dropped, sent0 = pool.sent;
+    const Diagnostics d0 = diag.Latest();
+    const Window w = RecordWindow(robot, diag, ctx.settings.phase_s);
+    const Diagnostics d1 = diag.Latest();
+    AddWindowRows(ctx, sec_clients, phase.name, w, false);
+    if (phase.telemetry == 0 && phase.streaming == 0) baseline = w;
+    if (phase.telemetry > 0) {
+      ctx.Add(sec_clients, phase.name + "telemetry received per client",
+              static_cast<double>(pool.telemetry - telemetry0) / w.seconds / phase.telemetry, 1,
+              "10", "Hz", "", "lossy by design");
+    }
+    if (phase.telemetry == 50) {
+      const double delta = w.period_us.p99 - baseline.period_us.p99;
+      ctx.Add(sec_clients, "50 telemetry clients: p99 period change vs no client", delta, 0,
+              "≤ 200", "µs", Verdict(delta, 0.1 * period_us),
+              "'nothing measurable': within 10 % of a period" +
+                  std::string(ctx.uml ? "; one CPU under UML" : ""));
+      ctx.Add(sec_clients, "50 telemetry clients: CPU change vs no client",
+              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "");
+    }
+    if (phase.streaming > 0) {
+      ctx.Add(sec_clients, phase.name + "commands sent",
+              static_cast<double>(pool.sent - sent0) / w.seconds, 0, "500", "per s", "");
+      ctx.Add(sec_clients, phase.name + "accepted",
+              static_cast<double>(pool.accepted - accepted0) / w.seconds, 0, "50", "per s", "",
+              "only the controller's are accepted");
+      ctx.Add(sec_clients, phase.name + "dropped",
+              static_cast<double>(pool.dropped - dropped0) / w.seconds, 0, "450", "per s", "",
+              "not_controller: " +
+                  std::to_string(d1.not_controller - d0.not_controller) + ", queue_full: " +
+                  std::to_string(d1.queue_full - d0.queue_full) + " (diagnostics)");
+    }
+    if (pool.failures > 0) {
+      ctx.Add(sec_clients, phase.name + "client errors", static_cast<double>(pool.failures), 0,
+              "0", "count", "MISS");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace robot_edge::bench
+
+int main(int argc, char** argv) {
+  using namespace robot_edge::bench;
+  Context ctx;
+  bool in_process = false;
+  int realtime_priority = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--realtime" && i + 1 < argc) {
+      realtime_priority = std::atoi(argv[++i]);
+    } else if (a == "--quick") {
+      ctx.settings = {100, 100, 10, 10, 3};
+    } else if (a == "--in-process") {
+      in_process = true;
+    } else {
+      argc = 0;
+    }
+  }
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: bench_e2e ROWS_FILE [--quick] [--in-process] [--realtime PRIORITY]\n"
+                 "  default: robot-edged + robot-edge-sim on vcan0..vcan4 (run it inside "
+                 "tests/vcan/run)\n"
+                 "  --in-process: robot-edged's parts in this process on this kernel, no CAN\n"
+                 "  --realtime P: realtime.priority P (SCHED_FIFO control thread), as on the "
+                 "robot\n");
+    return 2;
+  }
+  const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
+  ctx.uml = !in_process && harness != nullptr && std::string(harness) == "uml";
+  // The legend of bench/report.cpp explains these.
+  ctx.source = in_process ? "in-process" : ctx.uml ? "vcan/UML" : "vcan/kernel";
+  ctx.prefix = in_process ? "in-process daemon, host kernel" : ctx.uml ? "vcan in UML" : "vcan";
+  if (realtime_priority > 0) ctx.prefix += ", SCHED_FIFO " + std::to_string(realtime_priority);
+  try {
+    if (in_process) {
+      // Shorter phases: these figures complete the vcan ones, they do not replace them.
+      ctx.settings.loop_s = std::min(ctx.settings.loop_s, 30);
+      ctx.settings.phase_s = std::min(ctx.settings.phase_s, 5);
+      robot_edge::config::Config config = DefaultConfig();
+      config.realtime.priority = realtime_priority;
+      InProcessDaemon daemon(config);
+      Run(ctx, daemon, false);
+    } else {
+      Robot robot(ctx.uml, realtime_priority);
+      Run(ctx, robot, true);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_e2e: %s\n", e.what());
+    WriteRows(argv[1], ctx.rows);
+    return 1;
+  }
+  WriteRows(argv[1], ctx.rows);
+  return 0;
+}

@@ -1,0 +1,230 @@
+#include "e2e_rig.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "wire.hpp"
+
+extern char** environ;
+
+namespace robot_edge::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+template <typename Predicate>
+bool Eventually(Predicate done, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return done();
+}
+
+}  // namespace
+
+// ---- Child ----
+
+Child::Child(const std::vector<std::string>& argv, const std::string& log_prefix)
+    : out_(log_prefix + ".out"), err_(log_prefix + ".err") {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int r = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (r != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(r));
+}
+
+Child::~Child() {
+  if (Running()) Stop(SIGTERM, 10s);
+}
+
+bool Child::Running() {
+  if (exited_) return false;
+  if (waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
+  return !exited_;
+}
+
+int Child::Stop(int signal, Millis timeout) {
+  if (Running()) {
+    ::kill(pid_, signal);
+    if (!Eventually([this] { return !Running(); }, timeout)) {
+      ::kill(pid_, SIGKILL);
+      waitpid(pid_, &status_, 0);
+      exited_ = true;
+      return -1;
+    }
+  }
+  return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
+}
+
+std::string Child::Stdout() const { return ReadFile(out_); }
+std::string Child::Stderr() const { return ReadFile(err_); }
+
+double CpuSeconds(pid_t pid) {
+  // A negative pid is a thread of this process.
+  const std::string stat = ReadFile(pid < 0 ? "/proc/self/task/" + std::to_string(-pid) + "/stat"
+                                            : "/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  // After the command name: state is field 3; utime and stime are fields 14 and 15.
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double ThreadCpuSeconds(pid_t tid) {
+  return CpuSeconds(-static_cast<pid_t>(tid));
+}
+
+// ---- Robot ----
+
+Robot::Robot(bool emulator_slack, int realtime_priority) {
+  char tmpl[] = "/tmp/robot-edge-bench.XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = tmpl;
+  api_socket_ = dir_ + "/api.sock";
+  std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
+  std::vector<std::pair<std::string, std::string>> edits;
+  if (emulator_slack) {
+    edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
+    edits.push_back({"timeout_ms: 100}", "timeout_ms: 300}"});
+  }
+  if (realtime_priority > 0) {
+    edits.push_back({"priority: 0 ", "priority: " + std::to_string(realtime_priority) + " "});
+  }
+  for (const auto& [from, to] : edits) {
+    const auto at = yaml.find(from);
+    if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
+    yaml.replace(at, from.size(), to);
+  }
+  const std::string config_path = dir_ + "/robot-edge.yaml";
+  std::ofstream(config_path) << yaml;
+  config_ = config::LoadConfig(config_path);
+
+  sim_ = std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGE_SIM, "--config", config_path, "--quiet"}, dir_ + "/sim");
+  if (!Eventually([this] { return sim_->Stdout().find("ready") != std::string::npos; }, 30s)) {
+    throw std::runtime_error("robot-edge-sim did not start:\n" + sim_->Stderr());
+  }
+  daemon_ = std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGED, "--config", config_path, "--api-socket", api_socket_,
+                               "--log-level", "warn"},
+      dir_ + "/daemon");
+  const bool up = Eventually(
+      [this] {
+        try {
+          client::Client::ConnectUnix(api_socket_, 1s);
+          return true;
+        } catch (const client::ClientError&) {
+          return false;
+        }
+      },
+      30s);
+  if (!up) throw std::runtime_error("robot-edged did not open its socket:\n" + daemon_->Stderr());
+}
+
+Robot::~Robot() {
+  daemon_.reset();
+  sim_.reset();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+client::Client Robot::Connect(const std::string& controller, bool want_results, bool telemetry) {
+  auto c = client::Client::ConnectUnix(api_socket_, 5s);
+  edge::Hello hello;
+  hello.set_controller(controller);
+  hello.set_want_command_results(want_results);
+  hello.set_no_telemetry(!telemetry);
+  c.Hello(hello, 5s);
+  return c;
+}
+
+std::unique_ptr<FrameSource> Robot::Tap(const std::string& interface,
+                                        const std::vector<canid_t>& ids) {
+  std::vector<std::string> buses;
+  for (const auto& b : config_.buses) buses.push_back(b.interface);
+  return std::make_unique<CanTap>(interface, buses, ids);
+}
+
+// ---- DiagnosticsWatcher ----
+
+DiagnosticsWatcher::DiagnosticsWatcher(Target& target)
+    : client_(target.Connect("", false, false)) {
+  thread_ = std::thread([this] {
+    while (!stop_) {
+      std::optional<edge::ServerMessage> m;
+      try {
+        m = client_.Read(100ms);
+      } catch (const client::ClientError&) {
+        return;
+      }
+      if (!m || !m->has_event() || !m->event().has_diagnostics()) continue;
+      const edge::EdgeDiagnostics& d = m->event().diagnostics();
+      Diagnostics out;
+      out.t_ns = RealtimeNs();
+      out.loop_rate_hz = d.loop_rate_hz();
+      out.loop_overruns = d.loop_overruns();
+      out.period_max_us = d.period_max_us();
+      out.period_jitter_us = d.period_jitter_us();
+      out.wake_latency_max_us = d.wake_latency_max_us();
+      out.tick_work_max_us = d.tick_work_max_us();
+      for (const auto& c : d.command_drops()) {
+        if (c.reason() == "queue_full") out.queue_full = c.count();
+        if (c.reason() == "not_controller") out.not_controller = c.count();
+      }
+      for (const auto& h : d.can_health()) out.bus_load.push_back(h.bus_load());
+      std::lock_guard lock(mutex_);
+      received_.push_back(std::move(out));
+    }
+  });
+}
+
+DiagnosticsWatcher::~DiagnosticsWatcher() {
+  stop_ = true;
+  thread_.join();
+}
+
+std::vector<Diagnostics> DiagnosticsWatcher::Between(std::int64_t from_ns, std::int64_t to_ns) const {
+  std::lock_guard lock(mutex_);
+  std::vector<Diagnostics> out;
+  for (const auto& d : received_) {
+    if (d.t_ns >= from_ns && d.t_ns <= to_ns) out.push_back(d);
+  }
+  return out;
+}
+
+Diagnostics DiagnosticsWatcher::Latest() const {
+  std::lock_guard lock(mutex_);
+  return received_.empty() ? Diagnostics{} : received_.back();
+}
+
+}  // namespace robot_edge::bench

@@ -1,0 +1,121 @@
+// The end-to-end rig of bench_e2e (the ideas of tests/e2e/harness, without gtest): robot-edge-sim
+// and robot-edged as real processes on vcan0..vcan4, clients on the daemon's socket, an observer
+// that records EdgeDiagnostics, and the CPU time of a process from /proc.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/client.hpp"
+#include "config/config.hpp"
+#include "wire.hpp"
+
+namespace robot_edge::bench {
+
+using Millis = std::chrono::milliseconds;
+
+// A child process with its stdout and stderr in files.
+class Child {
+ public:
+  Child(const std::vector<std::string>& argv, const std::string& log_prefix);
+  ~Child();  // SIGTERM, then SIGKILL after 10 s
+  pid_t pid() const { return pid_; }
+  bool Running();
+  int Stop(int signal, Millis timeout);
+  std::string Stdout() const;
+  std::string Stderr() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_, err_;
+  bool exited_ = false;
+  int status_ = 0;
+};
+
+// CPU time (user + system) used so far, in seconds, from /proc/<pid>/stat or, for one thread of
+// this process, /proc/self/task/<tid>/stat.
+double CpuSeconds(pid_t pid);
+double ThreadCpuSeconds(pid_t tid);
+
+// A running robot-edged as the scenarios of bench_e2e see it: clients on its socket, its command
+// frames, its CPU time.
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual const config::Config& config() const = 0;
+  // A connected client (Hello answered); "" = observer.
+  virtual client::Client Connect(const std::string& controller, bool want_results,
+                                 bool telemetry) = 0;
+  // The command frames sent on `interface` ("" = every bus) to these CAN ids, from now on.
+  virtual std::unique_ptr<FrameSource> Tap(const std::string& interface,
+                                           const std::vector<canid_t>& ids) = 0;
+  virtual double DaemonCpuSeconds() = 0;
+  // The simulator's CPU time; NaN when there is none.
+  virtual double SimCpuSeconds() = 0;
+  // Whether /sys/class/net/<bus>/statistics count the frames on the buses.
+  virtual bool CountsBusFrames() const = 0;
+};
+
+// robot-edge-sim and robot-edged on the default config (optionally with a real-time priority)
+// with the emulator's slack, as
+// tests/e2e/harness.cpp does it (motor reply timeout 150 ms, IMU timeout 300 ms, instead of 50 and
+// 100: a user-mode-linux process can be held for 100 ms; the 200 ms trajectory timeout is kept).
+class Robot final : public Target {
+ public:
+  // `realtime_priority` > 0: realtime.priority (SCHED_FIFO for the control thread), as on the
+  // robot; 0 keeps the default config's normal scheduling.
+  Robot(bool emulator_slack, int realtime_priority);
+  ~Robot() override;
+  const config::Config& config() const override { return config_; }
+  client::Client Connect(const std::string& controller, bool want_results,
+                         bool telemetry) override;
+  std::unique_ptr<FrameSource> Tap(const std::string& interface,
+                                   const std::vector<canid_t>& ids) override;
+  double DaemonCpuSeconds() override { return CpuSeconds(daemon_->pid()); }
+  double SimCpuSeconds() override { return CpuSeconds(sim_->pid()); }
+  bool CountsBusFrames() const override { return true; }
+  std::string DaemonLog() const { return daemon_->Stderr(); }
+
+ private:
+  std::string dir_, api_socket_;
+  config::Config config_;
+  std::unique_ptr<Child> sim_;
+  std::unique_ptr<Child> daemon_;
+};
+
+// The loop figures robot-edged publishes once a second (each the max over its ~1 s window).
+struct Diagnostics {
+  std::int64_t t_ns = 0;  // when received (CLOCK_REALTIME)
+  float loop_rate_hz = 0;
+  std::uint64_t loop_overruns = 0;
+  float period_max_us = 0, period_jitter_us = 0, wake_latency_max_us = 0, tick_work_max_us = 0;
+  std::uint64_t queue_full = 0, not_controller = 0;
+  std::vector<double> bus_load;  // per bus, as the daemon computes it
+};
+
+// An observer client on a thread of its own that keeps every EdgeDiagnostics.
+class DiagnosticsWatcher {
+ public:
+  explicit DiagnosticsWatcher(Target& target);
+  ~DiagnosticsWatcher();
+  // Those received between the two times (CLOCK_REALTIME ns).
+  std::vector<Diagnostics> Between(std::int64_t from_ns, std::int64_t to_ns) const;
+  Diagnostics Latest() const;
+
+ private:
+  client::Client client_;
+  mutable std::mutex mutex_;
+  std::vector<Diagnostics> received_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace robot_edge::bench

@@ -1,0 +1,207 @@
+#include "inproc.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "can/imu_codec.hpp"
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "daemon/realtime.hpp"
+
+namespace robot_edge::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+can_frame Frame(std::uint32_t id, const std::uint8_t* data, std::uint8_t len) {
+  can_frame f{};
+  f.can_id = id;
+  f.len = len;
+  std::copy(data, data + len, f.data);
+  return f;
+}
+
+}  // namespace
+
+// ---- LoopbackTransport ----
+
+class LoopbackTransport::RingSource final : public FrameSource {
+ public:
+  RingSource(const LoopbackTransport& owner, int bus, std::vector<canid_t> ids)
+      : owner_(owner), bus_(bus), ids_(std::move(ids)),
+        tail_(owner.head_.load(std::memory_order_acquire)) {}
+
+  std::size_t Read(int timeout_ms, std::vector<TappedFrame>* out) override {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+      const std::size_t n = Take(out);
+      if (n > 0 || std::chrono::steady_clock::now() >= deadline) return n;
+      std::this_thread::sleep_for(100us);
+    }
+  }
+  void Drain() override { tail_ = owner_.head_.load(std::memory_order_acquire); }
+
+ private:
+  std::size_t Take(std::vector<TappedFrame>* out) {
+    const std::uint64_t head = owner_.head_.load(std::memory_order_acquire);
+    if (head - tail_ > kRingFrames) tail_ = head - kRingFrames;  // overwritten: skip ahead
+    std::size_t kept = 0;
+    for (; tail_ < head; ++tail_) {
+      const TappedFrame f = owner_.ring_[tail_ % kRingFrames];
+      if (bus_ >= 0 && f.bus != bus_) continue;
+      const canid_t id = f.frame.can_id & CAN_SFF_MASK;
+      if (!ids_.empty() && std::find(ids_.begin(), ids_.end(), id) == ids_.end()) continue;
+      out->push_back(f);
+      ++kept;
+    }
+    return kept;
+  }
+
+  const LoopbackTransport& owner_;
+  int bus_;
+  std::vector<canid_t> ids_;
+  std::uint64_t tail_;
+};
+
+LoopbackTransport::LoopbackTransport(const config::Config& config)
+    : reply_of_(config.buses.size()), ring_(kRingFrames) {
+  for (const auto& b : config.buses) {
+    buses_.push_back(std::make_unique<Bus>());
+    buses_.back()->name = b.interface;
+  }
+  for (auto& ids : reply_of_) ids.fill(-1);
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const auto& joint = config.joints[j];
+    const auto& motor = config.motor_of(j);
+    can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
+                        static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0};
+    can::Payload out;
+    const std::uint8_t len =
+        can::EncodeReply(reply, can::RangesOf(motor), can::LayoutOf(motor), &out);
+    reply_of_[joint.bus][joint.can_id] = static_cast<int>(replies_.size());
+    replies_.push_back({static_cast<std::uint32_t>(joint.bus),
+                        Frame(config.buses[joint.bus].master_id, out.data(), len)});
+  }
+  imu_frames_ = replies_.size();
+  const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
+  const auto quat = can::EncodeImuQuaternion({1, 0, 0, 0});
+  replies_.push_back({imu_bus, Frame(config.imu.quat_id, quat.data(), 8)});
+  const auto gyro = can::EncodeImuGyro({0, 0, 0});
+  replies_.push_back({imu_bus, Frame(config.imu.gyro_id, gyro.data(), 6)});
+  inbox_.reserve(4 * replies_.size() + 64);
+}
+
+std::size_t LoopbackTransport::Send(std::span<const can::BusFrame> frames) {
+  const std::int64_t now = RealtimeNs();
+  std::uint64_t head = head_.load(std::memory_order_relaxed);
+  if (inbox_read_ == inbox_.size()) {
+    inbox_.clear();
+    inbox_read_ = 0;
+  }
+  for (const can::BusFrame& f : frames) {
+    ring_[head++ % kRingFrames] = {now, static_cast<int>(f.bus), f.frame};
+    can::BusCounters::Add(buses_[f.bus]->counters.frames_sent, 1);
+    const int reply = reply_of_[f.bus][f.frame.can_id & CAN_SFF_MASK];
+    if (reply >= 0 && inbox_.size() < inbox_.capacity()) inbox_.push_back(replies_[static_cast<std::size_t>(reply)]);
+  }
+  head_.store(head, std::memory_order_release);
+  for (std::size_t i = imu_frames_; i < replies_.size(); ++i) {
+    if (inbox_.size() < inbox_.capacity()) inbox_.push_back(replies_[i]);
+  }
+  return frames.size();
+}
+
+std::size_t LoopbackTransport::Receive(std::span<can::BusFrame> out) {
+  std::size_t n = 0;
+  while (n < out.size() && inbox_read_ < inbox_.size()) {
+    out[n] = inbox_[inbox_read_++];
+    can::BusCounters::Add(buses_[out[n].bus]->counters.frames_received, 1);
+    ++n;
+  }
+  return n;
+}
+
+std::unique_ptr<FrameSource> LoopbackTransport::Tap(const std::string& interface,
+                                                    const std::vector<canid_t>& ids) {
+  int bus = -1;
+  for (std::size_t b = 0; b < buses_.size(); ++b) {
+    if (buses_[b]->name == interface) bus = static_cast<int>(b);
+  }
+  if (!interface.empty() && bus < 0) throw std::runtime_error(interface + ": no such bus");
+  return std::make_unique<RingSource>(*this, bus, ids);
+}
+
+// ---- InProcessDaemon ----
+
+InProcessDaemon::InProcessDaemon(const config::Config& config)
+    : config_(config),
+      transport_(config),
+      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      channels_(config, /*command_slots=*/32, /*events=*/4096),  // as daemon.cpp
+      loop_(config, transport_, /*policy=*/nullptr, &channels_),
+      bus_health_(config, transport_, &loop_.scheduler(), {}) {
+  spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
+  char tmpl[] = "/tmp/robot-edge-bench.XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = tmpl;
+  socket_ = dir_ + "/api.sock";
+  channels_.wake_fd = wake_fd_;
+  hub_ = std::make_unique<daemon::Hub>(io_, config_, &channels_, &bus_health_, ::dup(wake_fd_),
+                                       "bench");
+  listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
+  listener_->ListenUnix(socket_);
+  control_thread_ = std::thread([this] {
+    control_tid_ = ::gettid();
+    // As daemon.cpp's control thread: realtime.priority, cpu, lock_memory.
+    for (const std::string& refused : daemon::ApplyRealtime(config_.realtime)) {
+      std::fprintf(stderr, "bench_e2e: %s\n", refused.c_str());
+    }
+    loop_.Run();
+  });
+  hub_->Start();
+  api_thread_ = std::thread([this] {
+    api_tid_ = ::gettid();
+    io_.run();
+  });
+  std::this_thread::sleep_for(200ms);  // every motor has replied
+}
+
+InProcessDaemon::~InProcessDaemon() {
+  loop_.RequestStop();
+  control_thread_.join();
+  asio::post(io_, [this] {
+    listener_->Close();
+    hub_->Stop("benchmark over");
+  });
+  std::this_thread::sleep_for(300ms);  // the Goodbyes
+  io_.stop();
+  api_thread_.join();
+  ::close(wake_fd_);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+client::Client InProcessDaemon::Connect(const std::string& controller, bool want_results,
+                                        bool telemetry) {
+  auto c = client::Client::ConnectUnix(socket_, 5s);
+  edge::Hello hello;
+  hello.set_controller(controller);
+  hello.set_want_command_results(want_results);
+  hello.set_no_telemetry(!telemetry);
+  c.Hello(hello, 5s);
+  return c;
+}
+
+double InProcessDaemon::DaemonCpuSeconds() {
+  return ThreadCpuSeconds(control_tid_) + ThreadCpuSeconds(api_tid_);
+}
+
+double InProcessDaemon::SimCpuSeconds() { return std::nan(""); }
+
+}  // namespace robot_edge::bench

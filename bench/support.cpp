@@ -1,0 +1,297 @@
+#include "support.hpp"
+
+#include <google/protobuf/arena.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "can/imu_codec.hpp"
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "client/commands.hpp"
+
+namespace robot_edge::bench {
+namespace {
+
+constexpr std::size_t kMotorsPerBus = 5;
+// A protobuf arena block big enough for the largest message the API accepts (64 KiB) and the
+// message objects around it.
+constexpr std::size_t kArenaBlockBytes = 128 * 1024;
+
+std::vector<std::string> InterfacesOf(const config::Config& c) {
+  std::vector<std::string> names;
+  for (const auto& b : c.buses) names.push_back(b.interface);
+  return names;
+}
+
+can_frame Frame(std::uint32_t id, std::span<const std::uint8_t> payload) {
+  can_frame f{};
+  f.can_id = id;
+  f.len = static_cast<std::uint8_t>(payload.size());
+  std::copy(payload.begin(), payload.end(), f.data);
+  return f;
+}
+
+}  // namespace
+
+const config::Config& DefaultConfig() {
+  static const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  return c;
+}
+
+config::Config GeneratedConfig(std::size_t joints) {
+  const config::Config& base = DefaultConfig();
+  if (joints == base.joints.size()) return base;
+  config::Config c = base;
+  c.source = "<generated: ";
+  c.source += std::to_string(joints) + " joints>";
+  c.lines.clear();
+  const std::size_t buses =
+      std::min(config::kMaxBuses, (joints + kMotorsPerBus - 1) / kMotorsPerBus);
+  c.buses.clear();
+  for (std::size_t b = 0; b < buses; ++b) {
+    config::BusConfig bus = base.buses[0];
+    // (Appended rather than "bus" + ...: GCC 12 warns wrongly about that form, PR 105329.)
+    bus.name = "bus";
+    bus.name += std::to_string(b);
+    bus.interface = "vcan";
+    bus.interface += std::to_string(b);
+    c.buses.push_back(bus);
+  }
+  c.joints.clear();
+  for (std::size_t j = 0; j < joints; ++j) {
+    config::JointConfig joint = base.joints[j % base.joints.size()];
+    joint.name += '_';
+    joint.name += std::to_string(j);
+    joint.bus = j % buses;
+    joint.bus_name = c.buses[joint.bus].name;
+    joint.can_id = static_cast<std::uint32_t>(j / buses + 1);
+    c.joints.push_back(joint);
+  }
+  c.imu.bus = buses - 1;
+  c.imu.bus_name = c.buses.back().name;
+  const auto problems = config::Validate(c);
+  if (!problems.empty()) throw config::ConfigError(problems);
+  return c;
+}
+
+// ---- AnsweringRobot ----
+
+AnsweringRobot::AnsweringRobot(const config::Config& config)
+    : config_(config), transport_(InterfacesOf(config), /*capacity=*/4 * 1024) {
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const auto& joint = config.joints[j];
+    can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
+                        static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0};
+    can::Payload out;
+    const auto& motor = config.motor_of(j);
+    const std::uint8_t len =
+        can::EncodeReply(reply, can::RangesOf(motor), can::LayoutOf(motor), &out);
+    replies_.push_back({static_cast<std::uint32_t>(joint.bus),
+                        Frame(config.buses[joint.bus].master_id, std::span(out.data(), len))});
+  }
+  const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
+  const auto quat = can::EncodeImuQuaternion({1, 0, 0, 0});
+  replies_.push_back({imu_bus, Frame(config.imu.quat_id, quat)});
+  const auto gyro = can::EncodeImuGyro({0, 0, 0});
+  replies_.push_back({imu_bus, Frame(config.imu.gyro_id, std::span(gyro.data(), 6))});
+}
+
+void AnsweringRobot::Answer() {
+  transport_.ClearSent();
+  for (const can::BusFrame& f : replies_) transport_.Inject(f.bus, f.frame);
+}
+
+void AnsweringRobot::SetTemperature(std::size_t joint, std::uint8_t celsius) {
+  replies_[joint].frame.data[6] = celsius;  // AK layout: byte 6 is the temperature
+}
+
+// ---- LoopRig ----
+
+LoopRig::LoopRig(const config::Config& config)
+    : config_(config),
+      robot_(config),
+      channels_(config, /*command_slots=*/32, /*event_capacity=*/4096),  // as daemon.cpp
+      loop_(config, robot_.transport(), /*policy=*/nullptr, &channels_) {}
+
+void LoopRig::Tick() {
+  robot_.Answer();
+  now_us_ += kPeriodUs;
+  loop_.Tick(now_us_);
+  daemon::ControlEvent e;
+  while (channels_.events.Pop(&e)) {
+  }
+}
+
+void LoopRig::Stand() {
+  for (int i = 0; i < 10; ++i) Tick();  // every motor has replied: STAND is allowed
+  daemon::CommandSlot* slot = AcquireSlot();
+  slot->command.kind = sm::CommandKind::kMode;
+  slot->command.mode = sm::ModeRequest::kStand;
+  Send(slot);
+  const std::int64_t ramp_us = static_cast<std::int64_t>(config_.control.stand_ramp_s * 1e6);
+  for (std::int64_t t = 0; t <= ramp_us + 10 * kPeriodUs; t += kPeriodUs) Tick();
+  if (channels_.snapshots.Latest().mode != sm::Mode::kStand) {
+    throw std::runtime_error("the loop did not reach STAND");
+  }
+}
+
+daemon::CommandSlot* LoopRig::AcquireSlot() {
+  daemon::CommandSlot* slot = channels_.commands.Acquire();
+  if (slot == nullptr) throw std::runtime_error("no free command slot");
+  slot->command = sm::Command{};
+  slot->command.received_us = now_us_;
+  slot->client_id = 1;
+  slot->want_result = true;
+  return slot;
+}
+
+// ---- Commands ----
+
+std::vector<std::vector<float>> StandSegments(const config::Config& config, std::size_t segments,
+                                              float offset_rad) {
+  std::vector<float> pose;
+  for (const auto& j : config.joints) pose.push_back(static_cast<float>(j.stand_rad));
+  std::vector<std::vector<float>> out(segments, pose);
+  for (std::size_t s = 0; s < segments; ++s) {
+    out[s][0] += offset_rad * static_cast<float>(s + 1) / static_cast<float>(segments);
+  }
+  return out;
+}
+
+std::string TrajectoryBytes(const config::Config& config, std::size_t segments,
+                            std::uint32_t sequence) {
+  std::vector<float> kp, kd;
+  for (const auto& j : config.joints) {
+    kp.push_back(static_cast<float>(j.kp));
+    kd.push_back(static_cast<float>(j.kd));
+  }
+  const auto rows = StandSegments(config, segments, 0.05f);
+  // 256 segments with kp and kd are 77 KB: over the API's 64 KiB message limit.
+  const bool gains = segments <= kMaxSegmentsWithGains;
+  edge::ClientMessage message;
+  *message.mutable_command() = gains ? client::MakeTrajectory(rows, kp, kd)
+                                     : client::MakeTrajectory(rows);
+  message.mutable_command()->set_sequence(sequence);
+  message.mutable_command()->set_timestamp_us(1'700'000'000'000'000ull + sequence);
+  std::string bytes;
+  if (!proto::AppendDelimited(message, &bytes)) throw std::runtime_error("command over 64 KiB");
+  return bytes;
+}
+
+// ---- CommandPath ----
+
+CommandPath::CommandPath(const config::Config& config, bool arena)
+    : arbiter_(config.api.controllers,
+               static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
+      validator_(config),
+      pipe_(/*slots=*/32, config.joints.size(), config.control.max_segments),
+      arena_(arena),
+      arena_block_(arena ? kArenaBlockBytes : 0) {}
+
+bool CommandPath::Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us) {
+  decoder_.Feed(bytes);
+  std::span<const std::uint8_t> payload;
+  bool accepted = true;
+  while (decoder_.Next(&payload) == proto::FrameDecoder::Status::kMessage) {
+    if (arena_) {
+      google::protobuf::ArenaOptions options;
+      options.initial_block = arena_block_.data();
+      options.initial_block_size = arena_block_.size();
+      google::protobuf::Arena arena(options);
+      auto* message = google::protobuf::Arena::CreateMessage<edge::ClientMessage>(&arena);
+      if (!message->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return false;
+      accepted &= HandleMessage(*message, now_us);
+    } else {
+      edge::ClientMessage message;  // as Session::HandleMessage
+      if (!message.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return false;
+      accepted &= HandleMessage(message, now_us);
+    }
+  }
+  return accepted;
+}
+
+bool CommandPath::HandleMessage(const edge::ClientMessage& message, std::int64_t now_us) {
+  if (message.msg_case() != edge::ClientMessage::kCommand) return false;
+  const edge::CloudCommand& command = message.command();
+  const bool is_damp = command.has_mode() && command.mode().mode() != edge::MODE_STAND;
+  if (!arbiter_.OnCommand(/*client=*/1, controller_, is_damp, now_us).accepted) return false;
+  daemon::CommandSlot* slot = pipe_.Acquire();
+  if (slot == nullptr) return false;
+  if (validator_.Validate(command, now_us, &slot->trajectory, &slot->command, &counters_)) {
+    pipe_.Release(slot);
+    return false;
+  }
+  slot->client_id = 1;
+  slot->want_result = true;
+  pipe_.Send(slot);
+  // The control thread's side: take it and give the slot back.
+  daemon::CommandSlot* received = pipe_.Receive();
+  pipe_.Release(received);
+  return true;
+}
+
+// ---- Rows ----
+
+void WriteRows(const std::string& path, const std::vector<Row>& rows) {
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  for (const Row& r : rows) {
+    out << r.section << '\t' << r.figure << '\t' << r.value << '\t' << r.budget << '\t' << r.unit
+        << '\t' << r.verdict << '\t' << r.source << '\t' << r.note << '\n';
+  }
+}
+
+std::vector<Row> CanLimitRows(const config::Config& c) {
+  constexpr double kNominalBits = 111, kWorstBits = 135;
+  std::vector<std::size_t> motors(c.buses.size(), 0);
+  for (const auto& j : c.joints) ++motors[j.bus];
+  std::size_t busiest = 0;
+  for (std::size_t b = 0; b < motors.size(); ++b) {
+    if (motors[b] > motors[busiest]) busiest = b;
+  }
+  const double m = static_cast<double>(motors[busiest]);
+  const double bitrate = c.buses[busiest].bitrate > 0 ? c.buses[busiest].bitrate : 1e6;
+  const double rate = c.control.rate_hz;
+  const double bound_nominal = bitrate / (2 * kNominalBits * m);
+  const double bound_worst = bitrate / (2 * kWorstBits * m);
+  const std::string bus = c.buses[busiest].name + " (" + c.buses[busiest].interface + ")";
+  std::vector<Row> rows;
+  const std::string section = "CAN limit (classical CAN, " + Format(bitrate / 1e6, 0) + " Mbit/s)";
+  rows.push_back({section, "motors on the busiest bus", Format(m, 0), "", "motors", "", "config",
+                  bus});
+  rows.push_back({section, "rate bound, nominal: bitrate / (2 x 111 bits x motors)",
+                  Format(bound_nominal, 0), "", "Hz", "", "config", "a command + a reply per motor"});
+  rows.push_back({section, "rate bound, worst-case stuffing: bitrate / (2 x 135 bits x motors)",
+                  Format(bound_worst, 0), "", "Hz", "", "config", "741 Hz for 5 motors per bus"});
+  rows.push_back({section, "configured control rate", Format(rate, 0),
+                  "≤ " + Format(bound_worst, 0), "Hz", Verdict(rate, bound_worst), "config",
+                  Format(100 * rate / bound_worst, 0) + " % of the worst-case bound"});
+  for (std::size_t b = 0; b < c.buses.size(); ++b) {
+    double frames = rate * 2.0 * static_cast<double>(motors[b]);
+    std::string what = std::to_string(motors[b]) + " motors";
+    if (b == c.imu.bus) {  // two IMU frames (8 and 6 bytes, counted as 8) at the sim's rate
+      frames += 2 * c.sim.imu_rate_hz;
+      what += " + IMU at " + Format(c.sim.imu_rate_hz, 0) + " Hz";
+    }
+    const double worst = frames * kWorstBits / bitrate;
+    rows.push_back({section, "configured load " + c.buses[b].interface + ", nominal / worst case",
+                    Format(100 * frames * kNominalBits / bitrate, 1), "≤ 100", "%",
+                    Verdict(worst, 1.0), "config",
+                    what + "; worst " + Format(100 * worst, 1) + " %"});
+  }
+  return rows;
+}
+
+std::string Format(double value, int decimals) {
+  if (!std::isfinite(value)) return "n/a";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+std::string Verdict(double value, double budget) { return value <= budget ? "ok" : "MISS"; }
+
+}  // namespace robot_edge::bench

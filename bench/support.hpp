@@ -1,0 +1,138 @@
+// What the micro benchmarks, the allocation count and the callgrind driver share: configs of any
+// joint count, a robot behind a FakeTransport that answers every motor each tick, the daemon's
+// command path from socket bytes to the control thread's queue, and one result row of the table.
+//
+// Everything here runs on one thread and calls the project's real code; the only stand-ins are
+// the transport (FakeTransport: no system calls) and the session's socket (bytes are handed in).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "can/fake_transport.hpp"
+#include "config/config.hpp"
+#include "daemon/control_loop.hpp"
+#include "daemon/controller_arbiter.hpp"
+#include "edge_api.pb.h"
+#include "proto/framing.hpp"
+#include "statemachine/validation.hpp"
+
+namespace robot_edge::bench {
+
+inline constexpr std::int64_t kPeriodUs = 2000;  // 500 Hz
+
+// The default configuration (config/robot-edge.yaml, 25 joints on 5 buses).
+const config::Config& DefaultConfig();
+
+// A configuration of `joints` joints generated from the default one: joint j copies the default
+// joint j % 25 (limits, gains, stand pose) under a unique name; buses hold 5 motors each (at most
+// 16 buses, config::kMaxBuses, so 100 joints are 16 buses of 6 or 7). Validated like a file;
+// throws config::ConfigError if a rule is broken.
+config::Config GeneratedConfig(std::size_t joints);
+
+// A robot that answers: before each tick, Answer() forgets the frames sent and queues one reply per
+// motor (position = its stand pose, 30 °C, no error) and the IMU's two frames (upright, still).
+// The replies are encoded once, so a tick's cost is not mixed with the robot's.
+class AnsweringRobot {
+ public:
+  explicit AnsweringRobot(const config::Config& config);
+  can::FakeTransport& transport() { return transport_; }
+  void Answer();
+  // Makes motor `joint` report `celsius` from now on (to raise and clear alerts).
+  void SetTemperature(std::size_t joint, std::uint8_t celsius);
+
+ private:
+  const config::Config& config_;
+  can::FakeTransport transport_;
+  std::vector<can::BusFrame> replies_;  // one per motor, then the IMU frames
+};
+
+// The control thread's objects, driven by hand: the loop ticks every 2 ms of a fake clock.
+class LoopRig {
+ public:
+  explicit LoopRig(const config::Config& config);
+  // One tick at the next 2 ms step, the robot having answered the previous one. The events the
+  // tick queued are taken off (the API thread's job).
+  void Tick();
+  // Ticks until STAND's 2 s ramp is over (steady STAND).
+  void Stand();
+  // Queues `command` (kind kTrajectory uses the slot's trajectory as filled by `fill`).
+  daemon::CommandSlot* AcquireSlot();
+  void Send(daemon::CommandSlot* slot) { channels_.commands.Send(slot); }
+  std::int64_t now_us() const { return now_us_; }
+  AnsweringRobot& robot() { return robot_; }
+  daemon::ControlChannels& channels() { return channels_; }
+  const config::Config& config() const { return config_; }
+
+ private:
+  const config::Config& config_;
+  AnsweringRobot robot_;
+  daemon::ControlChannels channels_;
+  daemon::ControlLoop loop_;
+  std::int64_t now_us_ = 0;
+};
+
+// Segments of a trajectory: every joint at its stand pose, plus `offset_rad` on joint 0
+// (clamped by the validator if it leaves the limits).
+std::vector<std::vector<float>> StandSegments(const config::Config& config, std::size_t segments,
+                                              float offset_rad = 0.0f);
+
+// Most segments TrajectoryBytes() sends with kp and kd: 25 joints x 3 x 4 bytes per segment, so
+// 256 segments (config max_segments) would be 77 KB, over the API's 64 KiB message limit.
+inline constexpr std::size_t kMaxSegmentsWithGains = 128;
+
+// A framed ClientMessage{command: TrajectoryRequest} as a session reads it from its socket:
+// `segments` segments with positions and, up to kMaxSegmentsWithGains, explicit kp / kd (so the
+// validator checks and clamps all three rows); longer ones carry positions only.
+std::string TrajectoryBytes(const config::Config& config, std::size_t segments,
+                            std::uint32_t sequence);
+
+// The daemon's path of one command on the API thread, as Session::OnRead / HandleMessage and
+// Hub::OnCommand / HandOver do it, without the socket: bytes into the frame decoder, the
+// ClientMessage parsed, the controller arbiter asked, validated into a free slot of the
+// CommandPipe and handed to the control thread's queue. The control side only takes the slot
+// back (Receive + Release) so that the pool never runs dry.
+class CommandPath {
+ public:
+  // `arena`: parse into a protobuf Arena whose first block is a buffer the path keeps (a
+  // proposed change to Session::HandleMessage, measured beside the current code, which parses
+  // into a fresh heap-allocated ClientMessage).
+  CommandPath(const config::Config& config, bool arena = false);
+  // Returns false if the command was dropped.
+  bool Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us);
+  const sm::Counters& counters() const { return counters_; }
+
+ private:
+  bool HandleMessage(const edge::ClientMessage& message, std::int64_t now_us);
+
+  proto::FrameDecoder decoder_;
+  daemon::ControllerArbiter arbiter_;
+  sm::CommandValidator validator_;
+  sm::Counters counters_;
+  daemon::CommandPipe pipe_;
+  bool arena_;
+  std::vector<char> arena_block_;  // the arena's first block, kept across commands
+  const std::string controller_ = "cloud";
+};
+
+// One row of the results table (bench/report.cpp reads these): tab-separated
+//   section, figure, value, budget, unit, verdict, source, note
+// verdict: "ok", "MISS", or "" (no budget). source: where the number comes from.
+struct Row {
+  std::string section, figure, value, budget, unit, verdict, source, note;
+};
+void WriteRows(const std::string& path, const std::vector<Row>& rows);
+
+// The physical limit of classical CAN at the buses' bitrate: an 8-byte standard frame is 111 bits
+// nominal, 135 with worst-case bit stuffing; a command and a reply per motor per tick bound the
+// rate at bitrate / (2 x bits x motors on the busiest bus). Rows comparing the configured rate
+// and load (the IMU's frames included) against it. Computed from the config, not measured.
+std::vector<Row> CanLimitRows(const config::Config& config);
+std::string Format(double value, int decimals);
+// "ok" when value <= budget, else "MISS".
+std::string Verdict(double value, double budget);
+
+}  // namespace robot_edge::bench
