@@ -25,6 +25,7 @@
 #include "daemon/bus_health.hpp"
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
+#include "policy/load.hpp"
 #include "support.hpp"
 
 namespace robot_edge::bench {
@@ -170,6 +171,45 @@ void BM_Diagnostics(benchmark::State& state) {
 }
 BENCHMARK(BM_Diagnostics);
 
+// MOVE/POLICY with the shipped demonstration model (config/examples/sim-with-policy.yaml).
+struct PolicyTicking {
+  config::Config config = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
+  std::unique_ptr<policy::PolicyRunner> runner = policy::MakePolicyRunner(config);
+  std::vector<sm::JointMeasurement> joints = std::vector<sm::JointMeasurement>(25);
+  std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);
+  sm::Inputs inputs;
+  std::int64_t now_us = 1'000'000;
+  PolicyTicking() {
+    inputs.joints = joints;
+    runner->Reset(now_us);
+  }
+  bool Tick() {
+    now_us += 2000;
+    return runner->Targets(now_us, sm::Velocity{0.3f, 0.0f, 0.0f}, inputs, out);
+  }
+};
+
+// One evaluation of the network (what onnx_avg_ms reports), on the inference thread.
+void BM_PolicyInference(benchmark::State& state) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
+  const auto net = policy::LoadPolicyModel(c);
+  std::vector<float> in(net->input_size(), 0.1f), result(net->output_size());
+  for (auto _ : state) {
+    net->Run(in, result);
+    benchmark::DoNotOptimize(result.data());
+  }
+}
+BENCHMARK(BM_PolicyInference);
+
+// The control thread's side per tick in MOVE/POLICY: publish inputs, take the latest targets.
+void BM_PolicyTargets(benchmark::State& state) {
+  PolicyTicking t;
+  t.Tick();
+  t.runner->InferOnce();
+  for (auto _ : state) benchmark::DoNotOptimize(t.Tick());
+}
+BENCHMARK(BM_PolicyTargets);
+
 // ---- Rows for the results table ----
 
 constexpr int kRepetitions = 5;
@@ -232,6 +272,10 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
   add("EdgeTelemetry built + serialised (25 joints)", us("BM_Telemetry"), 0,
       "once per 10 Hz period, shared by every client");
   add("EdgeDiagnostics built + serialised + logged", us("BM_Diagnostics"), 0, "once per second");
+  add("policy: one inference, demo model (45 -> 12)", us("BM_PolicyInference"), 0,
+      "inference thread, 50 Hz; larger actors: build/tests/policy/policy_bench");
+  add("policy: control thread's cost per tick in MOVE/POLICY", us("BM_PolicyTargets"), 0,
+      "publish inputs + take the latest targets");
   return rows;
 }
 
