@@ -1,13 +1,7 @@
 #include "e2e_rig.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,73 +9,15 @@
 
 #include "wire.hpp"
 
-extern char** environ;
-
 namespace robot_edge::bench {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-template <typename Predicate>
-bool Eventually(Predicate done, Millis timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
-}
+using test::Eventually;
+using test::ReadFile;
 
 }  // namespace
-
-// ---- Child ----
-
-Child::Child(const std::vector<std::string>& argv, const std::string& log_prefix)
-    : out_(log_prefix + ".out"), err_(log_prefix + ".err") {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const int r = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (r != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(r));
-}
-
-Child::~Child() {
-  if (Running()) Stop(SIGTERM, 10s);
-}
-
-bool Child::Running() {
-  if (exited_) return false;
-  if (waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
-  return !exited_;
-}
-
-int Child::Stop(int signal, Millis timeout) {
-  if (Running()) {
-    ::kill(pid_, signal);
-    if (!Eventually([this] { return !Running(); }, timeout)) {
-      ::kill(pid_, SIGKILL);
-      waitpid(pid_, &status_, 0);
-      exited_ = true;
-      return -1;
-    }
-  }
-  return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
-}
-
-std::string Child::Stdout() const { return ReadFile(out_); }
-std::string Child::Stderr() const { return ReadFile(err_); }
 
 double CpuSeconds(pid_t pid) {
   // A negative pid is a thread of this process.

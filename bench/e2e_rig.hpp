@@ -18,27 +18,13 @@
 #include "config/config.hpp"
 #include "wire.hpp"
 
+#include "child_process.hpp"
+
 namespace robot_edge::bench {
 
 using Millis = std::chrono::milliseconds;
 
-// A child process with its stdout and stderr in files.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::string& log_prefix);
-  ~Child();  // SIGTERM, then SIGKILL after 10 s
-  pid_t pid() const { return pid_; }
-  bool Running();
-  int Stop(int signal, Millis timeout);
-  std::string Stdout() const;
-  std::string Stderr() const;
-
- private:
-  pid_t pid_ = -1;
-  std::string out_, err_;
-  bool exited_ = false;
-  int status_ = 0;
-};
+using test::Child;
 
 // CPU time (user + system) used so far, in seconds, from /proc/<pid>/stat or, for one thread of
 // this process, /proc/self/task/<tid>/stat.

@@ -18,6 +18,7 @@
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
 #include "can/socketcan_transport.hpp"
+#include "child_process.hpp"
 #include "client/client.hpp"
 #include "config/config.hpp"
 
@@ -28,25 +29,7 @@ using Millis = std::chrono::milliseconds;
 
 std::int64_t NowUs();  // steady clock
 
-// A child process with its stdout and stderr in files.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::string& log_prefix,
-        const std::vector<std::string>& extra_env = {});
-  ~Child();
-  pid_t pid() const { return pid_; }
-  bool Running();
-  // Sends `signal` and waits up to `timeout`; returns the exit code (128+n if killed by signal
-  // n), or -1 after killing it on timeout.
-  int Stop(int signal, Millis timeout);
-  std::string Stdout() const;
-  std::string Stderr() const;
-
- private:
-  pid_t pid_ = -1;
-  std::string out_, err_;
-  std::optional<int> status_;
-};
+using test::Child;
 
 // A command frame seen on a bus, decoded with the motor's ranges.
 struct SeenFrame {
