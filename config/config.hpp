@@ -179,10 +179,17 @@ struct ObservationTermConfig {
   std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
 };
 
+// How the last `history` observation frames are laid out in the network's input, oldest first.
+enum class HistoryLayout {
+  kFrameMajor,  ///< frame_major: [frame t-H+1 | … | frame t] (legged_gym / humanoid-gym stacking)
+  kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
+};
+
 // The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
 // (optional: without it velocity commands are refused with velocity_no_policy).
-// Each inference: observation (terms in order; with history > 1 the last `history` frames,
-// oldest first) -> network -> one action per policy joint; target = default_pose + action_scale
+// Each inference: observation (terms in order, each value scaled, then clipped to
+// ±observation_clip when set; with history > 1 the last `history` frames, oldest first, in
+// history_layout) -> network -> one action per policy joint; target = default_pose + action_scale
 // × action (action first clipped to ±action_clip when set), clamped to the joint's limits, with
 // the policy's kp / kd. Joints the policy does not drive hold the stand pose.
 struct PolicyConfig {
@@ -202,12 +209,16 @@ struct PolicyConfig {
   std::vector<double> kp;     ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
   std::vector<double> kd;     ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
   std::vector<ObservationTermConfig> observation;  ///< observation: the terms, in order
+  double observation_clip = 0.0;  ///< observation_clip: clip each scaled value to ±this; 0 = off
   std::uint32_t history = 1;  ///< history: frames of observation fed to the network (1..64)
+  HistoryLayout history_layout = HistoryLayout::kFrameMajor;  ///< history_layout: frame_major |
+                                                              ///< term_major
 };
 
 // Number of values `term` contributes to one observation frame.
 std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
 const char* ToString(ObservationTerm term);
+const char* ToString(HistoryLayout layout);
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;

@@ -316,6 +316,20 @@ void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
   }
 }
 
+void ReadHistoryLayout(MapReader& r, const YAML::Node& node, ParseContext* ctx,
+                       HistoryLayout* layout) {
+  std::string name = ToString(*layout);
+  r.Read("history_layout", &name);
+  if (name == ToString(HistoryLayout::kFrameMajor)) {
+    *layout = HistoryLayout::kFrameMajor;
+  } else if (name == ToString(HistoryLayout::kTermMajor)) {
+    *layout = HistoryLayout::kTermMajor;
+  } else {
+    ctx->Error(node["history_layout"], "policy.history_layout",
+               "'" + name + "' is not a history layout (frame_major, term_major)");
+  }
+}
+
 void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   if (!node.IsDefined() || node.IsNull()) return;
   PolicyConfig& p = c->policy;
@@ -334,7 +348,9 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   ReadNumbers(r, "kd", ctx, &p.kd);
   if (!r.Has("observation")) ctx->Error(node, "policy", "missing required key 'observation'");
   ParseObservation(r.Child("observation"), ctx, c);
+  r.Read("observation_clip", &p.observation_clip);
   r.Read("history", &p.history);
+  ReadHistoryLayout(r, node, ctx, &p.history_layout);
   r.Finish();
   // Relative to the config file's directory.
   const std::filesystem::path model(p.model);
@@ -354,6 +370,14 @@ const char* ToString(ObservationTerm term) {
     case ObservationTerm::kJointPos: return "joint_pos";
     case ObservationTerm::kJointVel: return "joint_vel";
     case ObservationTerm::kLastAction: return "last_action";
+  }
+  return "?";
+}
+
+const char* ToString(HistoryLayout layout) {
+  switch (layout) {
+    case HistoryLayout::kFrameMajor: return "frame_major";
+    case HistoryLayout::kTermMajor: return "term_major";
   }
   return "?";
 }

@@ -341,6 +341,7 @@ void CheckPolicy(const Config& c, Checker* k) {
     }
   }
   k->Range("policy.action_clip", p.action_clip, 0, 1000);
+  k->Range("policy.observation_clip", p.observation_clip, 0, 10000);
   if (AllResolved(c, p.joints) && !p.joints.empty()) {
     CheckPolicyGains(c, "policy.kp", p.kp, kApiKpMax, true, k);
     CheckPolicyGains(c, "policy.kd", p.kd, kApiKdMax, false, k);

@@ -1,6 +1,7 @@
 #include "policy/observation.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "policy/action.hpp"
 #include "statemachine/imu_math.hpp"
@@ -9,7 +10,10 @@ namespace robot_edge::policy {
 
 using config::ObservationTerm;
 
-Observation::Observation(const config::Config& config) : history_(config.policy.history) {
+Observation::Observation(const config::Config& config)
+    : history_(config.policy.history),
+      layout_(config.policy.history_layout),
+      clip_(static_cast<float>(config.policy.observation_clip)) {
   for (const config::ObservationTermConfig& t : config.policy.observation) {
     const std::size_t n = config::TermSize(t, config.policy);
     Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}};
@@ -30,7 +34,15 @@ std::string Observation::Describe() const {
          std::to_string(t.scale.size());
   }
   s += " = " + std::to_string(frame_size_);
-  if (history_ > 1) s += " × history " + std::to_string(history_) + " = " + std::to_string(size());
+  if (history_ > 1) {
+    s += " × history " + std::to_string(history_) + " = " + std::to_string(size()) + " (" +
+         config::ToString(layout_) + ")";
+  }
+  if (clip_ > 0.0f) {
+    char clip[32];
+    std::snprintf(clip, sizeof(clip), ", clipped to ±%g", static_cast<double>(clip_));
+    s += clip;
+  }
   return s;
 }
 
@@ -62,6 +74,29 @@ void Observation::WriteFrame(const ObservationInputs& in, float* frame) const {
         break;
     }
     for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] *= t.scale[i];
+    if (clip_ > 0.0f) {
+      for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] = std::clamp(out[i], -clip_, clip_);
+    }
+  }
+}
+
+// The k-th oldest frame (0 = oldest): the ring slot after the newest one, around the ring.
+// Valid between writing the newest frame into slot next_ and advancing next_.
+const float* Observation::Frame(std::size_t k) const {
+  return frames_.data() + ((next_ + 1 + k) % history_) * frame_size_;
+}
+
+void Observation::CopyFrameMajor(float* out) const {
+  for (std::size_t k = 0; k < history_; ++k) {
+    std::copy_n(Frame(k), frame_size_, out + k * frame_size_);
+  }
+}
+
+void Observation::CopyTermMajor(float* out) const {
+  for (const Term& t : terms_) {
+    const std::size_t n = t.scale.size();
+    float* block = out + t.offset * history_;  // this term's H × n values
+    for (std::size_t k = 0; k < history_; ++k) std::copy_n(Frame(k) + t.offset, n, block + k * n);
   }
 }
 
@@ -74,10 +109,10 @@ void Observation::Assemble(const ObservationInputs& in, std::span<float> out) {
     }
     fresh_ = false;
   }
-  // Oldest first: the slot after the newest one, around the ring.
-  for (std::size_t k = 0; k < history_; ++k) {
-    const std::size_t h = (next_ + 1 + k) % history_;
-    std::copy_n(frames_.data() + h * frame_size_, frame_size_, out.data() + k * frame_size_);
+  if (layout_ == config::HistoryLayout::kTermMajor) {
+    CopyTermMajor(out.data());
+  } else {
+    CopyFrameMajor(out.data());
   }
   next_ = (next_ + 1) % history_;
 }

@@ -1,7 +1,7 @@
 // The network's input, assembled from plain measurements (pure; the inference thread's).
 //
 // One frame = the configured terms in order (config policy.observation), each value multiplied
-// by its scale:
+// by its scale and then clipped to ±policy.observation_clip when that is set:
 //   base_ang_vel       3   IMU gyro x, y, z (rad/s, body frame)
 //   projected_gravity  3   unit gravity in the body frame from the IMU quaternion ((0, 0, -1)
 //                          upright; sm::ProjectedGravity)
@@ -9,8 +9,10 @@
 //   joint_pos          n   position - DefaultPoseOf(joint) (rad), for the term's joints
 //   joint_vel          n   velocity (rad/s), for the term's joints
 //   last_action        m   the previous clipped action, one per policy joint (0 after Reset)
-// With history H > 1 the input is the last H frames, oldest first (frame-major:
-// [frame t-H+1 | … | frame t]); right after Reset() every slot holds the first frame.
+// With history H > 1 the input is the last H frames, oldest first, laid out by
+// policy.history_layout: frame_major [frame t-H+1 | … | frame t], or term_major
+// [term 1 at t-H+1 … t | term 2 at t-H+1 … t | …]. Right after Reset() every slot holds the
+// first frame.
 #pragma once
 
 #include <array>
@@ -58,10 +60,15 @@ class Observation {
     std::vector<float> default_rad;   // joint_pos: DefaultPoseOf each joint
   };
   void WriteFrame(const ObservationInputs& in, float* frame) const;
+  const float* Frame(std::size_t k) const;
+  void CopyFrameMajor(float* out) const;
+  void CopyTermMajor(float* out) const;
 
   std::vector<Term> terms_;
   std::size_t frame_size_ = 0;
   std::size_t history_ = 1;
+  config::HistoryLayout layout_ = config::HistoryLayout::kFrameMajor;
+  float clip_ = 0.0f;          // 0 = off
   std::vector<float> frames_;  // history_ frames, a ring
   std::size_t next_ = 0;       // ring slot of the next frame
   bool fresh_ = true;

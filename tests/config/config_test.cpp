@@ -377,6 +377,10 @@ INSTANTIATE_TEST_SUITE_P(
              "policy.observation[0].joints", "empty: leave it out to use policy.joints"},
         Case{"policy history", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history: 0, " O),
              "policy.history", "0 is outside 1..64"},
+        Case{"policy history layout", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history_layout: interleaved, " O),
+             "policy.history_layout", "'interleaved' is not a history layout (frame_major, term_major)"},
+        Case{"policy observation clip", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation_clip: -5, " O),
+             "policy.observation_clip", "-5 is outside 0..10000"},
         Case{"policy unknown key", SIM, P("modle: m.onnx, model: m.onnx, " J1 ", action_scale: 0.25, " O),
              "policy.modle", "unknown key"},
         Case{"policy must be a mapping", SIM, "policy: 5\n" SIM, "policy", "expected a mapping"},
@@ -493,7 +497,9 @@ policy:
     - {term: joint_pos, joints: [L_Hip_Pitch, L_Knee, Neck_Yaw]}
     - {term: joint_vel, scale: 0.05}
     - {term: last_action}
+  observation_clip: 100
   history: 3
+  history_layout: term_major
 )";
   const Config c = ParseConfig(text, "/etc/robot-edge/robot-edge.yaml");
   EXPECT_TRUE(Validate(c).empty());
@@ -508,7 +514,9 @@ policy:
   EXPECT_EQ(p.action_clip, 5.0);
   EXPECT_EQ(p.kp, (std::vector<double>{80}));
   EXPECT_EQ(p.kd, (std::vector<double>{1.5, 2.0}));
+  EXPECT_EQ(p.observation_clip, 100.0);
   EXPECT_EQ(p.history, 3u);
+  EXPECT_EQ(p.history_layout, HistoryLayout::kTermMajor);
   ASSERT_EQ(p.observation.size(), 6u);
   EXPECT_EQ(p.observation[0].term, ObservationTerm::kBaseAngVel);
   EXPECT_EQ(p.observation[0].scale, (std::vector<double>{0.25}));

@@ -1,9 +1,10 @@
 // Observation assembly, seen by a network that copies its input to its output: each term at its
-// position with its scale, history oldest first, Reset.
+// position with its scale, clipping, history oldest first in both layouts, Reset.
 #include "policy/observation.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model_builder.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 // Policy joints L_Knee (3), R_Knee (9), L_Elbow (15) with default pose 0.5, 0.7, 0.2; one
 // joint_pos term over other joints (L_Hip_Pitch: stand -0.3, Neck_Yaw: stand 0).
-std::string Section(int history) {
+std::string Section(int history, const std::string& extra = "") {
   return R"(
 policy:
   model: m.onnx
@@ -32,7 +33,7 @@ policy:
     - {term: last_action, scale: [1, 10, 100]}
     - {term: joint_pos, joints: [L_Hip_Pitch, Neck_Yaw]}
   history: )" +
-         std::to_string(history) + "\n";
+         std::to_string(history) + "\n" + extra;
 }
 
 struct Robot {
@@ -119,6 +120,55 @@ TEST(Observation, HistoryIsOldestFirstAndStartsOverOnReset) {
   EXPECT_FLOAT_EQ(vx_of(y, 0), -1.0f);
   EXPECT_FLOAT_EQ(vx_of(y, 1), -1.0f);
   EXPECT_FLOAT_EQ(vx_of(y, 2), -1.0f);
+}
+
+TEST(Observation, TermMajorHistoryKeepsEachTermsFramesTogether) {
+  const config::Config c = test::WithPolicy(Section(3, "  history_layout: term_major\n"));
+  Observation o(c);
+  ASSERT_EQ(o.size(), 60u);
+  EXPECT_NE(o.Describe().find("= 20 × history 3 = 60 (term_major)"), std::string::npos)
+      << o.Describe();
+  Robot r;
+  Seen(o, r.In(1.0f));
+  Seen(o, r.In(2.0f));
+  const auto y = Seen(o, r.In(3.0f));
+  // Term blocks of 3 frames each: gyro [0, 9), gravity [9, 18), command [18, 27), joint_pos
+  // [27, 36), joint_vel [36, 45), last_action [45, 54), the other joint_pos [54, 60).
+  for (int f = 0; f < 3; ++f) {
+    EXPECT_FLOAT_EQ(y[f * 3 + 0], 0.1f) << "gyro x, frame " << f;
+    EXPECT_FLOAT_EQ(y[f * 3 + 2], 0.3f) << "gyro z, frame " << f;
+    EXPECT_FLOAT_EQ(y[18 + f * 3] / 2, static_cast<float>(f + 1)) << "vx, frame " << f;
+    EXPECT_FLOAT_EQ(y[18 + f * 3 + 1], -0.5f) << "vy, frame " << f;
+    EXPECT_FLOAT_EQ(y[45 + f * 3 + 2], 30.0f) << "last action 3, frame " << f;
+    EXPECT_FLOAT_EQ(y[54 + f * 2 + 0], 0.3f) << "L_Hip_Pitch - stand, frame " << f;
+  }
+  // The same measurements in frame-major order are a permutation of these values.
+  const config::Config fc = test::WithPolicy(Section(3));
+  Observation fo(fc);
+  Seen(fo, r.In(1.0f));
+  Seen(fo, r.In(2.0f));
+  const auto z = Seen(fo, r.In(3.0f));
+  EXPECT_FLOAT_EQ(z[0 * 20 + 6] / 2, 1.0f);
+  EXPECT_FLOAT_EQ(z[2 * 20 + 6] / 2, 3.0f);
+  auto sorted_y = y, sorted_z = z;
+  std::sort(sorted_y.begin(), sorted_y.end());
+  std::sort(sorted_z.begin(), sorted_z.end());
+  EXPECT_EQ(sorted_y, sorted_z);
+}
+
+TEST(Observation, ScaledValuesAreClippedWhenAClipIsSet) {
+  const config::Config c = test::WithPolicy(Section(1, "  observation_clip: 1.5\n"));
+  Observation o(c);
+  EXPECT_NE(o.Describe().find("clipped to ±1.5"), std::string::npos) << o.Describe();
+  Robot r;
+  r.vel[9] = -100.0f;  // × 0.05 = -5
+  const auto y = Seen(o, r.In(3.0f));
+  EXPECT_FLOAT_EQ(y[6], 1.5f);    // vx 3 × 2 = 6
+  EXPECT_FLOAT_EQ(y[7], -0.5f);   // within the clip: unchanged
+  EXPECT_FLOAT_EQ(y[13], -1.5f);  // R_Knee velocity -5
+  EXPECT_FLOAT_EQ(y[16], 1.5f);   // last action 0.2 × 10 = 2
+  EXPECT_FLOAT_EQ(y[17], 1.5f);   // 30
+  EXPECT_FLOAT_EQ(y[15], 0.1f);
 }
 
 TEST(Observation, UprightIsGravityDown) {
