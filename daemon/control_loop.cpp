@@ -117,6 +117,18 @@ void ControlLoop::ApplyCommands(std::int64_t now_us) {
     }
     channels_->commands.Release(slot);
   }
+  const std::uint8_t urgent = channels_->urgent.exchange(0, std::memory_order_acq_rel);
+  if (urgent & kUrgentStopWalking) {
+    sm::Command stop;
+    stop.kind = sm::CommandKind::kStopWalking;
+    stop.received_us = now_us;
+    state_machine_.Submit(now_us, stop);
+  }
+  if (urgent & kUrgentDamp) {
+    sm::Command damp;  // kMode, kDamp
+    damp.received_us = now_us;
+    state_machine_.Submit(now_us, damp);
+  }
 }
 
 void ControlLoop::ForwardEvents(std::span<const sm::Event> events) {

@@ -25,6 +25,12 @@
 
 namespace robot_edge::daemon {
 
+// Requests in ControlChannels::urgent.
+enum Urgent : std::uint8_t {
+  kUrgentDamp = 1,         // a client's DAMP (emergency stop)
+  kUrgentStopWalking = 2,  // the controlling client left: MOVE/POLICY velocity -> 0
+};
+
 // The channels between the control thread and the API thread.
 struct ControlChannels {
   ControlChannels(const config::Config& config, std::size_t command_slots,
@@ -34,6 +40,10 @@ struct ControlChannels {
         snapshots(ControlSnapshot(config.joints.size())) {}
 
   CommandPipe commands;                   // API -> control
+  // API -> control, for what must never be lost to a full command pipe: Urgent bits, applied
+  // after the pipe's commands on the next tick (so a DAMP that found the pipe full may override a
+  // command sent just after it — the safe side).
+  std::atomic<std::uint8_t> urgent{0};
   SpscQueue<ControlEvent> events;         // control -> API
   TripleBuffer<ControlSnapshot> snapshots;  // control -> API, latest only
   std::atomic<std::uint64_t> events_lost{0};  // events queue was full

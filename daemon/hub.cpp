@@ -26,6 +26,12 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
+// DAMP — the emergency stop — is accepted from every client and never dropped. A Mode value
+// other than STAND counts as DAMP (as the validator reads it).
+bool IsDamp(const edge::CloudCommand& command) {
+  return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
+}
+
 }  // namespace
 
 Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
@@ -54,13 +60,23 @@ void Hub::Start() {
   Schedule(controller_timer_, std::chrono::milliseconds(100), &Hub::EveryControllerCheck);
 }
 
+// Every `period` on absolute deadlines (no drift by the handlers' own time); after a stall the
+// missed periods are skipped, not run in a burst.
 void Hub::Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
                    void (Hub::*what)()) {
   timer.expires_after(period);
+  RunAtExpiry(timer, period, what);
+}
+
+void Hub::RunAtExpiry(asio::steady_timer& timer, std::chrono::microseconds period,
+                      void (Hub::*what)()) {
   timer.async_wait([this, &timer, period, what](const std::error_code& ec) {
     if (ec || stopped_) return;
     (this->*what)();
-    Schedule(timer, period, what);
+    const auto now = asio::steady_timer::clock_type::now();
+    const auto next = timer.expiry() + period;
+    timer.expires_at(next > now ? next : now + period);
+    RunAtExpiry(timer, period, what);
   });
 }
 
@@ -158,8 +174,8 @@ void Hub::OnClosed(Session& session) {
 
 void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
   const std::int64_t now_us = SteadyMicros();
-  const bool is_damp = command.has_mode() && command.mode().mode() != edge::MODE_STAND;
-  const auto decision = arbiter_.OnCommand(session.id(), session.controller(), is_damp, now_us);
+  const auto decision =
+      arbiter_.OnCommand(session.id(), session.controller(), IsDamp(command), now_us);
   if (decision.change) EmitControllerChange(*decision.change);
   if (!decision.accepted) {
     api_counters_.Count(sm::Reason::kNotController);
@@ -174,6 +190,11 @@ void Hub::HandOver(Session& session, const edge::CloudCommand& command, std::int
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
+    if (IsDamp(command)) {  // never dropped: the control thread applies it on its next tick
+      channels_->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+      SendResult(session, command.sequence(), true, sm::Reason::kCount, sm::Mode::kDamp);
+      return;
+    }
     api_counters_.Count(sm::Reason::kQueueFull);
     SendResult(session, command.sequence(), false, sm::Reason::kQueueFull,
                channels_->snapshots.Latest().mode);
@@ -195,7 +216,7 @@ void Hub::SubmitStopWalking() {
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
-    spdlog::error("cannot stop walking after the controller left: command queue full");
+    channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
     return;
   }
   slot->command = sm::Command{};

@@ -71,6 +71,8 @@ class Hub {
   void EveryControllerCheck();
   void Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
                 void (Hub::*what)());
+  void RunAtExpiry(asio::steady_timer& timer, std::chrono::microseconds period,
+                   void (Hub::*what)());
 
   Clocks Now() const;
 

@@ -1,5 +1,8 @@
 #include "daemon/session.hpp"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 #include <spdlog/spdlog.h>
 
 #include <google/protobuf/arena.h>
@@ -100,8 +103,16 @@ void Session::Welcome(const edge::Hello& hello) {
 }
 
 void Session::SendTelemetry(const Frame& frame) {
-  if (closing_ || telemetry_waiting_ > 0) return;  // lossy: the client misses this one
+  // Lossy: the client misses this one rather than getting it late.
+  if (closing_ || telemetry_waiting_ > 0 || UnreadBytes() > kTelemetryUnreadLimitBytes) return;
   Enqueue(frame, true);
+}
+
+int Session::UnreadBytes() {
+  int bytes = 0;
+  // Unix stream sockets: bytes not yet read by the peer; TCP: bytes not yet acknowledged.
+  if (::ioctl(socket_.native_handle(), SIOCOUTQ, &bytes) != 0) return 0;
+  return bytes;
 }
 
 void Session::Send(const Frame& frame) {

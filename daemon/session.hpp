@@ -1,8 +1,9 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
-// ServerMessages. Telemetry is lossy (a frame is skipped while the previous one still waits);
-// events and answers are reliable (a client whose backlog passes kMaxBacklogBytes is
-// disconnected with a logged reason instead of silently losing events). Every refusal closes the
-// connection with a Goodbye that says why; nothing a client sends can affect another client.
+// ServerMessages. Telemetry is lossy (a frame is skipped while the previous one still waits, or
+// while the client has not read what the kernel holds for it); events and answers are reliable
+// (a client whose backlog passes api.client_backlog_kib is disconnected with a logged reason
+// instead of silently losing events). Every refusal closes the connection with a Goodbye that
+// says why; nothing a client sends can affect another client.
 //
 // Threads: the API thread (the io_context's) only.
 #pragma once
@@ -34,6 +35,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // The kernel's send buffer of each client socket, fixed so that a slow client costs bounded
   // memory (TCP would otherwise grow it to megabytes) and its backlog shows in ours.
   static constexpr int kSocketSendBufferBytes = 256 * 1024;
+  // Telemetry is skipped while the client has more than this many bytes sent but not yet read
+  // (SIOCOUTQ): what it gets is at most a few frames old however slowly it reads (the 256 KiB
+  // kernel buffer alone would hold tens of seconds of stale telemetry).
+  static constexpr int kTelemetryUnreadLimitBytes = 8 * 1024;
   static constexpr std::size_t kArenaBlockBytes = 128 * 1024;
 
   // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
@@ -65,6 +70,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool HandleMessage(std::span<const std::uint8_t> payload);
   void Enqueue(const Frame& frame, bool telemetry);
   void Write();
+  int UnreadBytes();  // in the kernel, sent but not yet read by the client
   void Shutdown(const std::string& why);
 
   Socket socket_;

@@ -111,6 +111,25 @@ TEST_F(ControlLoopTest, CommandsReachTheStateMachineAndTheirResultsComeBack) {
   ASSERT_NE(channels_.commands.Acquire(), nullptr) << "slots come back to the pool";
 }
 
+TEST_F(ControlLoopTest, AnUrgentDampIsAppliedAfterThePipesCommandsOnTheNextTick) {
+  Run(0, 10 * kMs);
+  sm::Command stand;
+  stand.kind = sm::CommandKind::kMode;
+  stand.mode = sm::ModeRequest::kStand;
+  Send(stand);
+  Run(10 * kMs, 20 * kMs);
+  ASSERT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
+  Send(stand);  // queued before the DAMP that found the pipe full: DAMP still wins
+  channels_.urgent.fetch_or(kUrgentDamp);
+  Run(20 * kMs, 22 * kMs);
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kDamp);
+  EXPECT_EQ(channels_.urgent.load(), 0u) << "the request is consumed";
+  for (std::size_t j = 0; j < 25; ++j) EXPECT_EQ(Sent(j).kp, 0.0f) << j;
+  Send(stand);  // and it is not applied again
+  Run(22 * kMs, 24 * kMs);
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
+}
+
 TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {
   Run(0, 10 * kMs);
   robot_.temperature_[15] = 85;

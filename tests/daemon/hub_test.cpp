@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <asio/local/stream_protocol.hpp>
 
 #include "edge_api.pb.h"
@@ -20,6 +22,7 @@ using namespace std::chrono_literals;
 config::Config SmallBacklogConfig() {
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   c.api.client_backlog_kib = 16;
+  c.telemetry.rate_hz = 50;  // telemetry tests see many frames quickly
   return c;
 }
 
@@ -49,10 +52,10 @@ class HubTest : public testing::Test {
     hub_.Accept(Session::Socket(std::move(server)), Transport::kUnix, "test peer");
     return fds[0];
   }
-  void SendHello(int fd, const std::string& controller) {
+  void SendHello(int fd, const std::string& controller, bool telemetry = false) {
     edge::ClientMessage m;
     m.mutable_hello()->set_controller(controller);
-    m.mutable_hello()->set_no_telemetry(true);
+    m.mutable_hello()->set_no_telemetry(!telemetry);
     std::string bytes;
     proto::AppendDelimited(m, &bytes);
     ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
@@ -138,6 +141,90 @@ TEST_F(HubTest, AClientTooSlowForTheEventsIsDisconnectedWithAReasonOthersAreNot)
   EXPECT_TRUE(closed) << "the slow client's connection was not closed";
   ::close(slow);
   ::close(fast);
+}
+
+// The commands a client sends, as one write (a burst the hub decodes in one read).
+void SendCommands(int fd, const std::vector<edge::CloudCommand>& commands) {
+  std::string bytes;
+  for (const auto& c : commands) {
+    edge::ClientMessage m;
+    *m.mutable_command() = c;
+    proto::AppendDelimited(m, &bytes);
+  }
+  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+}
+
+edge::CloudCommand ModeCommandOf(edge::Mode mode, std::uint32_t sequence) {
+  edge::CloudCommand c;
+  c.set_sequence(sequence);
+  c.mutable_mode()->set_mode(mode);
+  return c;
+}
+
+TEST_F(HubTest, ADampIsNeverDroppedWhenTheCommandPipeIsFull) {
+  const int fd = Connect();
+  SendHello(fd, "cloud");
+  // The control thread is not running: the pipe's 8 slots fill, the 9th STAND is dropped, and
+  // the DAMP after it goes to the urgent mailbox instead.
+  std::vector<edge::CloudCommand> burst;
+  for (std::uint32_t i = 1; i <= 9; ++i) burst.push_back(ModeCommandOf(edge::MODE_STAND, i));
+  burst.push_back(ModeCommandOf(edge::MODE_DAMP, 10));
+  SendCommands(fd, burst);
+  io_.run_for(100ms);
+  EXPECT_EQ(channels_.urgent.load() & kUrgentDamp, kUrgentDamp);
+  std::size_t queued = 0;
+  while (channels_.commands.Receive() != nullptr) ++queued;
+  EXPECT_EQ(queued, 8u);
+  ::close(fd);
+}
+
+TEST_F(HubTest, StopWalkingOnDisconnectIsNeverDroppedWhenThePipeIsFull) {
+  const int fd = Connect();
+  SendHello(fd, "cloud");
+  std::vector<edge::CloudCommand> burst;
+  for (std::uint32_t i = 1; i <= 8; ++i) burst.push_back(ModeCommandOf(edge::MODE_STAND, i));
+  SendCommands(fd, burst);  // fills the pipe and makes this client the controller
+  io_.run_for(100ms);
+  ASSERT_EQ(channels_.urgent.load(), 0u);
+  ::close(fd);  // the controller leaves: its walking must stop
+  io_.run_for(100ms);
+  EXPECT_EQ(channels_.urgent.load() & kUrgentStopWalking, kUrgentStopWalking);
+}
+
+std::size_t CountTelemetry(const std::vector<edge::ServerMessage>& messages) {
+  return static_cast<std::size_t>(std::count_if(messages.begin(), messages.end(), [](const auto& m) {
+    return m.has_telemetry();
+  }));
+}
+
+TEST_F(HubTest, AClientThatStopsReadingGetsFreshTelemetryNotABacklogOfStaleFrames) {
+  // The control thread has ticked once: telemetry flows.
+  channels_.snapshots.back().tick_us = 1;
+  channels_.snapshots.Publish();
+  const int paused = Connect();  // reads nothing for a while
+  const int reader = Connect();
+  SendHello(paused, "", /*telemetry=*/true);
+  SendHello(reader, "", /*telemetry=*/true);
+  bool closed = false;
+  std::size_t read_frames = 0;
+  for (int i = 0; i < 200 && read_frames < 60; ++i) {  // 60 frames, however slow the machine
+    io_.run_for(50ms);
+    read_frames += CountTelemetry(Drain(reader, &closed));
+  }
+  ASSERT_GE(read_frames, 60u);
+  const std::size_t stale = CountTelemetry(Drain(paused, &closed));
+  EXPECT_FALSE(closed);
+  EXPECT_GE(stale, 1u);
+  EXPECT_LE(stale, 20u) << "telemetry piled up for the paused client";
+  // Once it reads again, telemetry flows again.
+  std::size_t fresh = 0;
+  for (int i = 0; i < 200 && fresh < 5; ++i) {
+    io_.run_for(50ms);
+    fresh += CountTelemetry(Drain(paused, &closed));
+  }
+  EXPECT_GE(fresh, 5u);
+  ::close(paused);
+  ::close(reader);
 }
 
 }  // namespace
