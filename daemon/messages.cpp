@@ -147,10 +147,16 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
                            std::to_string(c.control.trajectory_timeout_ms) + " ms): DAMP");
     }
     case sm::EventKind::kModeBlocked: {
-      std::string why = e.reason == sm::Reason::kBlockedByAlert
-                            ? std::string(sm::ToString(e.alert.id)) + " is active: " +
-                                  AlertText(e.alert, c)
-                            : "not every motor has replied yet";
+      std::string why;
+      switch (e.reason) {
+        case sm::Reason::kBlockedByAlert:
+          why = std::string(sm::ToString(e.alert.id)) + " is active: " + AlertText(e.alert, c);
+          break;
+        case sm::Reason::kMotorsNotReady: why = "not every motor has replied yet"; break;
+        default:
+          why = "this trajectory stream was running when the robot went to DAMP; pause it for " +
+                std::to_string(c.control.trajectory_timeout_ms) + " ms or send STAND first";
+      }
       return MakeError(edge::SUBSYSTEM_FIRMWARE, "MODE_BLOCKED",
                        std::string(sm::ToString(e.to)) + " refused, the robot stays in DAMP: " + why);
     }

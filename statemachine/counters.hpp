@@ -24,6 +24,7 @@ enum class Reason : std::uint8_t {
   kTrajectoryInPolicy,      // not a transition of seed 000's table
   kBlockedByAlert,          // leaving DAMP while a critical alert is active
   kMotorsNotReady,          // leaving DAMP before every motor has replied
+  kTrajectoryStreamDamped,  // a trajectory stream that DAMP interrupted (pause or STAND first)
   // Drops by the daemon (counted there, named here so every reason has one list).
   kNotController,           // sender does not hold control
   kQueueFull,               // the control thread's command queue was full

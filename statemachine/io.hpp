@@ -124,7 +124,8 @@ struct Event {
   Mode to = Mode::kDamp;
   Cause cause = Cause::kCommand;
   Alert alert;                       // kAlertRaised / kAlertCleared / kModeBlocked
-  Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert or kMotorsNotReady
+  Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert, kMotorsNotReady
+                                     // or kTrajectoryStreamDamped
   std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
 };
 

@@ -7,7 +7,10 @@
 //   Motors: kp = 0, kd = the joint's damp_kd, no torque: compliant, the joints only slow down.
 //   Accepts: ModeCommand(STAND) -> STAND; TrajectoryRequest -> MOVE/TRAJECTORY. Both are refused
 //   (the robot stays in DAMP, MODE_BLOCKED says which alert) while a critical alert is active or
-//   while a motor has never replied. VelocityCommand is dropped (seed 000).
+//   while a motor has never replied. A trajectory stream that was running when DAMP was entered
+//   (by command or alert) is refused until it pauses for trajectory_timeout_ms or STAND is
+//   accepted: an emergency stop is not undone by the stream's next packet. VelocityCommand is
+//   dropped (seed 000).
 //
 // STAND — ramp to the stand pose, then hold it.
 //   Entered: ModeCommand(STAND) from DAMP or MOVE.

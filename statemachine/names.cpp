@@ -43,6 +43,7 @@ const char* ToString(Reason reason) {
     case Reason::kTrajectoryInPolicy: return "trajectory_in_policy";
     case Reason::kBlockedByAlert: return "blocked_by_alert";
     case Reason::kMotorsNotReady: return "motors_not_ready";
+    case Reason::kTrajectoryStreamDamped: return "trajectory_stream_damped";
     case Reason::kNotController: return "not_controller";
     case Reason::kQueueFull: return "queue_full";
     case Reason::kVelocityClamped: return "velocity_clamped";

@@ -41,12 +41,18 @@ void StateMachine::BeginTick() {
 
 SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   BeginTick();
+  bool continues_stream = false;
+  if (command.kind == CommandKind::kTrajectory) {
+    continues_stream = last_packet_us_ >= 0 &&
+                       command.received_us - last_packet_us_ < trajectory_timeout_us_;
+    last_packet_us_ = command.received_us;
+  }
   const Transition t = Decide(mode_, command.kind, command.mode, policy_ != nullptr);
   std::optional<Reason> refused;
   if (!t.allowed) {
     refused = t.refused;
   } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
-    refused = BlockedInDamp(now_us, command.kind, t.next);
+    refused = BlockedInDamp(now_us, command.kind, t.next, continues_stream);
   }
   if (refused) {
     counters_.Count(*refused);
@@ -58,22 +64,32 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
 }
 
 std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKind kind,
-                                                  Mode requested) {
+                                                  Mode requested, bool continues_stream) {
+  const bool trajectory = kind == CommandKind::kTrajectory;
+  if (trajectory && !continues_stream) {  // a new stream
+    stream_damped_ = false;
+    stream_block_reason_ = Reason::kCount;
+  }
   const Alert* blocking = alerts_.FirstCritical();
-  if (blocking == nullptr && alerts_.all_motors_replied()) return std::nullopt;
+  const bool damped_stream = trajectory && stream_damped_;
+  if (blocking == nullptr && alerts_.all_motors_replied() && !damped_stream) return std::nullopt;
   Event e;
   e.kind = EventKind::kModeBlocked;
   e.time_us = now_us;
-  e.reason = blocking != nullptr ? Reason::kBlockedByAlert : Reason::kMotorsNotReady;
+  e.reason = blocking != nullptr           ? Reason::kBlockedByAlert
+             : !alerts_.all_motors_replied() ? Reason::kMotorsNotReady
+                                             : Reason::kTrajectoryStreamDamped;
   e.from = Mode::kDamp;
   e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
-  // A blocked trajectory stream reports once per stream, not at 50 Hz.
-  const bool new_stream = last_blocked_trajectory_us_ < 0 ||
-                          now_us - last_blocked_trajectory_us_ >= trajectory_timeout_us_;
-  if (kind != CommandKind::kTrajectory || new_stream) events_.Push(e);
-  if (kind == CommandKind::kTrajectory) last_blocked_trajectory_us_ = now_us;
+  // A blocked trajectory stream reports once per stream and reason, not at 50 Hz.
+  if (!trajectory || e.reason != stream_block_reason_) events_.Push(e);
+  if (trajectory) stream_block_reason_ = e.reason;
   return e.reason;
+}
+
+bool StateMachine::StreamRunning(std::int64_t now_us) const {
+  return last_packet_us_ >= 0 && now_us - last_packet_us_ < trajectory_timeout_us_;
 }
 
 void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next) {
@@ -107,6 +123,8 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
   if (next == Mode::kStand) stand_start_pending_ = true;
   if (next == Mode::kMovePolicy && policy_ != nullptr) policy_->Reset(now_us);
   if (next != Mode::kMoveTrajectory) trajectory_.Clear();
+  stream_damped_ = next == Mode::kDamp && StreamRunning(now_us);
+  stream_block_reason_ = Reason::kCount;
   mode_ = next;
 }
 

@@ -55,8 +55,12 @@ class StateMachine {
     float min_rad, max_rad, stand_rad, kp, kd, damp_kd, kp_cap, kd_cap, v_cap, t_cap;
   };
 
-  // Blocks leaving DAMP while a critical alert is active or a motor never replied.
-  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind, Mode requested);
+  // Blocks leaving DAMP while a critical alert is active or a motor never replied, and a
+  // trajectory stream that DAMP interrupted from restarting the robot (see stream_damped_).
+  // `continues_stream`: a trajectory packet within the timeout of the previous one.
+  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind, Mode requested,
+                                      bool continues_stream);
+  bool StreamRunning(std::int64_t now_us) const;
   void Apply(std::int64_t now_us, const Command& command, Mode next);
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
   void CheckSafety(std::int64_t now_us);
@@ -88,8 +92,13 @@ class StateMachine {
   // MOVE/TRAJECTORY.
   Trajectory trajectory_;
   std::size_t next_segment_ = 0;
-  std::int64_t last_trajectory_us_ = 0;
-  std::int64_t last_blocked_trajectory_us_ = -1;
+  std::int64_t last_trajectory_us_ = 0;  // received_us of the last accepted packet (watchdog)
+  std::int64_t last_packet_us_ = -1;      // received_us of the last packet, accepted or not
+  // DAMP (a command or an alert) interrupted a running trajectory stream: that stream's packets
+  // cannot take the robot out of DAMP again (an emergency stop must not last one packet). A
+  // pause of the trajectory timeout, or STAND, starts over.
+  bool stream_damped_ = false;
+  Reason stream_block_reason_ = Reason::kCount;  // last MODE_BLOCKED reported for this stream
 
   std::vector<JointTarget> targets_;
   Outputs outputs_;

@@ -153,6 +153,92 @@ TEST(TrajectoryPlayback, DirectPdEngagesOnTheFirstPacketFromDamp) {
   EXPECT_FLOAT_EQ(out.targets[0].position_rad, 0.05f);
 }
 
+// ---- DAMP interrupting a trajectory stream ----
+
+// Streams at 50 Hz from `from` to `to` (packets every 20 ms, ticks every 2 ms); returns the mode.
+Mode Stream(Machine& m, std::int64_t from, std::int64_t to) {
+  for (std::int64_t t = from; t < to; t += 2 * kMs) {
+    if ((t - from) % (20 * kMs) == 0) m.sm.Submit(t, m.traj.Zero(t));
+    m.Step(t);
+  }
+  return m.sm.mode();
+}
+
+TEST(DampLatch, AStreamThatDampInterruptedCannotRestartTheRobot) {
+  Machine m;
+  ASSERT_EQ(Stream(m, 0, 100 * kMs), Mode::kMoveTrajectory);
+  m.sm.Submit(100 * kMs, ModeCmd(ModeRequest::kDamp, 100 * kMs));  // another client's e-stop
+  m.Step(100 * kMs);
+  const SubmitResult r = m.sm.Submit(120 * kMs, m.traj.Zero(120 * kMs));  // the stream goes on
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, Reason::kTrajectoryStreamDamped);
+  const Outputs& out = m.Step(120 * kMs);
+  ASSERT_TRUE(HasEvent(out, EventKind::kModeBlocked)) << "reported once";
+  EXPECT_EQ(out.events.back().reason, Reason::kTrajectoryStreamDamped);
+  EXPECT_EQ(Stream(m, 140 * kMs, 2 * kS), Mode::kDamp) << "still DAMP after 2 s of streaming";
+  EXPECT_EQ(m.sm.counters()[Reason::kTrajectoryStreamDamped], 94u);
+}
+
+TEST(DampLatch, MODE_BLOCKEDIsReportedOncePerStream) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  m.sm.Submit(100 * kMs, ModeCmd(ModeRequest::kDamp, 100 * kMs));
+  int blocked = 0;
+  for (std::int64_t t = 120 * kMs; t < kS; t += 20 * kMs) {
+    m.sm.Submit(t, m.traj.Zero(t));
+    for (const auto& e : m.Step(t).events) blocked += e.kind == EventKind::kModeBlocked;
+  }
+  EXPECT_EQ(blocked, 1);
+}
+
+TEST(DampLatch, APauseOfTheTimeoutStartsANewStream) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  m.sm.Submit(100 * kMs, ModeCmd(ModeRequest::kDamp, 100 * kMs));
+  m.Step(100 * kMs);
+  EXPECT_FALSE(m.sm.Submit(120 * kMs, m.traj.Zero(120 * kMs)).accepted);
+  EXPECT_FALSE(m.sm.Submit(319 * kMs, m.traj.Zero(319 * kMs)).accepted) << "199 ms: same stream";
+  EXPECT_TRUE(m.sm.Submit(519 * kMs, m.traj.Zero(519 * kMs)).accepted) << "200 ms: a new one";
+  EXPECT_EQ(m.Step(520 * kMs).mode, Mode::kMoveTrajectory);
+}
+
+TEST(DampLatch, StandReleasesIt) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  m.sm.Submit(100 * kMs, ModeCmd(ModeRequest::kDamp, 100 * kMs));
+  m.Step(100 * kMs);
+  EXPECT_TRUE(m.sm.Submit(110 * kMs, ModeCmd(ModeRequest::kStand, 110 * kMs)).accepted);
+  EXPECT_TRUE(m.sm.Submit(120 * kMs, m.traj.Zero(120 * kMs)).accepted);
+  EXPECT_EQ(m.Step(120 * kMs).mode, Mode::kMoveTrajectory);
+}
+
+TEST(DampLatch, AnAlertThatClearsDoesNotLetTheStreamResume) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  m.robot.joints[3].temperature_c = 85;  // overtemp: DAMP
+  m.sm.Submit(100 * kMs, m.traj.Zero(100 * kMs));
+  EXPECT_EQ(m.Step(102 * kMs).mode, Mode::kDamp);
+  EXPECT_EQ(m.sm.Submit(120 * kMs, m.traj.Zero(120 * kMs)).reason, Reason::kBlockedByAlert);
+  m.Step(120 * kMs);
+  m.robot.joints[3].temperature_c = 60;  // cleared
+  m.Step(130 * kMs);
+  EXPECT_EQ(m.sm.Submit(140 * kMs, m.traj.Zero(140 * kMs)).reason,
+            Reason::kTrajectoryStreamDamped);
+  EXPECT_TRUE(HasEvent(m.Step(140 * kMs), EventKind::kModeBlocked)) << "a new reason is reported";
+}
+
+TEST(DampLatch, NeitherTheWatchdogNorDampWithoutAStreamLatches) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  EXPECT_EQ(m.Step(400 * kMs).mode, Mode::kDamp);  // trajectory timeout
+  EXPECT_TRUE(m.sm.Submit(410 * kMs, m.traj.Zero(410 * kMs)).accepted);
+  Machine n;
+  n.BringTo(Mode::kStand, 0);
+  n.sm.Submit(kS, ModeCmd(ModeRequest::kDamp, kS));
+  n.Step(kS);
+  EXPECT_TRUE(n.sm.Submit(kS + 10 * kMs, n.traj.Zero(kS + 10 * kMs)).accepted);
+}
+
 // ---- STAND ramp ----
 
 TEST(StandRamp, QuinticFromStartToEndWithZeroEndVelocities) {
