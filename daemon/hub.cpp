@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "daemon/auth.hpp"
@@ -108,12 +109,29 @@ void Hub::Accept(Session::Socket socket, Transport transport, std::string peer) 
   session->Start();
   if (stopped_) {
     session->Close("robot-edged is shutting down");
-  } else if (sessions_.size() > config_.api.max_clients) {
+  } else if (OpenSessions() > config_.api.max_clients && !ClosePendingSession(*session)) {
     session->Close("too many clients (api.max_clients is " +
                    std::to_string(config_.api.max_clients) + ")");
   } else {
     spdlog::info("client {} connected ({})", session->id(), session->peer());
   }
+}
+
+std::size_t Hub::OpenSessions() const {
+  return static_cast<std::size_t>(std::count_if(
+      sessions_.begin(), sessions_.end(), [](const auto& s) { return !s.second->closing(); }));
+}
+
+// Connections that have not sent their Hello yet (up to Session::kHelloTimeout) must not lock
+// the operator out: at the limit the oldest of them makes room for `newcomer`.
+bool Hub::ClosePendingSession(const Session& newcomer) {
+  for (const auto& [id, s] : sessions_) {  // ordered by id: oldest first
+    if (s.get() != &newcomer && !s->welcomed() && !s->closing()) {
+      s->Close("making room for a new connection: no Hello yet");
+      return true;
+    }
+  }
+  return false;
 }
 
 std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hello& hello) const {

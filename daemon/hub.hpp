@@ -66,6 +66,8 @@ class Hub {
   void EmitControllerChange(const ControllerChange& change);
   void Broadcast(edge::EdgeEvent event);
 
+  std::size_t OpenSessions() const;  // not closing
+  bool ClosePendingSession(const Session& newcomer);
   void EveryTelemetryPeriod();
   void EveryDiagnosticsPeriod();
   void EveryControllerCheck();

@@ -1,6 +1,8 @@
 #include "daemon/listener.hpp"
 
 #include <spdlog/spdlog.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +23,22 @@ bool SomeoneListens(const std::string& path) {
   return !ec;
 }
 
+// A TCP peer that vanishes without a FIN (a dropped LTE link, a NAT that forgot the flow) is
+// detected within about kDeadPeerMs: keepalive probes after 2 s of silence, and unacknowledged
+// data abandoned after the same time. The session then closes like any disconnect (control is
+// released and walking stops, api.stop_on_disconnect).
+constexpr int kDeadPeerMs = 5000;
+
+void DetectDeadPeers(asio::ip::tcp::socket& s) {
+  const int fd = s.native_handle();
+  const int on = 1, idle_s = 2, interval_s = 1, probes = 3, user_timeout_ms = kDeadPeerMs;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof(idle_s));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof(interval_s));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
+}
+
 std::string UnixPeer(asio::local::stream_protocol::socket& socket) {
   ucred cred{};
   socklen_t size = sizeof(cred);
@@ -32,7 +50,8 @@ std::string UnixPeer(asio::local::stream_protocol::socket& socket) {
 
 }  // namespace
 
-Listener::Listener(asio::io_context& io, Hub* hub) : io_(io), hub_(hub) {}
+Listener::Listener(asio::io_context& io, Hub* hub)
+    : io_(io), hub_(hub), unix_retry_(io), tcp_retry_(io) {}
 
 void Listener::ListenUnix(const std::string& path) {
   struct stat st{};
@@ -86,12 +105,13 @@ void Listener::ListenTcp(const std::string& host, std::uint16_t port) {
 void Listener::AcceptUnix() {
   unix_->async_accept([this](const std::error_code& ec, asio::local::stream_protocol::socket s) {
     if (ec == asio::error::operation_aborted || !unix_->is_open()) return;
-    if (!ec) {
-      std::string peer = UnixPeer(s);
-      hub_->Accept(Session::Socket(std::move(s)), Transport::kUnix, std::move(peer));
-    } else {
-      spdlog::warn("api: accept failed: {}", ec.message());
+    if (ec) {
+      AfterAcceptError(ec, unix_retry_, [this] { AcceptUnix(); });
+      return;
     }
+    accept_backoff_ = kMinAcceptBackoff;
+    std::string peer = UnixPeer(s);
+    hub_->Accept(Session::Socket(std::move(s)), Transport::kUnix, std::move(peer));
     AcceptUnix();
   });
 }
@@ -99,20 +119,36 @@ void Listener::AcceptUnix() {
 void Listener::AcceptTcp() {
   tcp_->async_accept([this](const std::error_code& ec, asio::ip::tcp::socket s) {
     if (ec == asio::error::operation_aborted || !tcp_->is_open()) return;
-    if (!ec) {
-      std::error_code ignored;
-      s.set_option(asio::ip::tcp::no_delay(true), ignored);
-      const auto remote = s.remote_endpoint(ignored);
-      std::string peer = "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
-      hub_->Accept(Session::Socket(std::move(s)), Transport::kTcp, std::move(peer));
-    } else {
-      spdlog::warn("api: accept failed: {}", ec.message());
+    if (ec) {
+      AfterAcceptError(ec, tcp_retry_, [this] { AcceptTcp(); });
+      return;
     }
+    accept_backoff_ = kMinAcceptBackoff;
+    std::error_code ignored;
+    s.set_option(asio::ip::tcp::no_delay(true), ignored);
+    DetectDeadPeers(s);
+    const auto remote = s.remote_endpoint(ignored);
+    std::string peer = "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
+    hub_->Accept(Session::Socket(std::move(s)), Transport::kTcp, std::move(peer));
     AcceptTcp();
   });
 }
 
+// Out of file descriptors (EMFILE / ENFILE) or memory, accept fails at once again: retrying
+// immediately would spin the API thread and flood the log. Back off, doubling up to 1 s.
+void Listener::AfterAcceptError(const std::error_code& ec, asio::steady_timer& timer,
+                                std::function<void()> retry) {
+  spdlog::warn("api: accept failed: {}; retrying in {} ms", ec.message(), accept_backoff_.count());
+  timer.expires_after(accept_backoff_);
+  accept_backoff_ = std::min(accept_backoff_ * 2, kMaxAcceptBackoff);
+  timer.async_wait([retry = std::move(retry)](const std::error_code& wait_ec) {
+    if (!wait_ec) retry();
+  });
+}
+
 void Listener::Close() {
+  unix_retry_.cancel();
+  tcp_retry_.cancel();
   std::error_code ignored;
   if (unix_) {
     unix_->close(ignored);

@@ -7,6 +7,9 @@
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/local/stream_protocol.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -29,12 +32,19 @@ class Listener {
  private:
   void AcceptUnix();
   void AcceptTcp();
+  void AfterAcceptError(const std::error_code& ec, asio::steady_timer& timer,
+                        std::function<void()> retry);
+
+  static constexpr std::chrono::milliseconds kMinAcceptBackoff{100};
+  static constexpr std::chrono::milliseconds kMaxAcceptBackoff{1000};
 
   asio::io_context& io_;
   Hub* hub_;
   std::optional<asio::local::stream_protocol::acceptor> unix_;
   std::optional<asio::ip::tcp::acceptor> tcp_;
   std::string unix_path_;
+  asio::steady_timer unix_retry_, tcp_retry_;  // accept again after an error
+  std::chrono::milliseconds accept_backoff_ = kMinAcceptBackoff;
 };
 
 }  // namespace robot_edge::daemon

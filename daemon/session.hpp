@@ -57,7 +57,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   std::uint64_t id() const { return id_; }
   bool welcomed() const { return welcomed_; }
-  bool closing() const { return closing_; }
+  bool closing() const { return closing_ || shut_; }
   const std::string& controller() const { return controller_; }
   bool wants_results() const { return wants_results_; }
   bool wants_telemetry() const { return wants_telemetry_; }

@@ -23,6 +23,7 @@ config::Config SmallBacklogConfig() {
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   c.api.client_backlog_kib = 16;
   c.telemetry.rate_hz = 50;  // telemetry tests see many frames quickly
+  c.api.max_clients = 4;
   return c;
 }
 
@@ -189,6 +190,60 @@ TEST_F(HubTest, StopWalkingOnDisconnectIsNeverDroppedWhenThePipeIsFull) {
   ::close(fd);  // the controller leaves: its walking must stop
   io_.run_for(100ms);
   EXPECT_EQ(channels_.urgent.load() & kUrgentStopWalking, kUrgentStopWalking);
+}
+
+void SendHelloOnly(int fd) {
+  edge::ClientMessage m;
+  m.mutable_hello()->set_no_telemetry(true);
+  std::string bytes;
+  proto::AppendDelimited(m, &bytes);
+  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+}
+
+bool Welcomed(const std::vector<edge::ServerMessage>& messages) {
+  return !messages.empty() && messages.front().has_welcome();
+}
+
+TEST_F(HubTest, ConnectionsWithoutAHelloCannotLockTheOperatorOut) {
+  std::vector<int> silent;
+  for (int i = 0; i < 4; ++i) silent.push_back(Connect());  // api.max_clients = 4, no Hello
+  io_.run_for(50ms);
+  const int operator_fd = Connect();
+  SendHelloOnly(operator_fd);
+  io_.run_for(100ms);
+  bool closed = false;
+  EXPECT_TRUE(Welcomed(Drain(operator_fd, &closed))) << "the newcomer was refused";
+  EXPECT_FALSE(closed);
+  const auto goodbye = Drain(silent[0], &closed);
+  ASSERT_FALSE(goodbye.empty());
+  EXPECT_NE(goodbye.front().goodbye().reason().find("making room"), std::string::npos);
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_TRUE(Drain(silent[i], &closed).empty()) << i;
+    EXPECT_FALSE(closed) << "only the oldest silent connection makes room, not " << i;
+  }
+  for (int fd : silent) ::close(fd);
+  ::close(operator_fd);
+}
+
+TEST_F(HubTest, WhenEveryClientHasSaidHelloANewcomerIsRefused) {
+  std::vector<int> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(Connect());
+    SendHello(clients.back(), "");
+  }
+  const int late = Connect();
+  SendHelloOnly(late);
+  io_.run_for(100ms);
+  bool closed = false;
+  const auto answer = Drain(late, &closed);
+  ASSERT_FALSE(answer.empty());
+  EXPECT_NE(answer.front().goodbye().reason().find("too many clients"), std::string::npos);
+  for (int fd : clients) {
+    EXPECT_TRUE(Welcomed(Drain(fd, &closed)));
+    EXPECT_FALSE(closed);
+  }
+  for (int fd : clients) ::close(fd);
+  ::close(late);
 }
 
 std::size_t CountTelemetry(const std::vector<edge::ServerMessage>& messages) {
