@@ -31,7 +31,11 @@ Payload EncodeImuQuaternion(const std::array<float, 4>& wxyz) {
 
 bool DecodeImuQuaternion(std::span<const std::uint8_t> d, std::array<float, 4>* wxyz) {
   if (d.size() < 8) return false;
-  for (int i = 0; i < 4; ++i) (*wxyz)[i] = GetLe16(&d[2 * i]) / kQuatScale;
+  std::array<float, 4> q;
+  for (int i = 0; i < 4; ++i) q[i] = GetLe16(&d[2 * i]) / kQuatScale;
+  const float norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (std::fabs(norm - 1.0f) > kQuatNormTolerance) return false;
+  *wxyz = q;
   return true;
 }
 

@@ -13,10 +13,13 @@ namespace robot_edge::can {
 
 inline constexpr float kQuatScale = 32767.0f;
 inline constexpr float kGyroMradPerRad = 1000.0f;
+inline constexpr float kQuatNormTolerance = 0.05f;
 
 // Components clamped to ±1 and rounded.
 Payload EncodeImuQuaternion(const std::array<float, 4>& wxyz);
-// False if `data` is shorter than 8 bytes.
+// False (and *wxyz untouched) if `data` is shorter than 8 bytes or is not a unit quaternion
+// (norm outside 1 ± kQuatNormTolerance: an IMU not yet initialised, or a corrupt frame — all
+// zeros would otherwise read as upright and hide a fall).
 bool DecodeImuQuaternion(std::span<const std::uint8_t> data, std::array<float, 4>* wxyz);
 
 // Components clamped to ±32.767 rad/s and rounded to 1 mrad/s. Returns 6 payload bytes.

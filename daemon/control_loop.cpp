@@ -96,7 +96,10 @@ void ControlLoop::ReadInputs() {
   const can::ImuFeedback& imu = scheduler_.imu();
   inputs_.imu.quat_wxyz = imu.quat_wxyz;
   inputs_.imu.gyro_rad_s = imu.gyro_rad_s;
-  inputs_.imu.last_update_us = imu.last_quat_us;
+  // Fresh only while both frames are: the policy reads the gyro, fall detection the quaternion.
+  inputs_.imu.last_update_us = (imu.last_quat_us < 0 || imu.last_gyro_us < 0)
+                                   ? -1
+                                   : std::min(imu.last_quat_us, imu.last_gyro_us);
   for (std::size_t b = 0; b < bus_status_.size(); ++b) {
     const can::BusCounters& c = transport_.counters(b);
     bus_status_[b] = {c.bus_off.load(std::memory_order_relaxed),

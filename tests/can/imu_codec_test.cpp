@@ -13,10 +13,19 @@ using test::Hexify;
 TEST(ImuQuaternion, GoldenLittleEndianInt16) {
   EXPECT_EQ(Hexify(EncodeImuQuaternion({1.0f, 0.0f, 0.5f, -0.25f})), "ff7f0000004000e0");
   std::array<float, 4> q;
-  ASSERT_TRUE(DecodeImuQuaternion(EncodeImuQuaternion({1.0f, 0.0f, 0.5f, -0.25f}), &q));
-  EXPECT_FLOAT_EQ(q[0], 1.0f);
-  EXPECT_NEAR(q[2], 0.5f, 1.0f / 32767);
-  EXPECT_NEAR(q[3], -0.25f, 1.0f / 32767);
+  ASSERT_TRUE(DecodeImuQuaternion(EncodeImuQuaternion({0.8f, 0.0f, 0.48f, -0.36f}), &q));
+  EXPECT_NEAR(q[0], 0.8f, 1.0f / 32767);
+  EXPECT_NEAR(q[2], 0.48f, 1.0f / 32767);
+  EXPECT_NEAR(q[3], -0.36f, 1.0f / 32767);
+}
+
+TEST(ImuQuaternion, ANonUnitQuaternionIsRejected) {
+  std::array<float, 4> q = {0.5f, 0.5f, 0.5f, 0.5f};
+  EXPECT_FALSE(DecodeImuQuaternion(EncodeImuQuaternion({0, 0, 0, 0}), &q)) << "all zeros";
+  EXPECT_FALSE(DecodeImuQuaternion(EncodeImuQuaternion({1.0f, 0.0f, 0.5f, -0.25f}), &q));
+  EXPECT_FALSE(DecodeImuQuaternion(EncodeImuQuaternion({0.9f, 0, 0, 0}), &q));
+  EXPECT_EQ(q, (std::array<float, 4>{0.5f, 0.5f, 0.5f, 0.5f})) << "left untouched";
+  EXPECT_TRUE(DecodeImuQuaternion(EncodeImuQuaternion({0.97f, 0.2425f, 0, 0}), &q));
 }
 
 TEST(ImuQuaternion, ClampsAndRejectsShortFrames) {

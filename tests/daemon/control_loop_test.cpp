@@ -147,6 +147,20 @@ TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {
   EXPECT_FLOAT_EQ(s.joints[15].temperature_c, 85.0f);
 }
 
+TEST_F(ControlLoopTest, AnImuWhoseGyroFrameStopsTimesOut) {
+  Run(0, 200 * kMs);
+  EXPECT_EQ(channels_.snapshots.Latest().alert_count, 0u);
+  robot_.send_gyro_ = false;  // the quaternion keeps coming
+  Run(200 * kMs, 600 * kMs);
+  bool raised = false;
+  for (const auto& e : Events()) {
+    raised |= e.kind == ControlEvent::Kind::kStateMachine &&
+              e.event.kind == sm::EventKind::kAlertRaised &&
+              e.event.alert.id == sm::AlertId::kImuTimeout;
+  }
+  EXPECT_TRUE(raised) << "the policy would read a frozen base_ang_vel";
+}
+
 TEST_F(ControlLoopTest, TheSnapshotCarriesTheMeasurements) {
   Run(0, 10 * kMs);
   const ControlSnapshot& s = channels_.snapshots.Latest();

@@ -22,7 +22,7 @@ class FakeRobot {
 
   can::FakeTransport& transport() { return transport_; }
 
-  // Answers what was sent since the last call, and sends the IMU frames.
+  // Answers what was sent since the last call, and sends the IMU frames (quaternion, gyro).
   void Answer() {
     for (std::size_t b = 0; b < config_.buses.size(); ++b) {
       for (const can_frame& f : transport_.sent(b)) AnswerFrame(b, f);
@@ -34,9 +34,17 @@ class FakeRobot {
     const auto payload = can::EncodeImuQuaternion({1, 0, 0, 0});
     std::copy(payload.begin(), payload.end(), q.data);
     transport_.Inject(static_cast<std::uint32_t>(config_.imu.bus), q);
+    if (!send_gyro_) return;
+    can_frame g{};
+    g.can_id = config_.imu.gyro_id;
+    g.len = 6;
+    const auto gyro = can::EncodeImuGyro({0, 0, 0});
+    std::copy(gyro.begin(), gyro.begin() + 6, g.data);
+    transport_.Inject(static_cast<std::uint32_t>(config_.imu.bus), g);
   }
 
   std::vector<std::uint8_t> temperature_;
+  bool send_gyro_ = true;
 
  private:
   void AnswerFrame(std::size_t bus, const can_frame& f) {
