@@ -285,17 +285,14 @@ void Hub::DrainControlEvents() {
 }
 
 void Hub::OnStateMachineEvent(const sm::Event& event) {
-  const std::string text = Describe(event, config_);
-  if (event.kind == sm::EventKind::kAlertRaised || event.kind == sm::EventKind::kTrajectoryTimeout ||
-      event.kind == sm::EventKind::kModeBlocked) {
-    spdlog::warn("{}", text);
-  } else {
-    spdlog::info("{}", text);
-  }
-  if (auto error = ErrorFor(event, config_, arbiter_.current())) {
+  auto error = ErrorFor(event, config_, arbiter_.current());
+  if (error) {  // alerts, trajectory timeout, blocked modes, policy stall
+    spdlog::warn("{}", Describe(event, config_));
     edge::EdgeEvent out;
     *out.mutable_error() = std::move(*error);
     Broadcast(std::move(out));
+  } else {
+    spdlog::info("{}", Describe(event, config_));
   }
 }
 

@@ -160,6 +160,10 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
       return MakeError(edge::SUBSYSTEM_FIRMWARE, "MODE_BLOCKED",
                        std::string(sm::ToString(e.to)) + " refused, the robot stays in DAMP: " + why);
     }
+    case sm::EventKind::kPolicyStalled:
+      return MakeError(edge::SUBSYSTEM_FIRMWARE, "POLICY_STALLED",
+                       "the locomotion policy gave no targets for " +
+                           std::to_string(e.silence_ms) + " ms: STAND (ramp from the measured pose)");
     case sm::EventKind::kModeChanged:
     case sm::EventKind::kAlertCleared:
       return std::nullopt;
@@ -172,6 +176,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
     case sm::EventKind::kModeChanged: {
       const char* cause = e.cause == sm::Cause::kCommand             ? "command"
                           : e.cause == sm::Cause::kTrajectoryTimeout ? "trajectory timeout"
+                          : e.cause == sm::Cause::kPolicyStall       ? "policy stalled"
                                                                      : "alert";
       return std::string("mode ") + sm::ToString(e.from) + " -> " + sm::ToString(e.to) + " (" +
              cause + ")";
@@ -182,6 +187,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
       return std::string("alert cleared ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
     case sm::EventKind::kTrajectoryTimeout:
     case sm::EventKind::kModeBlocked:
+    case sm::EventKind::kPolicyStalled:
       return ErrorFor(e, c, "")->message();
   }
   return "event";

@@ -113,9 +113,10 @@ enum class EventKind : std::uint8_t {
   kAlertCleared,       // alert (value = last measured)
   kTrajectoryTimeout,  // MOVE/TRAJECTORY got no packet for the timeout: -> DAMP
   kModeBlocked,        // a command could not leave DAMP for `to`: alert says which (or reason)
+  kPolicyStalled,      // MOVE/POLICY got no targets from the policy (silence_ms): -> STAND
 };
 
-enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert };
+enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert, kPolicyStall };
 
 struct Event {
   EventKind kind = EventKind::kModeChanged;
@@ -126,7 +127,8 @@ struct Event {
   Alert alert;                       // kAlertRaised / kAlertCleared / kModeBlocked
   Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert, kMotorsNotReady
                                      // or kTrajectoryStreamDamped
-  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
+  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet;
+                                     // kPolicyStalled: time in MOVE/POLICY or since its targets
 };
 
 }  // namespace robot_edge::sm

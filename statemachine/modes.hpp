@@ -23,6 +23,8 @@
 // MOVE/POLICY — the locomotion policy walks at the commanded velocity.
 //   Entered: VelocityCommand in STAND with a policy configured.
 //   Motors: the policy's targets each tick; the stand pose while it has none yet.
+//   Leaves to STAND by itself (POLICY_STALLED, the STAND ramp from the measured pose) when the
+//   policy stops giving targets after it has driven the joints, or gives none for 1 s.
 //   Accepts: VelocityCommand (new velocity; it persists until a new one, a mode switch or
 //   DAMP); ModeCommand(STAND) -> STAND; ModeCommand(DAMP). TrajectoryRequest is refused.
 //

@@ -121,7 +121,11 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
   events_.Push(e);
   if (next != Mode::kMovePolicy) velocity_ = Velocity{};  // velocity persists only in POLICY
   if (next == Mode::kStand) stand_start_pending_ = true;
-  if (next == Mode::kMovePolicy && policy_ != nullptr) policy_->Reset(now_us);
+  if (next == Mode::kMovePolicy) {
+    if (policy_ != nullptr) policy_->Reset(now_us);
+    policy_entered_us_ = now_us;
+    policy_targets_us_ = -1;
+  }
   if (next != Mode::kMoveTrajectory) trajectory_.Clear();
   stream_damped_ = next == Mode::kDamp && StreamRunning(now_us);
   stream_block_reason_ = Reason::kCount;
@@ -201,9 +205,31 @@ void StateMachine::TrajectoryTargets() {
   if (next_segment_ < trajectory_.segments()) ++next_segment_;
 }
 
+// Until the policy's first targets the stand pose holds (MOVE/POLICY is entered from STAND).
+// Once it has driven the joints, a policy without targets (its thread stalled: they went stale)
+// or one that never produces any hands over to STAND, which ramps from the measured pose — not
+// a jump to the stand pose in one tick — and says so.
 void StateMachine::PolicyTargets(std::int64_t now_us, const Inputs& in) {
-  if (policy_ != nullptr && policy_->Targets(now_us, velocity_, in, targets_)) return;
+  if (policy_ != nullptr && policy_->Targets(now_us, velocity_, in, targets_)) {
+    policy_targets_us_ = now_us;
+    return;
+  }
+  if (policy_targets_us_ >= 0 || now_us - policy_entered_us_ >= kPolicyFirstTargetsUs) {
+    PolicyStalled(now_us, in);
+    return;
+  }
   for (std::size_t j = 0; j < targets_.size(); ++j) HoldStandPose(j);
+}
+
+void StateMachine::PolicyStalled(std::int64_t now_us, const Inputs& in) {
+  Event e;
+  e.kind = EventKind::kPolicyStalled;
+  e.time_us = now_us;
+  const std::int64_t since = policy_targets_us_ >= 0 ? policy_targets_us_ : policy_entered_us_;
+  e.silence_ms = static_cast<std::uint32_t>((now_us - since) / 1000);
+  events_.Push(e);
+  EnterMode(now_us, Mode::kStand, Cause::kPolicyStall);
+  StandTargets(now_us, in);
 }
 
 void StateMachine::HoldStandPose(std::size_t j) {

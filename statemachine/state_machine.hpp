@@ -38,6 +38,8 @@ struct Outputs {
 class StateMachine {
  public:
   static constexpr std::size_t kEventCapacity = 256;
+  // MOVE/POLICY without a first target for this long counts as a stalled policy.
+  static constexpr std::int64_t kPolicyFirstTargetsUs = 1'000'000;
 
   // `policy` may be null: no policy configured, velocity commands are refused in STAND.
   // Not owned; must outlive the state machine.
@@ -69,6 +71,7 @@ class StateMachine {
   void StandTargets(std::int64_t now_us, const Inputs& in);
   void TrajectoryTargets();
   void PolicyTargets(std::int64_t now_us, const Inputs& in);
+  void PolicyStalled(std::int64_t now_us, const Inputs& in);
   void HoldStandPose(std::size_t joint);
   void Sanitize();
   void BeginTick();
@@ -89,6 +92,9 @@ class StateMachine {
   bool stand_start_pending_ = false;
   std::int64_t stand_start_us_ = 0;
   std::vector<float> stand_start_rad_;
+  // MOVE/POLICY.
+  std::int64_t policy_entered_us_ = 0;
+  std::int64_t policy_targets_us_ = -1;  // last tick the policy gave targets; -1 = not yet
   // MOVE/TRAJECTORY.
   Trajectory trajectory_;
   std::size_t next_segment_ = 0;

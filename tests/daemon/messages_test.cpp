@@ -138,6 +138,27 @@ TEST(Errors, ModeBlockedSaysWhichAlertBlocks) {
   EXPECT_NE(error->message().find("L_Elbow"), std::string::npos);
 }
 
+TEST(Errors, ADampedTrajectoryStreamIsToldHowToStartOver) {
+  sm::Event e;
+  e.kind = sm::EventKind::kModeBlocked;
+  e.to = sm::Mode::kMoveTrajectory;
+  e.reason = sm::Reason::kTrajectoryStreamDamped;
+  const auto error = ErrorFor(e, Config(), "");
+  EXPECT_EQ(error->code(), "MODE_BLOCKED");
+  EXPECT_NE(error->message().find("pause it for 200 ms or send STAND"), std::string::npos)
+      << error->message();
+}
+
+TEST(Errors, PolicyStalledSaysHowLongAndThatTheRobotStands) {
+  sm::Event e;
+  e.kind = sm::EventKind::kPolicyStalled;
+  e.silence_ms = 260;
+  const auto error = ErrorFor(e, Config(), "");
+  EXPECT_EQ(error->code(), "POLICY_STALLED");
+  EXPECT_EQ(error->subsystem(), edge::SUBSYSTEM_FIRMWARE);
+  EXPECT_NE(error->message().find("260 ms: STAND"), std::string::npos) << error->message();
+}
+
 TEST(Errors, ModeChangesAndClearedAlertsAreNotErrors) {
   sm::Event e;
   e.kind = sm::EventKind::kModeChanged;

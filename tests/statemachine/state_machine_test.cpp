@@ -359,6 +359,40 @@ TEST(Policy, WithoutOutputYetTheStandPoseIsHeld) {
   }
 }
 
+TEST(Policy, OneThatStopsGivingTargetsHandsOverToStandFromTheMeasuredPose) {
+  Machine m;
+  m.BringTo(Mode::kMovePolicy, 0);
+  for (auto& j : m.robot.joints) j.position_rad = 0.1f;  // where the policy put them
+  m.Step(100 * kMs);
+  m.policy.ready = false;  // its thread stalled: targets went stale
+  const Outputs& out = m.Step(102 * kMs);
+  EXPECT_EQ(out.mode, Mode::kStand);
+  ASSERT_TRUE(HasEvent(out, EventKind::kPolicyStalled));
+  for (const auto& e : out.events) {
+    if (e.kind == EventKind::kPolicyStalled) {
+      EXPECT_EQ(e.silence_ms, 2u);
+    }
+    if (e.kind == EventKind::kModeChanged) {
+      EXPECT_EQ(e.cause, Cause::kPolicyStall);
+    }
+  }
+  const std::size_t knee = 3;  // stand 0.6
+  EXPECT_FLOAT_EQ(out.targets[knee].position_rad, 0.1f) << "a ramp, not a jump to the stand pose";
+  EXPECT_FLOAT_EQ(out.targets[knee].kp, Joints()[knee].kp);
+  EXPECT_EQ(out.velocity.vx, 0.0f);
+  EXPECT_FLOAT_EQ(m.Step(2102 * kMs).targets[knee].position_rad, 0.6f);
+}
+
+TEST(Policy, OneThatNeverGivesTargetsStallsAfterOneSecond) {
+  Machine m;
+  m.policy.ready = false;
+  m.BringTo(Mode::kMovePolicy, 0);
+  EXPECT_EQ(m.Step(998 * kMs).mode, Mode::kMovePolicy);
+  const Outputs& out = m.Step(1000 * kMs);
+  EXPECT_EQ(out.mode, Mode::kStand);
+  EXPECT_TRUE(HasEvent(out, EventKind::kPolicyStalled));
+}
+
 TEST(Policy, NonFiniteAndOutOfRangeTargetsAreMadeSafe) {
   Machine m;
   const float nan = std::numeric_limits<float>::quiet_NaN();
