@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <asio/io_context.hpp>
+#include <asio/post.hpp>
 #include <asio/signal_set.hpp>
 #include <asio/steady_timer.hpp>
 #include <csignal>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -32,7 +34,8 @@ constexpr std::int64_t kStalledUs = 250'000;
 class Daemon {
  public:
   Daemon(const config::Config& config, const DaemonOptions& options)
-      : config_(config), options_(options), signals_(io_, SIGINT, SIGTERM), watchdog_(io_) {}
+      : config_(config), options_(options), signals_(io_, SIGINT, SIGTERM, SIGHUP),
+        watchdog_(io_) {}
 
   ~Daemon() {
     if (wake_fd_ >= 0) ::close(wake_fd_);
@@ -61,7 +64,7 @@ class Daemon {
     if (!config_.api.tcp.empty()) listener_->ListenTcp(config_.api.tcp_host, config_.api.tcp_port);
 
     signals_.async_wait([this](const std::error_code& ec, int signal) {
-      if (!ec) Shutdown(signal == SIGTERM ? "SIGTERM" : "SIGINT");
+      if (!ec) Shutdown(strsignal(signal));
     });
     control_thread_ = std::thread([this] { ControlThread(); });
     if (policy_) policy_->Start();
@@ -73,7 +76,18 @@ class Daemon {
                  config_.joints.size(), config_.buses.size(), config_.control.rate_hz);
   }
 
-  void Run() { io_.run(); }
+  // The API thread until shutdown. Returns false when a thread failed (an exception: a bug); the
+  // motors have then been sent DAMP and taken out of motor mode as on SIGTERM.
+  bool Run() {
+    try {
+      io_.run();
+    } catch (const std::exception& e) {
+      spdlog::critical("API thread failed: {}", e.what());
+      failed_ = true;
+      StopControl();
+    }
+    return !failed_;
+  }
 
  private:
   void OpenBuses() {
@@ -93,7 +107,25 @@ class Daemon {
 
   void ControlThread() {
     for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
-    loop_->Run();
+    try {
+      loop_->Run();
+    } catch (const std::exception& e) {  // never by design; if it happens, leave the robot safe
+      spdlog::critical("control thread failed: {}: DAMP on every motor, then exiting", e.what());
+      try {
+        loop_->Shutdown(SteadyMicros());
+      } catch (const std::exception&) {
+      }
+      asio::post(io_, [this] {
+        failed_ = true;
+        Shutdown("control thread failure");
+      });
+    }
+  }
+
+  void StopControl() {
+    loop_->RequestStop();
+    if (control_thread_.joinable()) control_thread_.join();
+    if (policy_) policy_->Stop();
   }
 
   void FeedWatchdog() {
@@ -116,9 +148,7 @@ class Daemon {
     spdlog::info("{}: shutting down: DAMP on every motor, then out of motor mode", why);
     notifier_.Stopping();
     listener_->Close();
-    loop_->RequestStop();
-    if (control_thread_.joinable()) control_thread_.join();
-    if (policy_) policy_->Stop();
+    StopControl();
     hub_->Stop("robot-edged is shutting down");
     watchdog_.cancel();
     // io_.run() returns once the last Goodbye is written.
@@ -150,6 +180,7 @@ class Daemon {
   std::unique_ptr<Hub> hub_;
   std::unique_ptr<Listener> listener_;
   std::thread control_thread_;
+  bool failed_ = false;  // API thread only
 };
 
 }  // namespace
@@ -164,10 +195,10 @@ int RunDaemon(const config::Config& config, const DaemonOptions& options) {
     daemon.JoinControlThread();
     return 1;
   }
-  daemon.Run();
+  const bool ok = daemon.Run();
   daemon.JoinControlThread();
-  spdlog::info("robot-edged stopped");
-  return 0;
+  spdlog::info("robot-edged stopped{}", ok ? "" : " after a failure");
+  return ok ? 0 : 1;
 }
 
 }  // namespace robot_edge::daemon

@@ -241,7 +241,7 @@ std::string Robot::Sim(const std::string& line) {
   return reply;
 }
 
-int Robot::StopDaemon(Millis timeout) { return daemon_->Stop(SIGTERM, timeout); }
+int Robot::StopDaemon(Millis timeout, int signal) { return daemon_->Stop(signal, timeout); }
 
 // ---- Helpers ----
 

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -108,7 +109,7 @@ class Robot {
   // One line to the simulator's control socket; returns its reply ("ok ..." / "error: ...").
   std::string Sim(const std::string& line);
   // SIGTERM to the daemon; its exit code.
-  int StopDaemon(Millis timeout = 10s);
+  int StopDaemon(Millis timeout = 10s, int signal = SIGTERM);
   bool DaemonRunning() { return daemon_->Running(); }
   std::string DaemonLog() const { return daemon_->Stderr(); }
   std::string SimLog() const { return sim_->Stderr(); }

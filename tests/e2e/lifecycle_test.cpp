@@ -49,7 +49,9 @@ TEST(Shutdown, SigtermDampsEveryMotorThenExitsMotorModeAndExitsZero) {
 TEST(Systemd, NotifiesReadyThenWatchdogWhileHealthyThenStopping) {
   Robot robot({{}, {"WATCHDOG_USEC=400000"}});  // pings every 200 ms
   std::this_thread::sleep_for(1s);
-  robot.StopDaemon();
+  // SIGHUP (a closed terminal) shuts down as cleanly as SIGTERM.
+  EXPECT_EQ(robot.StopDaemon(10s, SIGHUP), 0);
+  EXPECT_NE(robot.DaemonLog().find("Hangup: shutting down"), std::string::npos);
   const auto messages = robot.notify().Messages(500ms);
   int ready = -1, stopping = -1, watchdogs = 0, first_watchdog = -1;
   for (int i = 0; i < static_cast<int>(messages.size()); ++i) {
