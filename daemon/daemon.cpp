@@ -17,6 +17,7 @@
 #include "can/controller.hpp"
 #include "can/socketcan_transport.hpp"
 #include "daemon/bus_health.hpp"
+#include "daemon/bus_lock.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
@@ -91,6 +92,8 @@ class Daemon {
 
  private:
   void OpenBuses() {
+    // Claimed before any of them is touched: another daemon's buses are left alone.
+    for (const auto& bus : config_.buses) bus_locks_.Claim(bus.interface);
     can::SocketCanOptions options;
     for (const auto& bus : config_.buses) {
       auto controller = std::make_unique<can::CanController>(bus.interface, bus);
@@ -170,6 +173,7 @@ class Daemon {
   asio::signal_set signals_;
   asio::steady_timer watchdog_;
   SystemdNotifier notifier_;
+  BusLocks bus_locks_;
   std::vector<std::unique_ptr<can::CanController>> controllers_;
   std::unique_ptr<can::SocketCanTransport> transport_;
   int wake_fd_ = -1;

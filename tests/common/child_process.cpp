@@ -70,7 +70,7 @@ bool Child::Running() {
 
 int Child::Stop(int signal, Millis timeout) {
   if (Running()) {
-    ::kill(pid_, signal);
+    if (signal != 0) ::kill(pid_, signal);
     if (!Eventually([this] { return !Running(); }, timeout)) {
       ::kill(pid_, SIGKILL);
       int status = 0;

@@ -36,6 +36,8 @@ class Child {
   // Sends `signal` and waits up to `timeout`; returns the exit code (128+n if killed by signal
   // n), or -1 after killing it on timeout.
   int Stop(int signal, Millis timeout);
+  // Waits up to `timeout` for it to exit by itself; the same results as Stop().
+  int Wait(Millis timeout) { return Stop(0, timeout); }
   std::string Stdout() const;
   std::string Stderr() const;
 

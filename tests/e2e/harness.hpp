@@ -100,6 +100,7 @@ class Robot {
 
   const config::Config& config() const { return config_; }
   const std::string& api_socket() const { return api_socket_; }
+  const std::string& dir() const { return dir_; }  // the config is dir()/robot-edge.yaml
   BusMonitor& monitor() { return *monitor_; }
   NotifySocket& notify() { return *notify_; }
 

@@ -46,6 +46,21 @@ TEST(Shutdown, SigtermDampsEveryMotorThenExitsMotorModeAndExitsZero) {
       << "the motor left motor mode: " << robot.Sim("get L_Knee");
 }
 
+TEST(Startup, ASecondDaemonOnTheSameBusesRefusesToStartAndTheFirstRunsOn) {
+  Robot robot;
+  // Another api socket, the same buses: started by hand beside the service, say.
+  Child second({ROBOT_EDGED, "--config", robot.dir() + "/robot-edge.yaml", "--api-socket",
+                robot.dir() + "/second.sock"},
+               robot.dir() + "/second");
+  EXPECT_EQ(second.Wait(10s), 1) << second.Stderr();
+  EXPECT_NE(second.Stderr().find("another robot-edged already drives vcan0"), std::string::npos)
+      << second.Stderr();
+  auto c = robot.Connect("cloud");
+  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
+      << "the first daemon still drives the robot";
+  EXPECT_TRUE(robot.DaemonRunning());
+}
+
 TEST(Systemd, NotifiesReadyThenWatchdogWhileHealthyThenStopping) {
   Robot robot({{}, {"WATCHDOG_USEC=400000"}});  // pings every 200 ms
   std::this_thread::sleep_for(1s);
