@@ -265,6 +265,9 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name);
 // Every rule a config must satisfy; returns one message per broken rule ("" = none broken).
 std::vector<std::string> Validate(const Config& config);
 
+// What is valid but weakens safety or security (logged at start-up, printed by --check-config).
+std::vector<std::string> Warnings(const Config& config);
+
 // Reads, parses and validates `path`. Throws ConfigError on any problem.
 Config LoadConfig(const std::string& path);
 

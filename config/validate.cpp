@@ -11,6 +11,7 @@ namespace robot_edge::config {
 namespace {
 
 constexpr std::uint32_t kMaxStandardId = 0x7FF;
+constexpr std::uint32_t kMaxMotorId = 0xFF;
 constexpr std::size_t kInterfaceNameMax = 15;  // IFNAMSIZ - 1
 
 // 1000000 -> "1000000", 2.5 -> "2.5".
@@ -162,8 +163,10 @@ void CheckJoints(const Config& c, Checker* k) {
     const auto& j = c.joints[i];
     const std::string p = "joints[" + std::to_string(i) + "]";
     if (!names.insert(j.name).second) k->Fail(p + ".name", "'" + j.name + "' is used twice");
-    if (j.can_id < 1 || j.can_id > kMaxStandardId) {
-      k->Fail(p + ".can_id", std::to_string(j.can_id) + " is outside 1..2047 (standard id)");
+    if (j.can_id < 1 || j.can_id > kMaxMotorId) {
+      k->Fail(p + ".can_id", std::to_string(j.can_id) +
+                                 " is outside 1..255 (an MIT motor's reply carries its id in one "
+                                 "byte)");
     }
     if (!ids.insert({j.bus, j.can_id}).second) {
       k->Fail(p + ".can_id", std::to_string(j.can_id) + " is used twice on bus '" + j.bus_name + "'");
@@ -350,6 +353,27 @@ void CheckPolicy(const Config& c, Checker* k) {
 }
 
 }  // namespace
+
+std::vector<std::string> Warnings(const Config& c) {
+  std::vector<std::string> out;
+  std::string classic;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    if (c.motor_of(j).reply == ReplyFormat::kClassic6Byte) {
+      classic += (classic.empty() ? "" : ", ") + c.joints[j].name;
+    }
+  }
+  if (!classic.empty()) {
+    out.push_back("motors: " + classic +
+                  " reply in the classic 6-byte layout, without temperature or error code: "
+                  "MOTOR_OVERTEMP and MOTOR_FAULT cannot fire for them");
+  }
+  if (!c.api.tcp.empty() && c.api.token.empty()) {
+    out.push_back("api.tcp: '" + c.api.tcp +
+                  "' without api.token: any local user can command the robot over it (the Unix "
+                  "socket's group permission does not apply)");
+  }
+  return out;
+}
 
 std::vector<std::string> Validate(const Config& c) {
   Checker k(c);

@@ -40,13 +40,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
     return 1;
   }
+  const std::vector<std::string> warnings = config::Warnings(config);
   if (cl->check_config) {
     std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
                 config.joints.size(), config.buses.size(), config.control.rate_hz);
+    for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
     if (config.policy.enabled) {
       std::printf("policy %s: %s\n", config.policy.model_path.c_str(), policy_summary.c_str());
     }
     return 0;
   }
+  for (const std::string& w : warnings) spdlog::warn("{}", w);
   return daemon::RunDaemon(config, daemon::DaemonOptions{cl->api_socket});
 }

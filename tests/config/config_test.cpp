@@ -179,7 +179,10 @@ INSTANTIATE_TEST_SUITE_P(
              "'L_Knee' is used twice"},
         Case{"can id range", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
              "name: Neck_Pitch,       bus: waist_neck, can_id: 0", "joints[23].can_id",
-             "0 is outside 1..2047"},
+             "0 is outside 1..255 (an MIT motor's reply carries its id in one byte)"},
+        Case{"can id fits the reply's byte", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
+             "name: Neck_Pitch,       bus: waist_neck, can_id: 256", "joints[23].can_id",
+             "256 is outside 1..255"},
         Case{"can id unique per bus", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
              "name: Neck_Pitch,       bus: waist_neck, can_id: 1", "joints[23].can_id",
              "1 is used twice on bus 'waist_neck'"},
@@ -471,6 +474,35 @@ TEST(Rejects, EveryProblemIsReportedAtOnce) {
   text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 5000 ");
   text.replace(text.find("fall_hold_ms: 100"), 17, "fall_hold_ms: 9999");
   EXPECT_EQ(Problems(text).size(), 2u);
+}
+
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(Warnings, NoneForTheDefaultConfig) {
+  EXPECT_TRUE(Warnings(ParseConfig(DefaultYaml(), "robot-edge.yaml")).empty());
+}
+
+TEST(Warnings, ClassicRepliesCannotReportTemperatureOrFaults) {
+  const Config c = ParseConfig(Replaced(DefaultYaml(), "reply: ak,", "reply: classic,"), "x.yaml");
+  ASSERT_TRUE(Validate(c).empty());
+  const auto w = Warnings(c);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("L_Hip_Pitch, L_Hip_Roll"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("MOTOR_OVERTEMP and MOTOR_FAULT cannot fire"), std::string::npos);
+}
+
+TEST(Warnings, LoopbackTcpWithoutATokenIsOpenToEveryLocalUser) {
+  const Config c = ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""),
+                               "x.yaml");
+  ASSERT_TRUE(Validate(c).empty());
+  const auto w = Warnings(c);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("without api.token: any local user"), std::string::npos) << w[0];
 }
 
 TEST(Policy, AbsentByDefault) {
