@@ -51,6 +51,7 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
   std::vector<std::pair<std::string, std::string>> edits;
   if (emulator_slack) {
     edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
+    edits.push_back({"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"});
     edits.push_back({"timeout_ms: 100}", "timeout_ms: 300}"});
   }
   if (realtime_priority > 0) {

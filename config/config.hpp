@@ -118,6 +118,9 @@ struct SafetyConfig {
   double fall_tilt_deg = 60.0;     ///< fall_tilt_deg: tilt from upright that means a fall (°)
   double fall_clear_deg = 30.0;    ///< fall_clear_deg: FALL_DETECTED clears below this tilt (°)
   std::uint32_t fall_hold_ms = 100;  ///< fall_hold_ms: tilt must last this long
+  double min_loop_rate_fraction = 0.5;  ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
+                                        ///< control loop's rate over a second falls below this
+                                        ///< fraction of control.rate_hz; 0 = off
 };
 
 // Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.

@@ -58,6 +58,7 @@ void ParseSafety(const YAML::Node& node, ParseContext* ctx, SafetyConfig* c) {
   r.Read("fall_tilt_deg", &c->fall_tilt_deg);
   r.Read("fall_clear_deg", &c->fall_clear_deg);
   r.Read("fall_hold_ms", &c->fall_hold_ms);
+  r.Read("min_loop_rate_fraction", &c->min_loop_rate_fraction);
   r.Finish();
 }
 

@@ -91,6 +91,7 @@ void CheckSafety(const Config& c, Checker* k) {
                                            " must be below overtemp_trip_c (" +
                                            Num(s.overtemp_trip_c) + ")");
   }
+  k->Range("safety.min_loop_rate_fraction", s.min_loop_rate_fraction, 0, 0.95);
   k->Range("safety.fall_tilt_deg", s.fall_tilt_deg, 10, 90);
   k->Range("safety.fall_clear_deg", s.fall_clear_deg, 1, 90);
   if (s.fall_clear_deg >= s.fall_tilt_deg) {

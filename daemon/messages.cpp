@@ -29,7 +29,8 @@ edge::Subsystem SubsystemOf(sm::AlertId id) {
     case sm::AlertId::kImuTimeout: return edge::SUBSYSTEM_FW_LINK;
     case sm::AlertId::kMotorOvertemp:
     case sm::AlertId::kFallDetected:
-    case sm::AlertId::kMotorFault: return edge::SUBSYSTEM_FIRMWARE;
+    case sm::AlertId::kMotorFault:
+    case sm::AlertId::kLoopSlow: return edge::SUBSYSTEM_FIRMWARE;
   }
   return edge::SUBSYSTEM_FIRMWARE;
 }
@@ -58,6 +59,10 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
     case sm::AlertId::kImuTimeout:
       return "no IMU frame on " + BusName(c, static_cast<std::uint32_t>(c.imu.bus)) + " for " +
              std::to_string(a.value) + " ms (timeout " + std::to_string(a.threshold) + " ms)";
+    case sm::AlertId::kLoopSlow:
+      return "the control loop ran at " + std::to_string(a.value) + " Hz over the last second, " +
+             "below " + std::to_string(a.threshold) + " Hz (real-time priority refused? CPU " +
+             "overloaded?)";
   }
   return "alert";
 }

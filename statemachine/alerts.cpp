@@ -30,7 +30,8 @@ AlertMonitor::AlertMonitor(const config::Config& c)
       fall_hold_us_(static_cast<std::int64_t>(c.safety.fall_hold_ms) * 1000),
       reply_timeout_us_(static_cast<std::int64_t>(c.control.motor_reply_timeout_ms) * 1000),
       imu_timeout_us_(static_cast<std::int64_t>(c.imu.timeout_ms) * 1000),
-      grace_us_(std::max({kMinStartupGraceUs, 2 * reply_timeout_us_, 2 * imu_timeout_us_})) {
+      grace_us_(std::max({kMinStartupGraceUs, 2 * reply_timeout_us_, 2 * imu_timeout_us_})),
+      min_loop_rate_hz_(c.safety.min_loop_rate_fraction * c.control.rate_hz) {
   const auto joints = static_cast<std::uint32_t>(c.joints.size());
   for (std::uint32_t j = 0; j < joints; ++j) {
     overtemp_.push_back({false, MakeAlert(AlertId::kMotorOvertemp, Rounded(trip_c_), j)});
@@ -44,7 +45,8 @@ AlertMonitor::AlertMonitor(const config::Config& c)
   last_bus_off_count_.resize(c.buses.size(), 0);
   fall_.alert = MakeAlert(AlertId::kFallDetected, Rounded(fall_tilt_deg_), 0);
   imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, c.imu.timeout_ms, 0);
-  active_.reserve(3 * joints + c.buses.size() + 2);
+  loop_slow_.alert = MakeAlert(AlertId::kLoopSlow, Rounded(min_loop_rate_hz_), 0);
+  active_.reserve(3 * joints + c.buses.size() + 3);
 }
 
 void AlertMonitor::Apply(Slot* slot, bool trip, bool clear, std::uint32_t value,
@@ -71,6 +73,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   UpdateJoints(now_us, in, events);
   UpdateImu(now_us, in, events);
   UpdateBuses(now_us, in, events);
+  UpdateLoop(now_us, in, events);
 
   active_.clear();
   error_flags_ = 0;
@@ -85,6 +88,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   std::for_each(bus_off_.begin(), bus_off_.end(), collect);
   std::for_each(fault_.begin(), fault_.end(), collect);
   collect(imu_timeout_);
+  collect(loop_slow_);
 }
 
 void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
@@ -135,6 +139,12 @@ void AlertMonitor::UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffe
     Apply(&slot, s.bus_off || new_bus_off, over, static_cast<std::uint32_t>(s.bus_off_count),
           now_us, events);
   }
+}
+
+void AlertMonitor::UpdateLoop(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
+  if (min_loop_rate_hz_ <= 0 || in.loop_rate_hz <= 0) return;  // off, or not measured yet
+  Apply(&loop_slow_, in.loop_rate_hz < min_loop_rate_hz_, in.loop_rate_hz >= min_loop_rate_hz_,
+        Rounded(in.loop_rate_hz), now_us, events);
 }
 
 const Alert* AlertMonitor::FirstCritical() const {

@@ -13,6 +13,9 @@
 //   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
 //   CAN_BUS_OFF     per bus: a bus-off was seen; stays active while the bus is off and at least
 //                   kBusOffHoldUs after the last bus-off, so that telemetry shows it.
+//   CONTROL_LOOP_SLOW the loop ran below safety.min_loop_rate_fraction × control.rate_hz over
+//                   the last second (no real-time priority on a loaded CPU: commands late,
+//                   trajectories in slow motion); clears when a second is back above it.
 #pragma once
 
 #include <span>
@@ -56,6 +59,7 @@ class AlertMonitor {
   void UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   void UpdateImu(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   void UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+  void UpdateLoop(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   bool InGrace(std::int64_t now_us) const { return now_us - start_us_ < grace_us_; }
 
   double trip_c_, clear_c_, fall_tilt_deg_, fall_clear_deg_;
@@ -63,7 +67,8 @@ class AlertMonitor {
   std::int64_t start_us_ = -1;  // first Update()
   std::vector<Slot> overtemp_, timeout_, fault_, bus_off_;
   std::vector<std::uint64_t> last_bus_off_count_;
-  Slot fall_, imu_timeout_;
+  double min_loop_rate_hz_;  // 0 = off
+  Slot fall_, imu_timeout_, loop_slow_;
   std::vector<Alert> active_;  // rebuilt by Update(), capacity reserved
   std::uint32_t error_flags_ = 0;
   bool all_replied_ = false;

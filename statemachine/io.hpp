@@ -72,6 +72,8 @@ struct Inputs {
   std::span<const JointMeasurement> joints;  // firmware order, one per configured joint
   ImuMeasurement imu;
   std::span<const BusStatus> buses;          // one per configured bus
+  double loop_rate_hz = 0;  // the control loop's ticks per second over the last complete second;
+                            // 0 = not measured yet
 };
 
 // ---- Outputs ----
@@ -92,6 +94,7 @@ enum class AlertId : std::uint8_t {
   kCanBusOff = 4,
   kMotorFault = 5,
   kImuTimeout = 6,
+  kLoopSlow = 7,
 };
 enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
 

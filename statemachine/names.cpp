@@ -23,6 +23,7 @@ const char* ToString(AlertId id) {
     case AlertId::kCanBusOff: return "CAN_BUS_OFF";
     case AlertId::kMotorFault: return "MOTOR_FAULT";
     case AlertId::kImuTimeout: return "IMU_TIMEOUT";
+    case AlertId::kLoopSlow: return "CONTROL_LOOP_SLOW";
   }
   return "?";
 }

@@ -235,6 +235,8 @@ INSTANTIATE_TEST_SUITE_P(
              "safety.fall_clear_deg", "0 is outside 1..90"},
         Case{"fall hysteresis", "fall_clear_deg: 30", "fall_clear_deg: 70",
              "safety.fall_clear_deg", "70 must be below fall_tilt_deg (60)"},
+        Case{"loop rate floor", "min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 1.5",
+             "safety.min_loop_rate_fraction", "1.5 is outside 0..0.95"},
         Case{"fall hold", "fall_hold_ms: 100", "fall_hold_ms: 5000", "safety.fall_hold_ms",
              "5000 is outside 0..2000"},
         Case{"vx within the API", "vx_max: 2.0", "vx_max: 3.0", "velocity.vx_max",

@@ -96,6 +96,7 @@ TEST(Errors, CodesAndSubsystemsOfEveryAlert) {
       {sm::AlertId::kCanBusOff, {"CAN_BUS_OFF", edge::SUBSYSTEM_FW_LINK}},
       {sm::AlertId::kMotorFault, {"MOTOR_FAULT", edge::SUBSYSTEM_FIRMWARE}},
       {sm::AlertId::kImuTimeout, {"IMU_TIMEOUT", edge::SUBSYSTEM_FW_LINK}},
+      {sm::AlertId::kLoopSlow, {"CONTROL_LOOP_SLOW", edge::SUBSYSTEM_FIRMWARE}},
   };
   for (const auto& [id, expected] : cases) {
     sm::Event e;

@@ -163,6 +163,7 @@ Robot::Robot(RobotOptions options) {
   if (options.emulator_slack) {
     options.config_edits.insert(options.config_edits.begin(),
                                 {{"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"},
+                                 {"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"},
                                  {"timeout_ms: 100}", "timeout_ms: 300}"}});
   }
   for (const auto& [from, to] : options.config_edits) {

@@ -33,6 +33,7 @@ TEST(Enums, ErrorFlagBitIsAlertIdMinusOne) {
       {edge::ALERT_CAN_BUS_OFF, edge::ERROR_FLAG_CAN_BUS_OFF},
       {edge::ALERT_MOTOR_FAULT, edge::ERROR_FLAG_MOTOR_FAULT},
       {edge::ALERT_IMU_TIMEOUT, edge::ERROR_FLAG_IMU_TIMEOUT},
+      {edge::ALERT_CONTROL_LOOP_SLOW, edge::ERROR_FLAG_CONTROL_LOOP_SLOW},
   };
   for (const auto& [id, flag] : pairs) EXPECT_EQ(1u << (id - 1), static_cast<unsigned>(flag));
 }

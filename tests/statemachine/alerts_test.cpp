@@ -258,6 +258,43 @@ TEST(BusOff, ABusOffOverBetweenTwoTicksStillCounts) {
   EXPECT_EQ(m.Step(10 * kMs).mode, Mode::kDamp);
 }
 
+// ---- Control loop too slow: below half of control.rate_hz (500 Hz) over a second ----
+
+TEST(LoopSlow, BelowTheFloorIsCriticalAndClearsWhenASecondIsBackAbove) {
+  Machine m;
+  m.BringTo(Mode::kMoveTrajectory, 0);
+  auto in = m.robot.At(10 * kMs);
+  in.loop_rate_hz = 251;
+  EXPECT_EQ(m.sm.Step(10 * kMs, in).mode, Mode::kMoveTrajectory);
+  in = m.robot.At(20 * kMs);
+  in.loop_rate_hz = 249.4;
+  const Outputs& out = m.sm.Step(20 * kMs, in);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kLoopSlow);
+  EXPECT_EQ(out.alerts[0].value, 249u);
+  EXPECT_EQ(out.alerts[0].threshold, 250u);
+  EXPECT_EQ(out.error_flags, 0x40u);
+  in = m.robot.At(1 * kS);
+  in.loop_rate_hz = 499;
+  EXPECT_TRUE(m.sm.Step(1 * kS, in).alerts.empty());
+}
+
+TEST(LoopSlow, NotJudgedBeforeTheFirstSecondNorWhenOff) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  auto in = m.robot.At(10 * kMs);
+  in.loop_rate_hz = 0;  // not measured yet
+  EXPECT_EQ(m.sm.Step(10 * kMs, in).mode, Mode::kStand);
+  config::Config c = test::DefaultConfig();
+  c.safety.min_loop_rate_fraction = 0;
+  StateMachine off(c, nullptr);
+  test::Robot robot;
+  auto slow = robot.At(0);
+  slow.loop_rate_hz = 1;
+  EXPECT_TRUE(off.Step(0, slow).alerts.empty());
+}
+
 TEST(Alerts, ACriticalAlertInAnyModeLeadsToDamp) {
   for (Mode from : {Mode::kStand, Mode::kMovePolicy, Mode::kMoveTrajectory}) {
     Machine m;

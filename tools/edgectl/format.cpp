@@ -70,6 +70,8 @@ std::string AlertDetail(const edge::FirmwareAlert& a, std::span<const std::strin
       return Fmt("%s: fault code %u (%s)", joint.c_str(), a.value(), MotorFaultName(a.value()));
     case edge::ALERT_IMU_TIMEOUT:
       return Fmt("no IMU frame for %u ms", a.value());
+    case edge::ALERT_CONTROL_LOOP_SLOW:
+      return Fmt("control loop at %u Hz (floor %u Hz)", a.value(), a.threshold());
     default:
       return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
   }
