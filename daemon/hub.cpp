@@ -344,6 +344,7 @@ void Hub::EveryDiagnosticsPeriod() {
     d->set_onnx_count(w.total);
     d->set_onnx_avg_ms(static_cast<float>(w.avg_ms));
     d->set_onnx_max_ms(static_cast<float>(w.max_ms));
+    d->set_onnx_nonfinite_outputs(w.nonfinite_total);
   }
   d->set_controller(arbiter_.current());
   d->set_provisioned(config_.provisioned);

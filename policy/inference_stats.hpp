@@ -14,6 +14,7 @@ struct InferenceWindow {
   std::uint64_t count = 0;  // evaluations in this window
   double avg_ms = 0.0;      // mean over this window (0 when none)
   double max_ms = 0.0;      // longest in this window (0 when none)
+  std::uint64_t nonfinite_total = 0;  // NaN / infinite outputs since start (each counted as 0)
 };
 
 // What the API thread sees (null in the daemon when no policy is configured).
@@ -35,11 +36,15 @@ class InferenceCounters final : public InferenceStats {
     }
   }
 
+  // Writer: an evaluation gave `n` non-finite outputs.
+  void RecordNonFinite(std::uint64_t n) { nonfinite_.fetch_add(n, std::memory_order_relaxed); }
+
   // Reader.
   InferenceWindow TakeWindow() override {
     const std::uint64_t w = window_.exchange(0, std::memory_order_relaxed);
     InferenceWindow out;
     out.total = total_.load(std::memory_order_relaxed);
+    out.nonfinite_total = nonfinite_.load(std::memory_order_relaxed);
     out.count = w >> kSumBits;
     out.max_ms = static_cast<double>(max_ns_.exchange(0, std::memory_order_relaxed)) * 1e-6;
     if (out.count > 0)
@@ -58,6 +63,7 @@ class InferenceCounters final : public InferenceStats {
   std::atomic<std::uint64_t> window_{0};
   std::atomic<std::uint64_t> total_{0};
   std::atomic<std::uint64_t> max_ns_{0};
+  std::atomic<std::uint64_t> nonfinite_{0};
 };
 
 }  // namespace robot_edge::policy

@@ -132,7 +132,9 @@ bool PolicyRunner::InferOnce() {
   counters_.Record(SteadyNs() - start);
 
   Result& r = results_.back();
-  action_.Apply(raw_, last_action_, r.targets);  // the observation has used the previous one
+  // The observation has used the previous last action.
+  const std::size_t nonfinite = action_.Apply(raw_, last_action_, r.targets);
+  if (nonfinite > 0) counters_.RecordNonFinite(nonfinite);
   r.valid = true;
   r.generation = in.generation;
   r.observed_us = in.time_us;

@@ -117,6 +117,17 @@ TEST(EdgectlFormat, DiagnosticsTableOneRowPerBusAndTheDrops) {
   EXPECT_NE(text.find("  velocity_in_damp         3\n"), std::string::npos) << text;
 }
 
+TEST(EdgectlFormat, DiagnosticsNameNonFinitePolicyOutputsOnlyWhenThereAreSome) {
+  edge::ServerMessage m = fake::Diagnostics(13);
+  m.mutable_event()->mutable_diagnostics()->set_onnx_count(500);
+  EXPECT_EQ(FormatDiagnostics(m.event()).find("non-finite"), std::string::npos);
+  m.mutable_event()->mutable_diagnostics()->set_onnx_nonfinite_outputs(7);
+  const std::string text = FormatDiagnostics(m.event());
+  EXPECT_NE(text.find("500 inferences, avg 0.00 ms, max 0.00 ms, 7 non-finite outputs (used as 0)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(EdgectlFormat, JsonKeepsZeroValuesAndProtoNames) {
   const edge::EdgeTelemetry t =
       fake::Telemetry(0, edge::CONTROL_MODE_DAMP, fake::TestPose()).telemetry();

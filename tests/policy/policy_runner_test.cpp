@@ -214,6 +214,22 @@ TEST(PolicyRunner, ItsThreadRunsAtTheRateOnlyWhenFedAndReportsStatistics) {
   r.Stop();  // idempotent
 }
 
+TEST(PolicyRunner, NonFiniteOutputsCountAsZeroAndAreCounted) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  test::ModelBuilder b;  // actions = obs / 0: 0/0 is NaN, x/0 infinite
+  b.Input("obs", {1, 3}).Output("actions", {1, 3}).Initializer("zero", {1}, {0.0f});
+  b.Node("Div", {"obs", "zero"}, "actions");
+  PolicyRunner r(c, Model(b));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r, 0.0f, 0.5f, 0.0f);
+  ASSERT_TRUE(r.InferOnce());
+  ASSERT_TRUE(t.Run(r));
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f) << "NaN -> action 0 -> the default pose";
+  EXPECT_FLOAT_EQ(t.out[kRKnee].position_rad, 0.6f) << "inf -> action 0";
+  EXPECT_EQ(r.TakeWindow().nonfinite_total, 3u);
+}
+
 TEST(InferenceCounters, CountAverageAndMaxPerWindow) {
   InferenceCounters c;
   c.Record(1'000'000);

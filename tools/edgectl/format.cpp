@@ -286,8 +286,13 @@ std::string FormatDiagnostics(const edge::EdgeEvent& e) {
           "%.1f us\n",
           d.loop_rate_hz(), static_cast<unsigned long long>(d.loop_overruns()),
           d.period_jitter_us(), d.period_max_us());
-  out += Fmt("policy      %llu inferences, avg %.2f ms, max %.2f ms\n\n",
+  out += Fmt("policy      %llu inferences, avg %.2f ms, max %.2f ms",
              static_cast<unsigned long long>(d.onnx_count()), d.onnx_avg_ms(), d.onnx_max_ms());
+  if (d.onnx_nonfinite_outputs() > 0) {
+    out += Fmt(", %llu non-finite outputs (used as 0)",
+               static_cast<unsigned long long>(d.onnx_nonfinite_outputs()));
+  }
+  out += "\n\n";
   out += CanTable(d) + "\ncommand drops and adjustments since start:";
   if (d.command_drops_size() == 0) out += " none";
   out += "\n";
