@@ -167,8 +167,11 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
     }
     case sm::EventKind::kPolicyStalled:
       return MakeError(edge::SUBSYSTEM_FIRMWARE, "POLICY_STALLED",
-                       "the locomotion policy gave no targets for " +
-                           std::to_string(e.silence_ms) + " ms: STAND (ramp from the measured pose)");
+                       (e.silence_ms > 0 ? "the locomotion policy gave no targets within " +
+                                               std::to_string(e.silence_ms) + " ms of MOVE/POLICY"
+                                         : std::string("the locomotion policy's targets went "
+                                                       "stale (its inference stalled)")) +
+                           ": STAND, ramping from the measured pose");
     case sm::EventKind::kModeChanged:
     case sm::EventKind::kAlertCleared:
       return std::nullopt;

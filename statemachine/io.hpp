@@ -131,7 +131,8 @@ struct Event {
   Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert, kMotorsNotReady
                                      // or kTrajectoryStreamDamped
   std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet;
-                                     // kPolicyStalled: time in MOVE/POLICY or since its targets
+                                     // kPolicyStalled: time in MOVE/POLICY without any
+                                     // targets (0: they went stale after driving)
 };
 
 }  // namespace robot_edge::sm

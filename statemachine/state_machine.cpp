@@ -225,8 +225,10 @@ void StateMachine::PolicyStalled(std::int64_t now_us, const Inputs& in) {
   Event e;
   e.kind = EventKind::kPolicyStalled;
   e.time_us = now_us;
-  const std::int64_t since = policy_targets_us_ >= 0 ? policy_targets_us_ : policy_entered_us_;
-  e.silence_ms = static_cast<std::uint32_t>((now_us - since) / 1000);
+  // 0: its targets went stale after driving; else how long it has been silent since entry.
+  e.silence_ms = policy_targets_us_ >= 0
+                     ? 0
+                     : static_cast<std::uint32_t>((now_us - policy_entered_us_) / 1000);
   events_.Push(e);
   EnterMode(now_us, Mode::kStand, Cause::kPolicyStall);
   StandTargets(now_us, in);

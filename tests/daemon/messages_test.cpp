@@ -150,14 +150,21 @@ TEST(Errors, ADampedTrajectoryStreamIsToldHowToStartOver) {
       << error->message();
 }
 
-TEST(Errors, PolicyStalledSaysHowLongAndThatTheRobotStands) {
+TEST(Errors, PolicyStalledSaysWhyAndThatTheRobotStands) {
   sm::Event e;
   e.kind = sm::EventKind::kPolicyStalled;
-  e.silence_ms = 260;
-  const auto error = ErrorFor(e, Config(), "");
+  e.silence_ms = 1000;
+  auto error = ErrorFor(e, Config(), "");
   EXPECT_EQ(error->code(), "POLICY_STALLED");
   EXPECT_EQ(error->subsystem(), edge::SUBSYSTEM_FIRMWARE);
-  EXPECT_NE(error->message().find("260 ms: STAND"), std::string::npos) << error->message();
+  EXPECT_NE(error->message().find("no targets within 1000 ms of MOVE/POLICY: STAND"),
+            std::string::npos)
+      << error->message();
+  e.silence_ms = 0;
+  error = ErrorFor(e, Config(), "");
+  EXPECT_NE(error->message().find("targets went stale (its inference stalled): STAND"),
+            std::string::npos)
+      << error->message();
 }
 
 TEST(Errors, ModeChangesAndClearedAlertsAreNotErrors) {
