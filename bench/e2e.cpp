@@ -147,6 +147,7 @@ Latency MeasureLatency(Context& ctx, Target& robot) {
     pose[kJoint] = can::UintToFloat(code, -ranges.p_max, ranges.p_max, can::kPositionBits);
     edge::CloudCommand command = client::MakeTrajectory(pose);
     command.set_sequence(static_cast<std::uint32_t>(k + 1));
+    command.set_timestamp_us(client::WallClockMicros());
     ctx.SleepRandomMs(8, 16);
     DrainClient(client);
     tap->Drain();
@@ -199,6 +200,7 @@ Watchdog MeasureWatchdog(Context& ctx, Target& robot) {
       if (p > 0) std::this_thread::sleep_for(20ms);
       edge::CloudCommand command = client::MakeTrajectory(pose);
       command.set_sequence(++sequence);
+      command.set_timestamp_us(client::WallClockMicros());
       DrainClient(client);
       tap->Drain();
       t_last = RealtimeNs();
@@ -301,6 +303,7 @@ void Stand(Target& robot) {
   auto client = robot.Connect("cloud", true, false);
   edge::CloudCommand stand = client::MakeMode(edge::MODE_STAND);
   stand.set_sequence(1);
+  stand.set_timestamp_us(client::WallClockMicros());
   client.Send(stand);
   const auto r = client.WaitCommandResult(1, 2000ms);
   if (!r || !r->accepted()) throw std::runtime_error("STAND was refused");
@@ -356,6 +359,7 @@ class ClientPool {
         next[s] += 20ms;
         edge::CloudCommand command = client::MakeTrajectory(pose_);
         command.set_sequence(++sequence);
+        command.set_timestamp_us(client::WallClockMicros());
         try {
           clients_[streaming_[s]].Send(command, 100ms);
           ++sent;

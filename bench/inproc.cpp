@@ -145,7 +145,8 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       channels_(config, /*command_slots=*/32, /*events=*/4096),  // as daemon.cpp
       loop_(config, transport_, /*policy=*/nullptr, &channels_),
-      bus_health_(config, transport_, &loop_.scheduler(), {}) {
+      bus_health_(config, transport_, &loop_.scheduler(), {}),
+      access_(daemon::AccessPolicy::Load(config, ::getuid())) {
   spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
   char tmpl[] = "/tmp/robot-edge-bench.XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -153,7 +154,7 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
   socket_ = dir_ + "/api.sock";
   channels_.wake_fd = wake_fd_;
   hub_ = std::make_unique<daemon::Hub>(io_, config_, &channels_, &bus_health_, ::dup(wake_fd_),
-                                       "bench");
+                                       "bench", &access_);
   listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
   listener_->ListenUnix(socket_);
   control_thread_ = std::thread([this] {

@@ -90,6 +90,7 @@ class InProcessDaemon final : public Target {
   daemon::ControlChannels channels_;
   daemon::ControlLoop loop_;
   daemon::BusHealth bus_health_;
+  daemon::AccessPolicy access_;
   std::unique_ptr<daemon::Hub> hub_;
   std::unique_ptr<daemon::Listener> listener_;
   std::atomic<pid_t> control_tid_{0}, api_tid_{0};

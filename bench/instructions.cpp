@@ -34,11 +34,11 @@ int Run(const std::string& what, long n) {
   const config::Config& c = DefaultConfig();
   if (what == "command") {
     CommandPath path(c);
-    const std::string bytes = TrajectoryBytes(c, 1, 1);
-    const std::span view(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    FreshCommand command(TrajectoryBytes(c, 1));
     std::int64_t now = 0;
     for (long i = 0; i < kWarmUp + n; ++i) {
-      if (!path.Handle(view, now += 1000)) return 1;
+      now += 1000;
+      if (!path.Handle(command.Next(now), now)) return 1;
     }
     return 0;
   }

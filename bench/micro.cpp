@@ -31,21 +31,18 @@
 namespace robot_edge::bench {
 namespace {
 
-void BM_Command(benchmark::State& state, bool arena) {
+void BM_Command(benchmark::State& state) {
   const config::Config& c = DefaultConfig();
-  const std::string bytes = TrajectoryBytes(c, static_cast<std::size_t>(state.range(0)), 1);
-  const std::span<const std::uint8_t> view(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                           bytes.size());
-  CommandPath path(c, arena);
+  FreshCommand command(TrajectoryBytes(c, static_cast<std::size_t>(state.range(0))));
+  CommandPath path(c);
   std::int64_t now = 0;
   for (auto _ : state) {
     now += 1000;
-    if (!path.Handle(view, now)) state.SkipWithError("command dropped");
+    if (!path.Handle(command.Next(now), now)) state.SkipWithError("command dropped");
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(command.size()));
 }
-BENCHMARK_CAPTURE(BM_Command, fresh, false)->ArgName("segments")->Arg(1)->Arg(16)->Arg(64)->Arg(256);
-BENCHMARK_CAPTURE(BM_Command, arena, true)->ArgName("segments")->Arg(1)->Arg(256);
+BENCHMARK(BM_Command)->ArgName("segments")->Arg(1)->Arg(16)->Arg(64)->Arg(100);
 
 void BM_Tick(benchmark::State& state) {
   const config::Config c = GeneratedConfig(static_cast<std::size_t>(state.range(0)));
@@ -108,7 +105,7 @@ void BM_TickNewTrajectory(benchmark::State& state) {
     rig.Tick();
   }
 }
-BENCHMARK(BM_TickNewTrajectory)->ArgName("segments")->Arg(1)->Arg(16)->Arg(64)->Arg(256);
+BENCHMARK(BM_TickNewTrajectory)->ArgName("segments")->Arg(1)->Arg(16)->Arg(64)->Arg(100);
 
 void BM_Telemetry(benchmark::State& state) {
   LoopRig rig(DefaultConfig());
@@ -183,9 +180,10 @@ struct PolicyTicking {
     inputs.joints = joints;
     runner->Reset(now_us);
   }
+  // One control tick at `now_us` (which the caller may hold still to keep the targets fresh).
   bool Tick() {
-    now_us += 2000;
-    return runner->Targets(now_us, sm::Velocity{0.3f, 0.0f, 0.0f}, inputs, out);
+    return runner->Targets(now_us, sm::Velocity{0.3f, 0.0f, 0.0f}, inputs, out).status ==
+           sm::PolicyStatus::kTargets;
   }
 };
 
@@ -245,16 +243,13 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
                     has_budget ? "≤ " + Format(budget, budget < 10 ? 1 : 0) : "",
                     "µs", has_budget ? Verdict(value, budget) : "", source, note});
   };
-  add("command: decode + parse + validate + hand-off, 1 segment x 25 joints",
-      us("BM_Command/fresh/segments:1"), 2.0, "TrajectoryRequest with kp and kd");
-  add("command, 16 segments", us("BM_Command/fresh/segments:16"), 0, "with kp and kd");
-  add("command, 64 segments", us("BM_Command/fresh/segments:64"), 0, "with kp and kd");
-  add("command, 256 segments (max_segments)", us("BM_Command/fresh/segments:256"), 0,
-      "positions only: with kp and kd, 256 segments are 77 KB, over the 64 KiB message limit");
-  add("command, 1 segment, parsed into a kept arena block (proposed)", us("BM_Command/arena/segments:1"),
-      2.0, "Session::HandleMessage parsing into an Arena on a kept 128 KiB block");
-  add("command, 256 segments, parsed into a kept arena block (proposed)",
-      us("BM_Command/arena/segments:256"), 0, "positions only");
+  add("command: decode + parse + arbiter + freshness + validate + hand-off, 1 segment x 25 "
+      "joints",
+      us("BM_Command/segments:1"), 2.0, "TrajectoryRequest with kp and kd, parsed into an arena");
+  add("command, 16 segments", us("BM_Command/segments:16"), 0, "with kp and kd");
+  add("command, 64 segments", us("BM_Command/segments:64"), 0, "with kp and kd");
+  add("command, 100 segments (max_segments)", us("BM_Command/segments:100"), 0,
+      "with kp and kd: 200 ms of playback, the trajectory timeout");
   add("control tick, 25 joints (steady STAND)", us("BM_Tick/joints:25"), 20.0,
       "receive + alerts + step + 25 frames encoded + publish");
   add("control tick, 50 joints (generated config)", us("BM_Tick/joints:50"), 0, "10 buses");
@@ -267,8 +262,8 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
       us("BM_TickNewTrajectory/segments:16"), 20.0, "");
   add("control tick + new trajectory every tick, 64 segments",
       us("BM_TickNewTrajectory/segments:64"), 20.0, "");
-  add("control tick + new trajectory every tick, 256 segments",
-      us("BM_TickNewTrajectory/segments:256"), 20.0, "copies 256 x 25 x 3 floats");
+  add("control tick + new trajectory every tick, 100 segments",
+      us("BM_TickNewTrajectory/segments:100"), 20.0, "copies 100 x 25 x 3 floats");
   add("EdgeTelemetry built + serialised (25 joints)", us("BM_Telemetry"), 0,
       "once per 10 Hz period, shared by every client");
   add("EdgeDiagnostics built + serialised + logged", us("BM_Diagnostics"), 0, "once per second");

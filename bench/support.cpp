@@ -1,7 +1,5 @@
 #include "support.hpp"
 
-#include <google/protobuf/arena.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -16,9 +14,6 @@ namespace robot_edge::bench {
 namespace {
 
 constexpr std::size_t kMotorsPerBus = 5;
-// A protobuf arena block big enough for the largest message the API accepts (64 KiB) and the
-// message objects around it.
-constexpr std::size_t kArenaBlockBytes = 128 * 1024;
 
 std::vector<std::string> InterfacesOf(const config::Config& c) {
   std::vector<std::string> names;
@@ -161,8 +156,28 @@ std::vector<std::vector<float>> StandSegments(const config::Config& config, std:
   return out;
 }
 
-std::string TrajectoryBytes(const config::Config& config, std::size_t segments,
-                            std::uint32_t sequence) {
+namespace {
+
+// Placeholders whose varints keep their length for every value FreshCommand writes: 5 bytes for
+// sequences from 2^28, 8 bytes for wall-clock µs from 2^49 (year 2027 is 2^50.6).
+constexpr std::uint32_t kFirstSequence = 1u << 28;
+constexpr std::uint64_t kWallBaseUs = 1'800'000'000'000'000ull;
+
+std::string Varint(std::uint64_t v) {
+  std::string out;
+  proto::AppendVarint(v, &out);
+  return out;
+}
+
+void WriteVarint(std::uint64_t v, std::size_t width, char* out) {
+  for (std::size_t i = 0; i < width; ++i, v >>= 7) {
+    out[i] = static_cast<char>((v & 0x7F) | (i + 1 < width ? 0x80 : 0));
+  }
+}
+
+}  // namespace
+
+std::string TrajectoryBytes(const config::Config& config, std::size_t segments) {
   std::vector<float> kp, kd;
   for (const auto& j : config.joints) {
     kp.push_back(static_cast<float>(j.kp));
@@ -174,63 +189,48 @@ std::string TrajectoryBytes(const config::Config& config, std::size_t segments,
   edge::ClientMessage message;
   *message.mutable_command() = gains ? client::MakeTrajectory(rows, kp, kd)
                                      : client::MakeTrajectory(rows);
-  message.mutable_command()->set_sequence(sequence);
-  message.mutable_command()->set_timestamp_us(1'700'000'000'000'000ull + sequence);
+  message.mutable_command()->set_sequence(kFirstSequence);
+  message.mutable_command()->set_timestamp_us(kWallBaseUs);
   std::string bytes;
   if (!proto::AppendDelimited(message, &bytes)) throw std::runtime_error("command over 64 KiB");
   return bytes;
 }
 
-// ---- CommandPath ----
-
-CommandPath::CommandPath(const config::Config& config, bool arena)
-    : arbiter_(config.api.controllers,
-               static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
-      validator_(config),
-      pipe_(/*slots=*/32, config.joints.size(), config.control.max_segments),
-      arena_(arena),
-      arena_block_(arena ? kArenaBlockBytes : 0) {}
-
-bool CommandPath::Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us) {
-  decoder_.Feed(bytes);
-  std::span<const std::uint8_t> payload;
-  bool accepted = true;
-  while (decoder_.Next(&payload) == proto::FrameDecoder::Status::kMessage) {
-    if (arena_) {
-      google::protobuf::ArenaOptions options;
-      options.initial_block = arena_block_.data();
-      options.initial_block_size = arena_block_.size();
-      google::protobuf::Arena arena(options);
-      auto* message = google::protobuf::Arena::CreateMessage<edge::ClientMessage>(&arena);
-      if (!message->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return false;
-      accepted &= HandleMessage(*message, now_us);
-    } else {
-      edge::ClientMessage message;  // as Session::HandleMessage
-      if (!message.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return false;
-      accepted &= HandleMessage(message, now_us);
-    }
-  }
-  return accepted;
+FreshCommand::FreshCommand(std::string bytes) : bytes_(std::move(bytes)), sequence_(kFirstSequence) {
+  const auto find = [&](char tag, std::uint64_t value) {
+    const std::size_t at = bytes_.find(tag + Varint(value));
+    if (at == std::string::npos) throw std::runtime_error("FreshCommand: placeholder not found");
+    return at + 1;
+  };
+  timestamp_at_ = find(0x08, kWallBaseUs);     // CloudCommand.timestamp_us = 1, varint
+  sequence_at_ = find(0x10, kFirstSequence);   // CloudCommand.sequence = 2, varint
 }
 
-bool CommandPath::HandleMessage(const edge::ClientMessage& message, std::int64_t now_us) {
-  if (message.msg_case() != edge::ClientMessage::kCommand) return false;
-  const edge::CloudCommand& command = message.command();
-  const bool is_damp = command.has_mode() && command.mode().mode() != edge::MODE_STAND;
-  if (!arbiter_.OnCommand(/*client=*/1, controller_, is_damp, now_us).accepted) return false;
-  daemon::CommandSlot* slot = pipe_.Acquire();
-  if (slot == nullptr) return false;
-  if (validator_.Validate(command, now_us, &slot->trajectory, &slot->command, &counters_)) {
-    pipe_.Release(slot);
-    return false;
-  }
-  slot->client_id = 1;
-  slot->want_result = true;
-  pipe_.Send(slot);
-  // The control thread's side: take it and give the slot back.
-  daemon::CommandSlot* received = pipe_.Receive();
-  pipe_.Release(received);
-  return true;
+std::span<const std::uint8_t> FreshCommand::Next(std::int64_t now_us) {
+  WriteVarint(++sequence_, 5, bytes_.data() + sequence_at_);
+  WriteVarint(kWallBaseUs + static_cast<std::uint64_t>(now_us), 8, bytes_.data() + timestamp_at_);
+  return std::span(reinterpret_cast<const std::uint8_t*>(bytes_.data()), bytes_.size());
+}
+
+// ---- CommandPath ----
+
+CommandPath::CommandPath(const config::Config& config)
+    : channels_(config, /*command_slots=*/32, /*event_capacity=*/16),  // as daemon.cpp
+      intake_(config, &channels_) {}
+
+bool CommandPath::Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us) {
+  bool accepted = true;
+  const auto status = reader_.Feed(bytes, [&](const edge::ClientMessage& message) {
+    if (message.msg_case() != edge::ClientMessage::kCommand) return accepted = false;
+    const auto outcome = intake_.Submit(client_, message.command(), now_us);
+    accepted &= outcome.kind == daemon::CommandIntake::Outcome::Kind::kQueued;
+    // The control thread's side: take it and give the slot back.
+    while (daemon::CommandSlot* received = channels_.commands.Receive()) {
+      channels_.commands.Release(received);
+    }
+    return true;
+  });
+  return accepted && status == daemon::MessageReader::Status::kOk;
 }
 
 // ---- Rows ----

@@ -14,11 +14,10 @@
 
 #include "can/fake_transport.hpp"
 #include "config/config.hpp"
+#include "daemon/command_intake.hpp"
 #include "daemon/control_loop.hpp"
-#include "daemon/controller_arbiter.hpp"
+#include "daemon/message_reader.hpp"
 #include "edge_api.pb.h"
-#include "proto/framing.hpp"
-#include "statemachine/validation.hpp"
 
 namespace robot_edge::bench {
 
@@ -86,36 +85,42 @@ inline constexpr std::size_t kMaxSegmentsWithGains = 128;
 
 // A framed ClientMessage{command: TrajectoryRequest} as a session reads it from its socket:
 // `segments` segments with positions and, up to kMaxSegmentsWithGains, explicit kp / kd (so the
-// validator checks and clamps all three rows); longer ones carry positions only.
-std::string TrajectoryBytes(const config::Config& config, std::size_t segments,
-                            std::uint32_t sequence);
+// validator checks and clamps all three rows); longer ones carry positions only. Its sequence and
+// timestamp are FreshCommand's placeholders.
+std::string TrajectoryBytes(const config::Config& config, std::size_t segments);
 
-// The daemon's path of one command on the API thread, as Session::OnRead / HandleMessage and
-// Hub::OnCommand / HandOver do it, without the socket: bytes into the frame decoder, the
-// ClientMessage parsed, the controller arbiter asked, validated into a free slot of the
-// CommandPipe and handed to the control thread's queue. The control side only takes the slot
-// back (Receive + Release) so that the pool never runs dry.
-class CommandPath {
+// A framed command sent again and again as a new one: each Next() rewrites its sequence (+1) and
+// timestamp_us (the wall clock of `now_us`) in place — same varint lengths, so the cost is a few
+// bytes — and the daemon's freshness rules (no replays, no stale commands) accept it.
+class FreshCommand {
  public:
-  // `arena`: parse into a protobuf Arena whose first block is a buffer the path keeps (a
-  // proposed change to Session::HandleMessage, measured beside the current code, which parses
-  // into a fresh heap-allocated ClientMessage).
-  CommandPath(const config::Config& config, bool arena = false);
-  // Returns false if the command was dropped.
-  bool Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us);
-  const sm::Counters& counters() const { return counters_; }
+  explicit FreshCommand(std::string bytes);  // from TrajectoryBytes()
+  std::span<const std::uint8_t> Next(std::int64_t now_us);
+  std::size_t size() const { return bytes_.size(); }
 
  private:
-  bool HandleMessage(const edge::ClientMessage& message, std::int64_t now_us);
+  std::string bytes_;
+  std::size_t sequence_at_, timestamp_at_;  // offsets of the two varints
+  std::uint32_t sequence_;
+};
 
-  proto::FrameDecoder decoder_;
-  daemon::ControllerArbiter arbiter_;
-  sm::CommandValidator validator_;
-  sm::Counters counters_;
-  daemon::CommandPipe pipe_;
-  bool arena_;
-  std::vector<char> arena_block_;  // the arena's first block, kept across commands
-  const std::string controller_ = "cloud";
+// The daemon's path of commands on the API thread, without the socket: bytes into the
+// MessageReader (frame decoder, arena parse), then CommandIntake (controller arbiter, freshness,
+// validation into a free CommandPipe slot, hand-off to the control thread's queue) — the code
+// Session and Hub run. The control side only takes the slot back (Receive + Release) so that
+// the pool never runs dry.
+class CommandPath {
+ public:
+  explicit CommandPath(const config::Config& config);
+  // Returns false if a command was dropped.
+  bool Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us);
+  const sm::Counters& counters() const { return intake_.counters(); }
+
+ private:
+  daemon::ControlChannels channels_;
+  daemon::CommandIntake intake_;
+  daemon::MessageReader reader_;
+  const daemon::CommandIntake::Client client_{1, "cloud", true};
 };
 
 // One row of the results table (bench/report.cpp reads these): tab-separated

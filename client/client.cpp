@@ -13,6 +13,12 @@
 
 namespace robot_edge::client {
 
+std::uint64_t WallClockMicros() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -35,6 +35,11 @@ using Millis = std::chrono::milliseconds;
 // Time a Send() may wait for the socket to accept the bytes.
 inline constexpr Millis kDefaultSendTimeout{1000};
 
+// The wall clock in µs since the Unix epoch: what CloudCommand.timestamp_us carries (seed 000's
+// examples: time.time() * 1e6). robot-edged drops commands without one, and judges their age
+// by it (Sequencer::Stamp sets it).
+std::uint64_t WallClockMicros();
+
 // What went wrong, so that a program can choose its exit status.
 enum class ErrorKind {
   kConnect,   // robot-edged could not be reached: no socket, refused, unreachable, timeout

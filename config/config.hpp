@@ -44,6 +44,11 @@ struct MotorModel {
   double kd_max = 5.0;                   ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
   ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic
   double torque_constant_nm_per_a = 0.8;      ///< torque_constant: output N·m per A
+  std::uint32_t can_timeout_ms = 0;  ///< can_timeout_ms: the CAN-loss timeout configured in the
+                                     ///< motor's own firmware (with its vendor's tool): after this
+                                     ///< long without a command it stops driving. What keeps a
+                                     ///< motor safe when nothing sends DAMP. 0 = none or
+                                     ///< unknown (a start-up warning)
 };
 
 // One CAN bus. yaml: buses[i]
@@ -92,10 +97,12 @@ struct ControlConfig {
                                               ///< auto-DAMPs after this long without a packet
   double stand_ramp_s = 2.0;                  ///< stand_ramp_s: duration of the STAND ramp
   std::uint32_t motor_reply_timeout_ms = 50;  ///< motor_reply_timeout_ms: MOTOR_TIMEOUT alert
-  std::uint32_t max_segments = 256;           ///< max_segments: segments kept per trajectory
-                                              ///< (one per tick); longer ones are dropped. The
-                                              ///< API's 64 KiB message limit allows ~210
-                                              ///< segments with kp and kd, ~650 without
+  std::uint32_t max_segments = 100;           ///< max_segments: segments per trajectory (one
+                                              ///< per control period); longer ones are
+                                              ///< dropped. Their playback must fit in
+                                              ///< trajectory_timeout_ms (validated), so that
+                                              ///< the watchdog never cuts one short. Default:
+                                              ///< as many as fit (100 at 500 Hz and 200 ms)
 };
 
 // Real-time settings for the control thread only. yaml: realtime
@@ -130,16 +137,40 @@ struct VelocityLimits {
   double vyaw_max = kApiVyawMax;  ///< vyaw_max (rad/s)
 };
 
+// The roles a client's Hello may claim: the controller names of api.controllers, and
+// "observer" (reads telemetry and events, may send DAMP).
+inline constexpr const char* kObserverRole = "observer";
+
+// Who may take one role. yaml: api.roles.<role>
+//   Unix socket: uid 0 and robot-edged's own uid may take every role (they can drive the buses
+//   directly anyway); anyone else only a role whose `users` name them or whose `groups` hold
+//   them (SO_PEERCRED). Without an `observer` entry anyone who can open the socket observes.
+//   TCP: the Hello's token must equal the role's (read from `token_file`; compared in constant
+//   time, never logged); a role without one cannot be taken over TCP.
+struct RoleAccess {
+  std::string role;                 ///< the key under roles:
+  std::vector<std::string> users;   ///< users: user names (Unix socket)
+  std::vector<std::string> groups;  ///< groups: group names, primary or supplementary
+  std::string token_file;           ///< token_file: file holding the role's TCP token
+                                    ///< (relative to the config file's directory)
+  std::string token_path;           ///< token_file, resolved
+};
+
 // The client API. yaml: api
 struct ApiConfig {
   std::string unix_socket = "/run/robot-edge/api.sock";  ///< unix_socket: path (mode 0660)
   std::string tcp;            ///< tcp: "host:port" for the optional TCP listener; "" = none
   std::string tcp_host;       ///< parsed from tcp
   std::uint16_t tcp_port = 0; ///< parsed from tcp
-  std::string token;          ///< token: required from every client when set; mandatory when
-                              ///< tcp listens on a non-loopback address
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
+  std::vector<RoleAccess> roles;  ///< roles.<role>: who may take each role (see RoleAccess)
+  bool allow_loopback_without_token = false;  ///< allow_loopback_without_token: TCP clients on
+                                              ///< a loopback address may take any role without
+                                              ///< a token (development only)
+  std::uint32_t max_command_age_ms = 100;  ///< max_command_age_ms: a command that arrives later
+                                           ///< than this beyond the quickest one seen from its
+                                           ///< client is dropped (command_freshness.hpp)
   std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
                                                      ///< released after this long without a command
   bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the
@@ -155,8 +186,6 @@ struct SimConfig {
   double ambient_c = 30.0;              ///< ambient_c: motor temperature at rest (°C)
   double thermal_time_constant_s = 120.0;  ///< thermal_time_constant_s: cooling time constant
   double heating_c_per_nm2_s = 0.01;    ///< heating_c_per_nm2_s: °C/s per (N·m)² of torque
-  std::uint32_t motor_can_timeout_ms = 100;  ///< motor_can_timeout_ms: a motor goes limp after
-                                             ///< this long without a command (its firmware's own)
   double imu_rate_hz = 200.0;           ///< imu_rate_hz: IMU frames per second
   double joint_inertia = 0.02;          ///< joint_inertia (kg·m²): default per joint
   double joint_friction = 0.2;          ///< joint_friction (N·m·s/rad): viscous, default per joint
@@ -188,6 +217,12 @@ enum class HistoryLayout {
   kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
 };
 
+// What MOVE/POLICY does when the policy fails (non-finite output, stalled or failed inference).
+enum class PolicyFaultAction {
+  kStand,  ///< stand: STAND, ramping from the measured pose
+  kDamp,   ///< damp: DAMP
+};
+
 // The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
 // (optional: without it velocity commands are refused with velocity_no_policy).
 // Each inference: observation (terms in order, each value scaled, then clipped to
@@ -216,12 +251,23 @@ struct PolicyConfig {
   std::uint32_t history = 1;  ///< history: frames of observation fed to the network (1..64)
   HistoryLayout history_layout = HistoryLayout::kFrameMajor;  ///< history_layout: frame_major |
                                                               ///< term_major
+  PolicyFaultAction on_fault = PolicyFaultAction::kStand;  ///< on_fault: stand | damp
+  std::uint32_t stall_timeout_ms = 0;  ///< stall_timeout_ms: targets older than this end
+                                       ///< MOVE/POLICY (a stalled inference thread); 0 = two
+                                       ///< policy periods
+
+  // stall_timeout_ms, or two policy periods when 0 (µs).
+  std::int64_t stall_timeout_us() const {
+    return stall_timeout_ms > 0 ? static_cast<std::int64_t>(stall_timeout_ms) * 1000
+                                : static_cast<std::int64_t>(2e6 / rate_hz + 0.5);
+  }
 };
 
 // Number of values `term` contributes to one observation frame.
 std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
 const char* ToString(ObservationTerm term);
 const char* ToString(HistoryLayout layout);
+const char* ToString(PolicyFaultAction action);
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;

@@ -1,7 +1,9 @@
 // YAML -> Config. One function per section; ranges are checked later by Validate().
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,7 +34,12 @@ void ParseControl(const YAML::Node& node, ParseContext* ctx, ControlConfig* c) {
   r.Read("trajectory_timeout_ms", &c->trajectory_timeout_ms);
   r.Read("stand_ramp_s", &c->stand_ramp_s);
   r.Read("motor_reply_timeout_ms", &c->motor_reply_timeout_ms);
-  r.Read("max_segments", &c->max_segments);
+  if (r.Has("max_segments")) {
+    r.Read("max_segments", &c->max_segments);
+  } else if (c->rate_hz > 0) {  // as many as play before the watchdog (Validate() checks both)
+    c->max_segments = std::max<std::uint32_t>(
+        1, static_cast<std::uint32_t>(c->trajectory_timeout_ms * c->rate_hz / 1000.0));
+  }
   r.Finish();
 }
 
@@ -88,6 +95,7 @@ void ParseMotors(const YAML::Node& node, ParseContext* ctx, std::vector<MotorMod
     r.Read("kp_max", &m.kp_max);
     r.Read("kd_max", &m.kd_max);
     r.Read("torque_constant", &m.torque_constant_nm_per_a);
+    r.Read("can_timeout_ms", &m.can_timeout_ms);
     std::string reply = "ak";
     r.Read("reply", &reply);
     if (reply == "ak") {
@@ -193,12 +201,48 @@ bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* po
   return true;
 }
 
+// Relative to the config file's directory.
+std::string RelativeToConfig(const std::string& source, const std::string& file) {
+  const std::filesystem::path path(file);
+  if (path.is_absolute() || file.empty()) return file;
+  return (std::filesystem::path(source).parent_path() / path).lexically_normal().string();
+}
+
+void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsMap()) {
+    ctx->Error(node, "api.roles", "expected a mapping of roles to {users, groups, token_file}");
+    return;
+  }
+  for (const auto& item : node) {
+    RoleAccess a;
+    a.role = item.first.as<std::string>();
+    const std::string path = "api.roles." + a.role;
+    ctx->Record(path, item.first);
+    MapReader r(item.second, path, ctx);
+    r.Read("users", &a.users);
+    r.Read("groups", &a.groups);
+    r.Read("token_file", &a.token_file);
+    r.Finish();
+    a.token_path = RelativeToConfig(ctx->source, a.token_file);
+    c->roles.push_back(a);
+  }
+}
+
 void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   MapReader r(node, "api", ctx);
   r.Read("unix_socket", &c->unix_socket);
   r.Read("tcp", &c->tcp);
-  r.Read("token", &c->token);
+  if (r.Has("token")) {
+    r.Child("token");  // known, but refused with directions
+    ctx->Error(node["token"], "api.token",
+               "one shared token is no longer accepted: give each role its own, in a file "
+               "(api.roles.<role>.token_file)");
+  }
   r.Read("controllers", &c->controllers);
+  ParseRoles(r.Child("roles"), ctx, c);
+  r.Read("allow_loopback_without_token", &c->allow_loopback_without_token);
+  r.Read("max_command_age_ms", &c->max_command_age_ms);
   r.Read("controller_idle_timeout_ms", &c->controller_idle_timeout_ms);
   r.Read("stop_on_disconnect", &c->stop_on_disconnect);
   r.Read("max_clients", &c->max_clients);
@@ -215,7 +259,10 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
   r.Read("ambient_c", &c->ambient_c);
   r.Read("thermal_time_constant_s", &c->thermal_time_constant_s);
   r.Read("heating_c_per_nm2_s", &c->heating_c_per_nm2_s);
-  r.Read("motor_can_timeout_ms", &c->motor_can_timeout_ms);
+  if (r.Has("motor_can_timeout_ms")) {
+    ctx->Error(r.Child("motor_can_timeout_ms"), "sim.motor_can_timeout_ms",
+               "moved: the simulated motors use their model's motors.<name>.can_timeout_ms");
+  }
   r.Read("imu_rate_hz", &c->imu_rate_hz);
   r.Read("joint_inertia", &c->joint_inertia);
   r.Read("joint_friction", &c->joint_friction);
@@ -331,6 +378,19 @@ void ReadHistoryLayout(MapReader& r, const YAML::Node& node, ParseContext* ctx,
   }
 }
 
+void ReadFaultAction(MapReader& r, const YAML::Node& node, ParseContext* ctx,
+                     PolicyFaultAction* action) {
+  std::string name = ToString(*action);
+  r.Read("on_fault", &name);
+  if (name == ToString(PolicyFaultAction::kStand)) {
+    *action = PolicyFaultAction::kStand;
+  } else if (name == ToString(PolicyFaultAction::kDamp)) {
+    *action = PolicyFaultAction::kDamp;
+  } else {
+    ctx->Error(node["on_fault"], "policy.on_fault", "'" + name + "' is not stand or damp");
+  }
+}
+
 void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   if (!node.IsDefined() || node.IsNull()) return;
   PolicyConfig& p = c->policy;
@@ -352,13 +412,35 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   r.Read("observation_clip", &p.observation_clip);
   r.Read("history", &p.history);
   ReadHistoryLayout(r, node, ctx, &p.history_layout);
+  ReadFaultAction(r, node, ctx, &p.on_fault);
+  r.Read("stall_timeout_ms", &p.stall_timeout_ms);
   r.Finish();
-  // Relative to the config file's directory.
-  const std::filesystem::path model(p.model);
-  p.model_path =
-      model.is_absolute() || p.model.empty()
-          ? p.model
-          : (std::filesystem::path(c->source).parent_path() / model).lexically_normal().string();
+  p.model_path = RelativeToConfig(c->source, p.model);
+}
+
+// yaml-cpp keeps every entry of a mapping but a lookup finds only the first: a key given twice
+// would silently lose the second value. Reported with both lines.
+void CheckDuplicateKeys(const YAML::Node& node, const std::string& path, ParseContext* ctx) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      CheckDuplicateKeys(node[i], Indexed(path.c_str(), i), ctx);
+    }
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& item : node) {
+    const std::string key = item.first.Scalar();
+    const int line = item.first.Mark().line + 1;
+    const std::string child = path.empty() ? key : path + "." + key;
+    const auto [it, fresh] = first_line.emplace(key, line);
+    if (!fresh) {
+      ctx->Error(item.first, child,
+                 "given twice (lines " + std::to_string(it->second) + " and " +
+                     std::to_string(line) + "): remove one");
+    }
+    CheckDuplicateKeys(item.second, child, ctx);
+  }
 }
 
 }  // namespace
@@ -371,6 +453,14 @@ const char* ToString(ObservationTerm term) {
     case ObservationTerm::kJointPos: return "joint_pos";
     case ObservationTerm::kJointVel: return "joint_vel";
     case ObservationTerm::kLastAction: return "last_action";
+  }
+  return "?";
+}
+
+const char* ToString(PolicyFaultAction action) {
+  switch (action) {
+    case PolicyFaultAction::kStand: return "stand";
+    case PolicyFaultAction::kDamp: return "damp";
   }
   return "?";
 }
@@ -406,6 +496,7 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
     throw ConfigError({c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
   }
   if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
+  CheckDuplicateKeys(root, "", &ctx);
 
   MapReader top(root, "", &ctx);
   ParseRobot(top.Child("robot"), &ctx, &c);

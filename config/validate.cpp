@@ -70,6 +70,16 @@ void CheckControl(const Config& c, Checker* k) {
   if (c.control.trajectory_timeout_ms < 2 * period_ms) {
     k->Fail("control.trajectory_timeout_ms", "must be at least two control periods");
   }
+  // Segments play one per control period: a trajectory longer than the watchdog's timeout would
+  // be cut short by it, its last segments silently never played.
+  const double playable = std::floor(c.control.trajectory_timeout_ms / period_ms);
+  if (c.control.max_segments > playable) {
+    k->Fail("control.max_segments",
+            std::to_string(c.control.max_segments) + " segments play for " +
+                Num(c.control.max_segments * period_ms) + " ms, longer than " +
+                "control.trajectory_timeout_ms (" +
+                std::to_string(c.control.trajectory_timeout_ms) + "): at most " + Num(playable));
+  }
 }
 
 void CheckRates(const Config& c, Checker* k) {
@@ -114,6 +124,7 @@ void CheckMotors(const Config& c, Checker* k) {
     k->Positive(p + ".kp_max", m.kp_max);
     k->Positive(p + ".kd_max", m.kd_max);
     k->Positive(p + ".torque_constant", m.torque_constant_nm_per_a);
+    k->Range(p + ".can_timeout_ms", m.can_timeout_ms, 0, 60000);
   }
 }
 
@@ -207,18 +218,14 @@ void CheckImu(const Config& c, Checker* k) {
   }
 }
 
-bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 void CheckApi(const Config& c, Checker* k) {
   const auto& api = c.api;
   if (api.unix_socket.empty() && api.tcp.empty()) {
     k->Fail("api", "neither unix_socket nor tcp is set: clients could not connect");
   }
   if (api.unix_socket.size() > 107) k->Fail("api.unix_socket", "longer than 107 characters");
-  if (!api.tcp.empty() && !IsLoopback(api.tcp_host) && api.token.empty()) {
-    k->Fail("api.tcp", "'" + api.tcp + "' is not a loopback address: api.token is required");
+  if (api.controllers.empty()) {
+    k->Fail("api.controllers", "empty: no client could ever command the robot");
   }
   std::set<std::string> names;
   for (std::size_t i = 0; i < api.controllers.size(); ++i) {
@@ -228,6 +235,22 @@ void CheckApi(const Config& c, Checker* k) {
       k->Fail(p, "'" + api.controllers[i] + "' is listed twice");
     }
   }
+  for (const RoleAccess& a : api.roles) {
+    const std::string p = "api.roles." + a.role;
+    if (a.role != kObserverRole && !names.count(a.role)) {
+      k->Fail(p, "'" + a.role + "' is not a role: observer, or a name of api.controllers");
+    }
+    for (const auto& u : a.users) {
+      if (u.empty()) k->Fail(p + ".users", "empty user name");
+    }
+    for (const auto& g : a.groups) {
+      if (g.empty()) k->Fail(p + ".groups", "empty group name");
+    }
+    if (a.users.empty() && a.groups.empty() && a.token_file.empty()) {
+      k->Fail(p, "grants nobody: give users, groups or a token_file");
+    }
+  }
+  k->Range("api.max_command_age_ms", api.max_command_age_ms, 10, 10000);
   k->Range("api.controller_idle_timeout_ms", api.controller_idle_timeout_ms, 100, 3600000);
   k->Range("api.max_clients", api.max_clients, 1, 1024);
   k->Range("api.event_history", api.event_history, 16, 65536);
@@ -239,7 +262,6 @@ void CheckSim(const Config& c, Checker* k) {
   k->Range("sim.ambient_c", s.ambient_c, -40, 60);
   k->Positive("sim.thermal_time_constant_s", s.thermal_time_constant_s);
   k->Range("sim.heating_c_per_nm2_s", s.heating_c_per_nm2_s, 0, 10);
-  k->Range("sim.motor_can_timeout_ms", s.motor_can_timeout_ms, 0, 10000);
   k->Range("sim.imu_rate_hz", s.imu_rate_hz, 1, 2000);
   k->Positive("sim.joint_inertia", s.joint_inertia);
   k->Range("sim.joint_friction", s.joint_friction, 0, 100);
@@ -318,6 +340,18 @@ void CheckObservation(const Config& c, Checker* k) {
   k->Range("policy.history", p.history, 1, 64);
 }
 
+void CheckPolicyFaults(const Config& c, Checker* k) {
+  const PolicyConfig& p = c.policy;
+  if (p.stall_timeout_ms == 0 || !(p.rate_hz > 0)) return;
+  const double period_ms = 1000.0 / p.rate_hz;
+  if (p.stall_timeout_ms < period_ms || p.stall_timeout_ms > 2000) {
+    k->Fail("policy.stall_timeout_ms", std::to_string(p.stall_timeout_ms) +
+                                           " must be at least one policy period (" +
+                                           Num(period_ms) + " ms) and at most 2000; 0 = two "
+                                           "periods");
+  }
+}
+
 void CheckPolicy(const Config& c, Checker* k) {
   const PolicyConfig& p = c.policy;
   if (!p.enabled) return;
@@ -351,6 +385,7 @@ void CheckPolicy(const Config& c, Checker* k) {
     CheckPolicyGains(c, "policy.kd", p.kd, kApiKdMax, false, k);
   }
   CheckObservation(c, k);
+  CheckPolicyFaults(c, k);
 }
 
 }  // namespace
@@ -368,10 +403,28 @@ std::vector<std::string> Warnings(const Config& c) {
                   " reply in the classic 6-byte layout, without temperature or error code: "
                   "MOTOR_OVERTEMP and MOTOR_FAULT cannot fire for them");
   }
-  if (!c.api.tcp.empty() && c.api.token.empty()) {
-    out.push_back("api.tcp: '" + c.api.tcp +
-                  "' without api.token: any local user can command the robot over it (the Unix "
-                  "socket's group permission does not apply)");
+  std::string no_timeout;
+  for (const MotorModel& m : c.motors) {
+    if (m.can_timeout_ms == 0) no_timeout += (no_timeout.empty() ? "" : ", ") + m.name;
+  }
+  if (!no_timeout.empty()) {
+    out.push_back("motors: " + no_timeout +
+                  " declare no CAN-loss timeout (can_timeout_ms): if robot-edged and its "
+                  "ExecStopPost both fail to send DAMP, these motors hold their last command. Set "
+                  "the timeout in the motor's firmware and declare it (README, \"Motor CAN "
+                  "timeouts\")");
+  }
+  if (!c.api.tcp.empty()) {
+    const bool any_token = std::any_of(c.api.roles.begin(), c.api.roles.end(),
+                                       [](const RoleAccess& a) { return !a.token_file.empty(); });
+    if (!any_token && !c.api.allow_loopback_without_token) {
+      out.push_back("api.tcp: '" + c.api.tcp +
+                    "' but no role has a token_file: every TCP client will be refused");
+    }
+  }
+  if (c.api.allow_loopback_without_token) {
+    out.push_back("api.allow_loopback_without_token: any local user can take any role over TCP "
+                  "on a loopback address (the Unix socket's permissions do not apply)");
   }
   return out;
 }

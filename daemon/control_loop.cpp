@@ -68,11 +68,23 @@ void ControlLoop::Tick(std::int64_t now_us) {
   last_tick_us_.store(now_us, std::memory_order_relaxed);
 }
 
+namespace {
+
+// A command from the daemon itself (no client, no sequence).
+sm::Command DaemonCommand(sm::CommandKind kind, std::int64_t now_us) {
+  sm::Command c;
+  c.kind = kind;
+  c.mode = sm::ModeRequest::kDamp;
+  c.source = sm::CommandSource::kDaemon;
+  c.received_us = now_us;
+  c.sent_us = now_us;
+  return c;
+}
+
+}  // namespace
+
 void ControlLoop::Shutdown(std::int64_t now_us) {
-  sm::Command damp;
-  damp.kind = sm::CommandKind::kMode;
-  damp.mode = sm::ModeRequest::kDamp;
-  damp.received_us = now_us;
+  const sm::Command damp = DaemonCommand(sm::CommandKind::kMode, now_us);
   scheduler_.Receive(now_us);
   ReadInputs();
   state_machine_.Submit(now_us, damp);
@@ -123,15 +135,10 @@ void ControlLoop::ApplyCommands(std::int64_t now_us) {
   }
   const std::uint8_t urgent = channels_->urgent.exchange(0, std::memory_order_acq_rel);
   if (urgent & kUrgentStopWalking) {
-    sm::Command stop;
-    stop.kind = sm::CommandKind::kStopWalking;
-    stop.received_us = now_us;
-    state_machine_.Submit(now_us, stop);
+    state_machine_.Submit(now_us, DaemonCommand(sm::CommandKind::kStopWalking, now_us));
   }
-  if (urgent & kUrgentDamp) {
-    sm::Command damp;  // kMode, kDamp
-    damp.received_us = now_us;
-    state_machine_.Submit(now_us, damp);
+  if (urgent & kUrgentDamp) {  // a client's DAMP whose sequence the mailbox does not keep
+    state_machine_.Submit(now_us, DaemonCommand(sm::CommandKind::kMode, now_us));
   }
 }
 

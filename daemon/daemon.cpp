@@ -16,6 +16,7 @@
 
 #include "can/controller.hpp"
 #include "can/socketcan_transport.hpp"
+#include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
 #include "daemon/bus_lock.hpp"
 #include "daemon/control_loop.hpp"
@@ -44,6 +45,8 @@ class Daemon {
 
   // Start-up: throws with a clear message on anything that prevents running.
   void Start() {
+    access_ = std::make_unique<AccessPolicy>(AccessPolicy::Load(config_, ::getuid()));
+    for (const std::string& w : access_->warnings()) spdlog::warn("{}", w);
     if (config_.policy.enabled) {  // the model was checked with the config; loaded again here
       policy_ = policy::MakePolicyRunner(config_);
       spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
@@ -57,7 +60,7 @@ class Daemon {
     bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
                                               std::move(controllers_));
     hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
-                                 kVersion, policy_.get());
+                                 kVersion, access_.get(), policy_.get());
     listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
@@ -177,6 +180,7 @@ class Daemon {
   std::vector<std::unique_ptr<can::CanController>> controllers_;
   std::unique_ptr<can::SocketCanTransport> transport_;
   int wake_fd_ = -1;
+  std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<policy::PolicyRunner> policy_;  // null without a policy; outlives loop_, hub_
   std::unique_ptr<ControlChannels> channels_;
   std::unique_ptr<ControlLoop> loop_;

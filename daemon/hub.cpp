@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "daemon/auth.hpp"
 #include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
@@ -27,20 +26,16 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-// DAMP — the emergency stop — is accepted from every client and never dropped. A Mode value
-// other than STAND counts as DAMP (as the validator reads it).
-bool IsDamp(const edge::CloudCommand& command) {
-  return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
-}
-
 }  // namespace
 
 Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
-         BusHealth* bus_health, int wake_fd, std::string version, policy::InferenceStats* inference)
+         BusHealth* bus_health, int wake_fd, std::string version, const AccessPolicy* access,
+         policy::InferenceStats* inference)
     : io_(io),
       config_(config),
       channels_(channels),
       bus_health_(bus_health),
+      access_(access),
       inference_(inference),
       version_(std::move(version)),
       start_us_(SteadyMicros()),
@@ -48,10 +43,8 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       telemetry_timer_(io),
       diagnostics_timer_(io),
       controller_timer_(io),
-      arbiter_(config.api.controllers,
-               static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
-      events_(config.api.event_history),
-      validator_(config) {}
+      intake_(config, channels),
+      events_(config.api.event_history) {}
 
 void Hub::Start() {
   WaitForControlEvents();
@@ -101,9 +94,9 @@ Clocks Hub::Now() const {
 
 // ---- Connections ----
 
-void Hub::Accept(Session::Socket socket, Transport transport, std::string peer) {
+void Hub::Accept(Session::Socket socket, Peer peer) {
   auto session = std::make_shared<Session>(
-      std::move(socket), this, next_session_id_++, transport, std::move(peer),
+      std::move(socket), this, next_session_id_++, std::move(peer),
       static_cast<std::size_t>(config_.api.client_backlog_kib) * 1024);
   sessions_.emplace(session->id(), session);
   session->Start();
@@ -135,19 +128,18 @@ bool Hub::ClosePendingSession(const Session& newcomer) {
 }
 
 std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hello& hello) const {
-  if (session.transport() == Transport::kTcp && !config_.api.token.empty() &&
-      !ConstantTimeEquals(hello.token(), config_.api.token)) {
-    return hello.token().empty() ? "this daemon requires a token over TCP" : "invalid token";
-  }
-  if (!hello.controller().empty() && !arbiter_.IsController(hello.controller())) {
+  if (!hello.controller().empty() && !intake_.arbiter().IsController(hello.controller())) {
     return "unknown controller '" + hello.controller() + "' (configured: " +
            Join(config_.api.controllers) + "; \"\" to observe)";
   }
-  return std::nullopt;
+  return access_->Refusal(hello.controller(), session.peer_identity(), hello.token());
 }
 
 void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) {
   if (const auto refusal = Refusal(*session, hello)) {
+    spdlog::warn("client {} ({}): Hello as '{}' refused: {}", session->id(), session->peer(),
+                 hello.controller().empty() ? config::kObserverRole : hello.controller(),
+                 *refusal);
     session->Close(*refusal);
     return;
   }
@@ -172,17 +164,14 @@ void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello
   w->set_telemetry_rate_hz(static_cast<float>(config_.telemetry.rate_hz));
   w->set_last_event_sequence(events_.last_sequence());
   w->set_robot_name(config_.robot_name);
-  w->set_controller(arbiter_.current());
+  w->set_controller(intake_.arbiter().current());
   for (const auto& c : config_.api.controllers) w->add_controllers(c);
   session->Send(FrameOf(message));
 }
 
 void Hub::OnClosed(Session& session) {
   const std::uint64_t id = session.id();
-  if (const auto change = arbiter_.OnDisconnect(id)) {
-    EmitControllerChange(*change);
-    if (config_.api.stop_on_disconnect) SubmitStopWalking();
-  }
+  if (const auto change = intake_.Disconnect(id, SteadyMicros())) EmitControllerChange(*change);
   if (session.welcomed()) spdlog::info("client {} ({}) disconnected", id, session.peer());
   // The session may be destroyed by this erase: post it so that the caller's frame unwinds first.
   asio::post(io_, [this, id] { sessions_.erase(id); });
@@ -191,58 +180,27 @@ void Hub::OnClosed(Session& session) {
 // ---- Commands ----
 
 void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
-  const std::int64_t now_us = SteadyMicros();
-  const auto decision =
-      arbiter_.OnCommand(session.id(), session.controller(), IsDamp(command), now_us);
-  if (decision.change) EmitControllerChange(*decision.change);
-  if (!decision.accepted) {
-    api_counters_.Count(sm::Reason::kNotController);
-    SendResult(session, command.sequence(), false, sm::Reason::kNotController,
-               channels_->snapshots.Latest().mode);
-    return;
-  }
-  HandOver(session, command, now_us);
-}
-
-void Hub::HandOver(Session& session, const edge::CloudCommand& command, std::int64_t now_us) {
-  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
-  spare_ = nullptr;
-  if (slot == nullptr) {
-    if (IsDamp(command)) {  // never dropped: the control thread applies it on its next tick
-      channels_->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+  const CommandIntake::Client client{session.id(), session.controller(), session.wants_results()};
+  auto outcome = intake_.Submit(client, command, SteadyMicros());
+  if (outcome.change) EmitControllerChange(*outcome.change);
+  if (outcome.error) BroadcastError(std::move(*outcome.error));
+  switch (outcome.kind) {
+    case CommandIntake::Outcome::Kind::kQueued: break;  // its result comes from the control thread
+    case CommandIntake::Outcome::Kind::kAccepted:
       SendResult(session, command.sequence(), true, sm::Reason::kCount, sm::Mode::kDamp);
-      return;
-    }
-    api_counters_.Count(sm::Reason::kQueueFull);
-    SendResult(session, command.sequence(), false, sm::Reason::kQueueFull,
-               channels_->snapshots.Latest().mode);
-    return;
+      break;
+    case CommandIntake::Outcome::Kind::kDropped:
+      SendResult(session, command.sequence(), false, outcome.reason,
+                 channels_->snapshots.Latest().mode);
+      break;
   }
-  const auto drop = validator_.Validate(command, now_us, &slot->trajectory, &slot->command,
-                                        &api_counters_);
-  if (drop) {
-    spare_ = slot;
-    SendResult(session, command.sequence(), false, *drop, channels_->snapshots.Latest().mode);
-    return;
-  }
-  slot->client_id = session.id();
-  slot->want_result = session.wants_results();
-  channels_->commands.Send(slot);
 }
 
-void Hub::SubmitStopWalking() {
-  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
-  spare_ = nullptr;
-  if (slot == nullptr) {
-    channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
-    return;
-  }
-  slot->command = sm::Command{};
-  slot->command.kind = sm::CommandKind::kStopWalking;
-  slot->command.received_us = SteadyMicros();
-  slot->client_id = 0;
-  slot->want_result = false;
-  channels_->commands.Send(slot);
+void Hub::BroadcastError(edge::EdgeError error) {
+  spdlog::warn("{}: {}", error.code(), error.message());
+  edge::EdgeEvent out;
+  *out.mutable_error() = std::move(error);
+  Broadcast(std::move(out));
 }
 
 void Hub::SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
@@ -285,12 +243,12 @@ void Hub::DrainControlEvents() {
 }
 
 void Hub::OnStateMachineEvent(const sm::Event& event) {
-  auto error = ErrorFor(event, config_, arbiter_.current());
-  if (error) {  // alerts, trajectory timeout, blocked modes, policy stall
-    spdlog::warn("{}", Describe(event, config_));
-    edge::EdgeEvent out;
-    *out.mutable_error() = std::move(*error);
-    Broadcast(std::move(out));
+  const std::string failure =
+      event.kind == sm::EventKind::kPolicyFault && inference_ != nullptr ? inference_->LastFailure()
+                                                                         : std::string();
+  auto error = ErrorFor(event, config_, intake_.arbiter().current(), failure);
+  if (error) {  // alerts, trajectory timeout, blocked modes, policy faults
+    BroadcastError(std::move(*error));
   } else {
     spdlog::info("{}", Describe(event, config_));
   }
@@ -346,7 +304,7 @@ void Hub::EveryDiagnosticsPeriod() {
     d->set_onnx_max_ms(static_cast<float>(w.max_ms));
     d->set_onnx_nonfinite_outputs(w.nonfinite_total);
   }
-  d->set_controller(arbiter_.current());
+  d->set_controller(intake_.arbiter().current());
   d->set_provisioned(config_.provisioned);
   std::uint32_t clients = 0;
   for (const auto& [id, session] : sessions_) {
@@ -368,7 +326,7 @@ void Hub::EveryDiagnosticsPeriod() {
     const auto reason = static_cast<sm::Reason>(r);
     edge::DropCounter* c = d->add_command_drops();
     c->set_reason(sm::ToString(reason));
-    c->set_count(api_counters_[reason] + s.counters[reason]);
+    c->set_count(intake_.counters()[reason] + s.counters[reason]);
   }
   spdlog::debug("loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
                 "overruns {}, mode {}, {} clients",
@@ -378,7 +336,7 @@ void Hub::EveryDiagnosticsPeriod() {
 }
 
 void Hub::EveryControllerCheck() {
-  if (const auto change = arbiter_.OnTimer(SteadyMicros())) EmitControllerChange(*change);
+  if (const auto change = intake_.CheckIdle(SteadyMicros())) EmitControllerChange(*change);
 }
 
 }  // namespace robot_edge::daemon

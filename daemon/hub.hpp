@@ -16,23 +16,24 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
+#include "daemon/command_intake.hpp"
 #include "daemon/control_loop.hpp"
-#include "daemon/controller_arbiter.hpp"
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
 #include "daemon/session.hpp"
 #include "policy/inference_stats.hpp"
-#include "statemachine/validation.hpp"
 
 namespace robot_edge::daemon {
 
-class Hub {
+class Hub final : public SessionEvents {
  public:
   // `wake_fd`: the eventfd the control thread writes after queueing events (owned by the caller).
-  // `inference`: the policy's statistics for diagnostics (onnx_*), null without a policy.
+  // `access`: who may take which role. `inference`: the policy's statistics for diagnostics
+  // (onnx_*), null without a policy. All outlive the hub.
   Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
-      BusHealth* bus_health, int wake_fd, std::string version,
+      BusHealth* bus_health, int wake_fd, std::string version, const AccessPolicy* access,
       policy::InferenceStats* inference = nullptr);
 
   void Start();
@@ -40,22 +41,21 @@ class Hub {
   void Stop(const std::string& reason);
 
   // A new connection from a listener.
-  void Accept(Session::Socket socket, Transport transport, std::string peer);
+  void Accept(Session::Socket socket, Peer peer);
 
-  // From sessions.
-  void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello);
-  void OnCommand(Session& session, const edge::CloudCommand& command);
-  void OnClosed(Session& session);
+  // SessionEvents.
+  void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) override;
+  void OnCommand(Session& session, const edge::CloudCommand& command) override;
+  void OnClosed(Session& session) override;
 
   std::size_t client_count() const { return sessions_.size(); }
-  const std::string& controller() const { return arbiter_.current(); }
+  const std::string& controller() const { return intake_.arbiter().current(); }
 
  private:
   // Why a Hello is refused, or nullopt to welcome it.
   std::optional<std::string> Refusal(const Session& session, const edge::Hello& hello) const;
   void SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello& hello);
-  void HandOver(Session& session, const edge::CloudCommand& command, std::int64_t now_us);
-  void SubmitStopWalking();
+  void BroadcastError(edge::EdgeError error);
   void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
                   sm::Mode mode);
 
@@ -82,6 +82,7 @@ class Hub {
   const config::Config& config_;
   ControlChannels* channels_;
   BusHealth* bus_health_;
+  const AccessPolicy* access_;
   policy::InferenceStats* inference_;
   std::string version_;
   std::int64_t start_us_;
@@ -95,11 +96,8 @@ class Hub {
 
   std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
   std::uint64_t next_session_id_ = 1;
-  ControllerArbiter arbiter_;
+  CommandIntake intake_;
   EventLog events_;
-  sm::CommandValidator validator_;
-  sm::Counters api_counters_;      // drops decided on this thread
-  CommandSlot* spare_ = nullptr;   // a slot whose command was dropped, reused next time
   std::uint32_t telemetry_sequence_ = 0;
   std::uint64_t events_lost_reported_ = 0;
   edge::EdgeTelemetry telemetry_;  // reused

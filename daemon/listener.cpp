@@ -39,15 +39,6 @@ void DetectDeadPeers(asio::ip::tcp::socket& s) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
 }
 
-std::string UnixPeer(asio::local::stream_protocol::socket& socket) {
-  ucred cred{};
-  socklen_t size = sizeof(cred);
-  if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &size) == 0) {
-    return "unix pid " + std::to_string(cred.pid) + " uid " + std::to_string(cred.uid);
-  }
-  return "unix";
-}
-
 }  // namespace
 
 Listener::Listener(asio::io_context& io, Hub* hub)
@@ -110,8 +101,8 @@ void Listener::AcceptUnix() {
       return;
     }
     accept_backoff_ = kMinAcceptBackoff;
-    std::string peer = UnixPeer(s);
-    hub_->Accept(Session::Socket(std::move(s)), Transport::kUnix, std::move(peer));
+    Peer peer = UnixPeer(s.native_handle());
+    hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
     AcceptUnix();
   });
 }
@@ -128,8 +119,14 @@ void Listener::AcceptTcp() {
     s.set_option(asio::ip::tcp::no_delay(true), ignored);
     DetectDeadPeers(s);
     const auto remote = s.remote_endpoint(ignored);
-    std::string peer = "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
-    hub_->Accept(Session::Socket(std::move(s)), Transport::kTcp, std::move(peer));
+    Peer peer;
+    peer.transport = Transport::kTcp;
+    peer.description = "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
+    const auto address = remote.address();
+    peer.loopback = address.is_loopback() ||
+                    (address.is_v6() && address.to_v6().is_v4_mapped() &&
+                     asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback());
+    hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
     AcceptTcp();
   });
 }

@@ -75,7 +75,52 @@ edge::EdgeError MakeError(edge::Subsystem subsystem, std::string code, std::stri
   return e;
 }
 
+std::string BlockedText(const sm::Event& e, const config::Config& c) {
+  switch (e.reason) {
+    case sm::Reason::kBlockedByAlert:
+      return std::string(sm::ToString(e.alert.id)) + " is active: " + AlertText(e.alert, c);
+    case sm::Reason::kMotorsNotReady: return "not every motor has replied yet";
+    case sm::Reason::kImuNotReady: return "the IMU has not reported yet (fall detection is blind)";
+    case sm::Reason::kSentBeforeDamp:
+      return "the command was sent before the robot went to DAMP (a late packet); send a new one";
+    default:
+      return "this trajectory stream was running when the robot went to DAMP; pause it for " +
+             std::to_string(c.control.trajectory_timeout_ms) + " ms or send STAND first";
+  }
+}
+
+std::string PolicyFaultText(const sm::Event& e, const config::Config& c,
+                            std::string_view failure) {
+  std::string what;
+  switch (e.policy_fault) {
+    case sm::PolicyFault::kStale:
+      what = "its targets are " + std::to_string(e.detail) + " ms old (limit " +
+             std::to_string(c.policy.stall_timeout_us() / 1000) + " ms): the inference stalled";
+      break;
+    case sm::PolicyFault::kNoTargets:
+      what = "it gave no targets within " + std::to_string(e.detail) + " ms of MOVE/POLICY";
+      break;
+    case sm::PolicyFault::kNonFinite: {
+      const std::string joint =
+          e.detail < c.joints.size() ? c.joints[e.detail].name : "joint " + std::to_string(e.detail);
+      what = "it output a non-finite action (NaN or infinity) for " + joint;
+      break;
+    }
+    case sm::PolicyFault::kFailed:
+      what = "its inference thread failed: " + std::string(failure.empty() ? "?" : failure);
+      break;
+  }
+  const bool damp = c.policy.on_fault == config::PolicyFaultAction::kDamp;
+  return "the locomotion policy faulted: " + what + "; walking stopped, " +
+         (damp ? "DAMP (policy.on_fault: damp)" : "STAND, ramping from the measured pose");
+}
+
 }  // namespace
+
+edge::Subsystem SubsystemOfController(const std::string& controller) {
+  if (controller.empty()) return edge::SUBSYSTEM_FIRMWARE;
+  return controller == "ble" ? edge::SUBSYSTEM_BLE : edge::SUBSYSTEM_CLOUD;
+}
 
 edge::ControlMode ToProto(sm::Mode mode) {
   switch (mode) {
@@ -139,39 +184,23 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
 }
 
 std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config& c,
-                                        const std::string& controller) {
+                                        const std::string& controller,
+                                        std::string_view policy_failure) {
   switch (e.kind) {
     case sm::EventKind::kAlertRaised:
       return MakeError(SubsystemOf(e.alert.id), sm::ToString(e.alert.id), AlertText(e.alert, c));
     case sm::EventKind::kTrajectoryTimeout: {
-      const edge::Subsystem subsystem = controller == "ble"     ? edge::SUBSYSTEM_BLE
-                                        : controller == "cloud" ? edge::SUBSYSTEM_CLOUD
-                                                                : edge::SUBSYSTEM_FIRMWARE;
-      return MakeError(subsystem, "TRAJECTORY_TIMEOUT",
+      return MakeError(SubsystemOfController(controller), "TRAJECTORY_TIMEOUT",
                        "no TrajectoryRequest for " + std::to_string(e.silence_ms) + " ms (timeout " +
                            std::to_string(c.control.trajectory_timeout_ms) + " ms): DAMP");
     }
-    case sm::EventKind::kModeBlocked: {
-      std::string why;
-      switch (e.reason) {
-        case sm::Reason::kBlockedByAlert:
-          why = std::string(sm::ToString(e.alert.id)) + " is active: " + AlertText(e.alert, c);
-          break;
-        case sm::Reason::kMotorsNotReady: why = "not every motor has replied yet"; break;
-        default:
-          why = "this trajectory stream was running when the robot went to DAMP; pause it for " +
-                std::to_string(c.control.trajectory_timeout_ms) + " ms or send STAND first";
-      }
+    case sm::EventKind::kModeBlocked:
       return MakeError(edge::SUBSYSTEM_FIRMWARE, "MODE_BLOCKED",
-                       std::string(sm::ToString(e.to)) + " refused, the robot stays in DAMP: " + why);
-    }
-    case sm::EventKind::kPolicyStalled:
-      return MakeError(edge::SUBSYSTEM_FIRMWARE, "POLICY_STALLED",
-                       (e.silence_ms > 0 ? "the locomotion policy gave no targets within " +
-                                               std::to_string(e.silence_ms) + " ms of MOVE/POLICY"
-                                         : std::string("the locomotion policy's targets went "
-                                                       "stale (its inference stalled)")) +
-                           ": STAND, ramping from the measured pose");
+                       std::string(sm::ToString(e.to)) +
+                           " refused, the robot stays in DAMP: " + BlockedText(e, c));
+    case sm::EventKind::kPolicyFault:
+      return MakeError(static_cast<edge::Subsystem>(edge::SUBSYSTEM_POLICY), "POLICY_FAULT",
+                       PolicyFaultText(e, c, policy_failure));
     case sm::EventKind::kModeChanged:
     case sm::EventKind::kAlertCleared:
       return std::nullopt;
@@ -184,7 +213,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
     case sm::EventKind::kModeChanged: {
       const char* cause = e.cause == sm::Cause::kCommand             ? "command"
                           : e.cause == sm::Cause::kTrajectoryTimeout ? "trajectory timeout"
-                          : e.cause == sm::Cause::kPolicyStall       ? "policy stalled"
+                          : e.cause == sm::Cause::kPolicyFault       ? "policy fault"
                                                                      : "alert";
       return std::string("mode ") + sm::ToString(e.from) + " -> " + sm::ToString(e.to) + " (" +
              cause + ")";
@@ -195,7 +224,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
       return std::string("alert cleared ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
     case sm::EventKind::kTrajectoryTimeout:
     case sm::EventKind::kModeBlocked:
-    case sm::EventKind::kPolicyStalled:
+    case sm::EventKind::kPolicyFault:
       return ErrorFor(e, c, "")->message();
   }
   return "event";

@@ -4,10 +4,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config.hpp"
 #include "daemon/snapshot.hpp"
-#include "edge_cloud.pb.h"
+#include "edge_api.pb.h"
 #include "statemachine/io.hpp"
 
 namespace robot_edge::daemon {
@@ -34,10 +35,16 @@ edge::FirmwareAlert ToProto(const sm::Alert& alert, const Clocks& now);
 void FillTelemetry(const ControlSnapshot& snapshot, const config::Config& config,
                    std::uint32_t sequence, const Clocks& now, edge::EdgeTelemetry* out);
 
-// The EdgeError a state machine event calls for, if any: raised alerts, trajectory timeouts and
-// blocked mode changes. `controller` is who holds control (names the subsystem of a timeout).
+// The EdgeError a state machine event calls for, if any: raised alerts, trajectory timeouts,
+// blocked mode changes and policy faults. `controller` is who holds control (names the
+// subsystem of a timeout); `policy_failure` what the inference thread failed with (kFailed).
 std::optional<edge::EdgeError> ErrorFor(const sm::Event& event, const config::Config& config,
-                                        const std::string& controller);
+                                        const std::string& controller,
+                                        std::string_view policy_failure = {});
+
+// The subsystem of the client's controller (SUBSYSTEM_BLE for "ble", else SUBSYSTEM_CLOUD, or
+// SUBSYSTEM_FIRMWARE when nobody holds control).
+edge::Subsystem SubsystemOfController(const std::string& controller);
 
 // One line for the log.
 std::string Describe(const sm::Event& event, const config::Config& config);

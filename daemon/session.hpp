@@ -18,14 +18,25 @@
 #include <vector>
 
 #include "daemon/event_log.hpp"
+#include "daemon/message_reader.hpp"
+#include "daemon/peer.hpp"
 #include "edge_api.pb.h"
-#include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
 
-class Hub;
+class Session;
 
-enum class Transport { kUnix, kTcp };
+// What a session reports to its owner (the Hub), on the API thread.
+class SessionEvents {
+ public:
+  virtual ~SessionEvents() = default;
+  // The first message, a Hello: the owner calls Welcome() or Close() on the session.
+  virtual void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) = 0;
+  // A command from a welcomed session.
+  virtual void OnCommand(Session& session, const edge::CloudCommand& command) = 0;
+  // The connection is closed (after which the session sends nothing).
+  virtual void OnClosed(Session& session) = 0;
+};
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -39,11 +50,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // (SIOCOUTQ): what it gets is at most a few frames old however slowly it reads (the 256 KiB
   // kernel buffer alone would hold tens of seconds of stale telemetry).
   static constexpr int kTelemetryUnreadLimitBytes = 8 * 1024;
-  static constexpr std::size_t kArenaBlockBytes = 128 * 1024;
 
   // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
-  // disconnected (config api.client_backlog_kib).
-  Session(Socket socket, Hub* hub, std::uint64_t id, Transport transport, std::string peer,
+  // disconnected (config api.client_backlog_kib). `events` outlives the session.
+  Session(Socket socket, SessionEvents* events, std::uint64_t id, Peer peer,
           std::size_t max_backlog_bytes);
 
   void Start();
@@ -61,13 +71,14 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::string& controller() const { return controller_; }
   bool wants_results() const { return wants_results_; }
   bool wants_telemetry() const { return wants_telemetry_; }
-  Transport transport() const { return transport_; }
-  const std::string& peer() const { return peer_; }
+  Transport transport() const { return peer_.transport; }
+  const Peer& peer_identity() const { return peer_; }
+  const std::string& peer() const { return peer_.description; }
 
  private:
   void Read();
   void OnRead(const std::error_code& ec, std::size_t n);
-  bool HandleMessage(std::span<const std::uint8_t> payload);
+  bool HandleMessage(const edge::ClientMessage& message);
   void Enqueue(const Frame& frame, bool telemetry);
   void Write();
   int UnreadBytes();  // in the kernel, sent but not yet read by the client
@@ -75,17 +86,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Socket socket_;
   asio::steady_timer timer_;
-  Hub* hub_;
+  SessionEvents* events_;
   std::uint64_t id_;
-  Transport transport_;
-  std::string peer_;
+  Peer peer_;
   std::size_t max_backlog_bytes_;
 
-  proto::FrameDecoder decoder_;
+  MessageReader reader_;
   std::array<std::uint8_t, 16384> read_buffer_{};
-  // First block of the arena each ClientMessage is parsed into (a 64 KiB message and its
-  // objects fit; beyond that the arena takes more from the heap).
-  std::vector<char> arena_block_ = std::vector<char>(kArenaBlockBytes);
 
   struct Queued {
     Frame frame;

@@ -48,15 +48,15 @@ ActionMap::ActionMap(const config::Config& config)
   }
 }
 
-std::size_t ActionMap::Apply(std::span<const float> raw, std::span<float> action,
-                             std::span<sm::JointTarget> targets) const {
+ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float> action,
+                                    std::span<sm::JointTarget> targets) const {
   std::copy_n(stand_.begin(), std::min(stand_.size(), targets.size()), targets.begin());
-  std::size_t non_finite = 0;
+  Outcome outcome;
   for (std::size_t i = 0; i < joints_.size(); ++i) {
     float a = raw[i];
     if (!std::isfinite(a)) {
       a = 0.0f;
-      ++non_finite;
+      if (outcome.nonfinite++ == 0) outcome.first_nonfinite_joint = static_cast<int>(joints_[i].index);
     }
     if (clip_ > 0.0f) a = std::clamp(a, -clip_, clip_);
     action[i] = a;
@@ -66,7 +66,7 @@ std::size_t ActionMap::Apply(std::span<const float> raw, std::span<float> action
                           j.kd, 0.0f};
     }
   }
-  return non_finite;
+  return outcome;
 }
 
 }  // namespace robot_edge::policy

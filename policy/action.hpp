@@ -2,7 +2,8 @@
 //
 // For policy joint i (config policy.joints[i], firmware joint j):
 //   action_i = clip(raw_i, ±action_clip)            (not clipped when action_clip is 0;
-//                                                    a non-finite raw value counts as 0)
+//                                                    a non-finite raw value is reported, and
+//                                                    counts as 0 in last_action)
 //   target_j = {default_pose_i + action_scale_i × action_i clamped to joint j's limits,
 //               velocity 0, policy kp_i, policy kd_i, torque 0}
 // Every other joint holds the stand pose with its default kp / kd.
@@ -34,11 +35,16 @@ class ActionMap {
 
   std::size_t size() const { return joints_.size(); }  // policy joints = network outputs
 
+  struct Outcome {
+    std::size_t nonfinite = 0;       // raw values that were NaN or infinite
+    int first_nonfinite_joint = -1;  // the first one's joint (firmware index), -1 = none
+  };
+
   // raw.size() == size(); action.size() == size() receives the clipped actions (the next
-  // last_action); targets: one per configured joint. Returns how many raw values were not
-  // finite (and counted as 0).
-  std::size_t Apply(std::span<const float> raw, std::span<float> action,
-                    std::span<sm::JointTarget> targets) const;
+  // last_action); targets: one per configured joint. Outputs with a non-finite raw value must
+  // not drive the robot (the runner reports a fault instead).
+  Outcome Apply(std::span<const float> raw, std::span<float> action,
+                std::span<sm::JointTarget> targets) const;
 
  private:
   struct Joint {

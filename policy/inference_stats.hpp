@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace robot_edge::policy {
 
@@ -14,7 +15,8 @@ struct InferenceWindow {
   std::uint64_t count = 0;  // evaluations in this window
   double avg_ms = 0.0;      // mean over this window (0 when none)
   double max_ms = 0.0;      // longest in this window (0 when none)
-  std::uint64_t nonfinite_total = 0;  // NaN / infinite outputs since start (each counted as 0)
+  std::uint64_t nonfinite_total = 0;  // NaN / infinite outputs since start
+  std::uint64_t failures_total = 0;   // evaluations that threw, since start
 };
 
 // What the API thread sees (null in the daemon when no policy is configured).
@@ -23,9 +25,12 @@ class InferenceStats {
   virtual ~InferenceStats() = default;
   // Statistics since the previous call; total since start.
   virtual InferenceWindow TakeWindow() = 0;
+  // What the last failed evaluation threw ("" when none has).
+  virtual std::string LastFailure() const = 0;
 };
 
-class InferenceCounters final : public InferenceStats {
+// The counting half of InferenceStats (LastFailure() is the runner's).
+class InferenceCounters {
  public:
   // Writer: one evaluation took `ns`.
   void Record(std::uint64_t ns) {
@@ -38,13 +43,16 @@ class InferenceCounters final : public InferenceStats {
 
   // Writer: an evaluation gave `n` non-finite outputs.
   void RecordNonFinite(std::uint64_t n) { nonfinite_.fetch_add(n, std::memory_order_relaxed); }
+  // Writer: an evaluation threw.
+  void RecordFailure() { failures_.fetch_add(1, std::memory_order_relaxed); }
 
   // Reader.
-  InferenceWindow TakeWindow() override {
+  InferenceWindow TakeWindow() {
     const std::uint64_t w = window_.exchange(0, std::memory_order_relaxed);
     InferenceWindow out;
     out.total = total_.load(std::memory_order_relaxed);
     out.nonfinite_total = nonfinite_.load(std::memory_order_relaxed);
+    out.failures_total = failures_.load(std::memory_order_relaxed);
     out.count = w >> kSumBits;
     out.max_ms = static_cast<double>(max_ns_.exchange(0, std::memory_order_relaxed)) * 1e-6;
     if (out.count > 0)
@@ -64,6 +72,7 @@ class InferenceCounters final : public InferenceStats {
   std::atomic<std::uint64_t> total_{0};
   std::atomic<std::uint64_t> max_ns_{0};
   std::atomic<std::uint64_t> nonfinite_{0};
+  std::atomic<std::uint64_t> failures_{0};
 };
 
 }  // namespace robot_edge::policy

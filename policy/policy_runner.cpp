@@ -1,5 +1,7 @@
 #include "policy/policy_runner.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -21,7 +23,7 @@ PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<Inferen
       observation_(config),
       action_(config),
       period_us_(static_cast<std::int64_t>(1e6 / config.policy.rate_hz + 0.5)),
-      stale_us_(std::max<std::int64_t>(kStalePeriods * period_us_, 250'000)),
+      stall_us_(config.policy.stall_timeout_us()),
       inputs_([&] {
         Published p;
         p.joint_pos_rad.assign(config.joints.size(), 0.0f);
@@ -53,6 +55,7 @@ void PolicyRunner::Start() {
     stop_ = false;
   }
   thread_ = std::thread([this] { ThreadBody(); });
+  pthread_setname_np(thread_.native_handle(), "re-inference");  // as ps and the tests see it
 }
 
 void PolicyRunner::Stop() {
@@ -82,10 +85,13 @@ void PolicyRunner::ThreadBody() {
 
 // ---- Control thread ----
 
-void PolicyRunner::Reset(std::int64_t /*now_us*/) { ++generation_; }
+void PolicyRunner::Reset(std::int64_t now_us) {
+  ++generation_;
+  reset_us_ = now_us;
+}
 
-bool PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& command,
-                           const sm::Inputs& inputs, std::span<sm::JointTarget> out) {
+sm::PolicyResult PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& command,
+                                       const sm::Inputs& inputs, std::span<sm::JointTarget> out) {
   Published& p = inputs_.back();
   p.sequence = ++sequence_;
   p.generation = generation_;
@@ -100,10 +106,26 @@ bool PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& command,
   }
   inputs_.Publish();
 
+  using sm::PolicyFault;
+  using sm::PolicyStatus;
   const Result& r = results_.Latest();
-  if (!r.valid || r.generation != generation_ || now_us - r.observed_us > stale_us_) return false;
+  const auto ms = [](std::int64_t us) { return static_cast<std::uint32_t>(us / 1000); };
+  if (!r.valid || r.generation != generation_) {  // nothing since Reset()
+    if (now_us - reset_us_ > stall_us_) {
+      return {PolicyStatus::kFault, PolicyFault::kStale, ms(now_us - reset_us_)};
+    }
+    return {PolicyStatus::kWaiting, PolicyFault::kStale, 0};
+  }
+  if (r.failed) return {PolicyStatus::kFault, PolicyFault::kFailed, 0};
+  if (r.nonfinite_joint >= 0) {
+    return {PolicyStatus::kFault, PolicyFault::kNonFinite,
+            static_cast<std::uint32_t>(r.nonfinite_joint)};
+  }
+  if (now_us - r.observed_us > stall_us_) {
+    return {PolicyStatus::kFault, PolicyFault::kStale, ms(now_us - r.observed_us)};
+  }
   std::copy_n(r.targets.begin(), std::min(r.targets.size(), out.size()), out.begin());
-  return true;
+  return {PolicyStatus::kTargets, PolicyFault::kStale, 0};
 }
 
 // ---- Inference thread ----
@@ -118,6 +140,25 @@ bool PolicyRunner::InferOnce() {
     last_generation_ = in.generation;
     started_ = true;
   }
+  Result& r = results_.back();
+  try {
+    Evaluate(in, &r);
+  } catch (const std::exception& e) {
+    PublishFailure(in, e.what());
+    return true;
+  } catch (...) {
+    PublishFailure(in, "an exception that is not a std::exception");
+    return true;
+  }
+  r.valid = true;
+  r.failed = false;
+  r.generation = in.generation;
+  r.observed_us = in.time_us;
+  results_.Publish();
+  return true;
+}
+
+void PolicyRunner::Evaluate(const Published& in, Result* r) {
   ObservationInputs oi;
   oi.gyro_rad_s = in.gyro_rad_s;
   oi.quat_wxyz = in.quat_wxyz;
@@ -131,15 +172,30 @@ bool PolicyRunner::InferOnce() {
   runtime_->Run(obs_, raw_);
   counters_.Record(SteadyNs() - start);
 
-  Result& r = results_.back();
   // The observation has used the previous last action.
-  const std::size_t nonfinite = action_.Apply(raw_, last_action_, r.targets);
-  if (nonfinite > 0) counters_.RecordNonFinite(nonfinite);
+  const ActionMap::Outcome outcome = action_.Apply(raw_, last_action_, r->targets);
+  if (outcome.nonfinite > 0) counters_.RecordNonFinite(outcome.nonfinite);
+  r->nonfinite_joint = outcome.first_nonfinite_joint;
+}
+
+void PolicyRunner::PublishFailure(const Published& in, const char* what) {
+  counters_.RecordFailure();
+  {
+    std::lock_guard lock(failure_mutex_);
+    last_failure_ = what;
+  }
+  Result& r = results_.back();
   r.valid = true;
+  r.failed = true;
+  r.nonfinite_joint = -1;
   r.generation = in.generation;
   r.observed_us = in.time_us;
   results_.Publish();
-  return true;
+}
+
+std::string PolicyRunner::LastFailure() const {
+  std::lock_guard lock(failure_mutex_);
+  return last_failure_;
 }
 
 }  // namespace robot_edge::policy

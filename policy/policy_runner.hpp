@@ -5,11 +5,18 @@
 //   Targets(): publish the latest inputs  ──TripleBuffer──>  InferOnce(): take the latest inputs,
 //              return the latest targets  <──TripleBuffer──    observation -> network -> targets
 //
-// Targets() returns false (the state machine holds the stand pose) until the first inference
-// on inputs published since the last Reset(), and when the latest targets are stale (the
-// inference thread missed kStalePeriods periods); between inferences the last targets hold.
+// Targets() says kWaiting (the state machine holds the stand pose) until the first inference on
+// inputs published since the last Reset(); between inferences the last targets hold. It reports
+// a fault — which ends MOVE/POLICY at the control thread's next tick — when:
+//   kNonFinite  the latest inference output NaN or infinity for some joint (its targets are not
+//               used);
+//   kFailed     the latest inference threw (the exception is caught on the inference thread,
+//               which goes on; LastFailure() says what);
+//   kStale      the latest targets, or the wait for the first ones since Reset(), are older
+//               than policy.stall_timeout_ms (two policy periods by default): the inference
+//               thread stalled.
 // Reset() (entering MOVE/POLICY) starts a new generation: the next inference clears the
-// history and the last action, and targets of an older generation are never returned.
+// history and the last action, and results of an older generation are never used.
 // The inference thread runs only when there is something new: outside MOVE/POLICY nothing is
 // published, and it sleeps.
 //
@@ -39,9 +46,6 @@ namespace robot_edge::policy {
 
 class PolicyRunner final : public sm::Policy, public InferenceStats {
  public:
-  // Latest targets older than this many policy periods (and 250 ms) are not used.
-  static constexpr int kStalePeriods = 10;
-
   // `config` has passed Validate() with a policy section and outlives the runner; `runtime`'s
   // sizes match the observation and the policy joints (LoadPolicyModel() checks them).
   PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime);
@@ -53,15 +57,17 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
 
   // sm::Policy: control thread.
   void Reset(std::int64_t now_us) override;
-  bool Targets(std::int64_t now_us, const sm::Velocity& command, const sm::Inputs& inputs,
-               std::span<sm::JointTarget> out) override;
+  sm::PolicyResult Targets(std::int64_t now_us, const sm::Velocity& command,
+                           const sm::Inputs& inputs, std::span<sm::JointTarget> out) override;
 
   // One inference on the latest published inputs: the inference thread's work, public so that
   // tests can drive it by hand. Returns false when nothing was published since the last one.
+  // Never throws: a failed evaluation is published as a fault.
   bool InferOnce();
 
   // InferenceStats: API thread.
   InferenceWindow TakeWindow() override { return counters_.TakeWindow(); }
+  std::string LastFailure() const override;
 
   const Observation& observation() const { return observation_; }
   // "45 -> 12 …; observation base_ang_vel 3 + … = 45; 12 joints at 50 Hz".
@@ -82,16 +88,21 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
     bool valid = false;
     std::uint32_t generation = 0;
     std::int64_t observed_us = 0;          // time_us of the inputs it was computed from
+    bool failed = false;                   // the evaluation threw
+    int nonfinite_joint = -1;              // first joint (firmware) with a non-finite action
     std::vector<sm::JointTarget> targets;  // every joint, firmware order
   };
   void ThreadBody();
+  // The network on `in`; throws what the runtime throws.
+  void Evaluate(const Published& in, Result* r);
+  void PublishFailure(const Published& in, const char* what);
 
   const config::Config& config_;
   std::unique_ptr<InferenceRuntime> runtime_;
   Observation observation_;
   ActionMap action_;
   std::int64_t period_us_;
-  std::int64_t stale_us_;
+  std::int64_t stall_us_;  // policy.stall_timeout_ms
   TripleBuffer<Published> inputs_;
   TripleBuffer<Result> results_;
   InferenceCounters counters_;
@@ -99,12 +110,17 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
   // CONTROL_ thread's.
   std::uint32_t generation_ = 0;
   std::uint64_t sequence_ = 0;
+  std::int64_t reset_us_ = 0;
 
   // INFERENCE_ thread's.
   std::uint64_t last_sequence_ = 0;
   bool started_ = false;
   std::uint32_t last_generation_ = 0;
   std::vector<float> obs_, raw_, last_action_;
+
+  // Written by the inference thread when an evaluation throws; read by the API thread.
+  mutable std::mutex failure_mutex_;
+  std::string last_failure_;
 
   // Owner <-> inference thread: only to wake it for Stop().
   std::mutex mutex_;

@@ -29,8 +29,9 @@ class InferenceRuntime {
   virtual std::size_t input_size() const = 0;
   virtual std::size_t output_size() const = 0;
 
-  // Evaluates the network: in.size() == input_size(), out.size() == output_size(). Never
-  // allocates, blocks or throws: everything it needs was prepared at load time.
+  // Evaluates the network: in.size() == input_size(), out.size() == output_size(). Should never
+  // allocate, block or throw: everything it needs was prepared at load time. (Another engine
+  // behind this interface might throw: PolicyRunner catches it and reports a policy fault.)
   virtual void Run(std::span<const float> in, std::span<float> out) = 0;
 
   // One line for the start-up log, e.g. "45 -> 12, 9 nodes (Gemm 3, Elu 2, Tanh 1, ...)".

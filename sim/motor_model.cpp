@@ -22,7 +22,7 @@ SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint) {
   p.ambient_c = s.ambient_c;
   p.thermal_time_constant_s = s.thermal_time_constant_s;
   p.heating_c_per_nm2_s = s.heating_c_per_nm2_s;
-  p.can_timeout_us = static_cast<std::int64_t>(s.motor_can_timeout_ms) * 1000;
+  p.can_timeout_us = static_cast<std::int64_t>(m.can_timeout_ms) * 1000;
   return p;
 }
 

@@ -102,7 +102,7 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
                                 : !InGrace(now_us);
     Apply(&timeout_[j], silent, !silent, Ms(age_us), now_us, events);
     if (!replied) continue;
-    Apply(&overtemp_[j], m.temperature_c >= trip_c_, m.temperature_c < clear_c_,
+    Apply(&overtemp_[j], m.temperature_c >= trip_c_, m.temperature_c <= clear_c_,
           Rounded(m.temperature_c), now_us, events);
     Apply(&fault_[j], m.error_code != 0, m.error_code == 0, m.error_code, now_us, events);
   }
@@ -110,6 +110,7 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
 
 void AlertMonitor::UpdateImu(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
   const bool received = in.imu.last_update_us >= 0;
+  imu_received_ |= received;
   const std::int64_t age_us = now_us - (received ? in.imu.last_update_us : start_us_);
   const bool stale = received ? age_us > imu_timeout_us_ : !InGrace(now_us);
   Apply(&imu_timeout_, stale, !stale, Ms(age_us), now_us, events);

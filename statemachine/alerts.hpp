@@ -1,8 +1,8 @@
 // Alert conditions, evaluated from measurements and the time passed in (pure). Every alert is
 // critical: while one is active the robot is held in DAMP.
 //
-//   MOTOR_OVERTEMP  per joint: trips at temperature >= safety.overtemp_trip_c, clears below
-//                   safety.overtemp_clear_c (hysteresis).
+//   MOTOR_OVERTEMP  per joint: trips at temperature >= safety.overtemp_trip_c, clears at or
+//                   below safety.overtemp_clear_c (hysteresis; seed 001: "clears at 70°C").
 //   FW_LINK_TIMEOUT per joint: no reply for control.motor_reply_timeout_ms while at least
 //                   kMinUnanswered commands went unanswered (a daemon that was itself held up
 //                   and sent nothing does not blame its motors); clears on a reply. A motor that
@@ -44,6 +44,8 @@ class AlertMonitor {
   const Alert* FirstCritical() const;
   // Every motor has replied at least once.
   bool all_motors_replied() const { return all_replied_; }
+  // The IMU has reported at least once (before, fall detection is blind).
+  bool imu_received() const { return imu_received_; }
 
  private:
   struct Slot {
@@ -72,6 +74,7 @@ class AlertMonitor {
   std::vector<Alert> active_;  // rebuilt by Update(), capacity reserved
   std::uint32_t error_flags_ = 0;
   bool all_replied_ = false;
+  bool imu_received_ = false;
 };
 
 }  // namespace robot_edge::sm

@@ -24,10 +24,16 @@ enum class Reason : std::uint8_t {
   kTrajectoryInPolicy,      // not a transition of seed 000's table
   kBlockedByAlert,          // leaving DAMP while a critical alert is active
   kMotorsNotReady,          // leaving DAMP before every motor has replied
+  kImuNotReady,             // leaving DAMP before the IMU has reported (fall detection blind)
   kTrajectoryStreamDamped,  // a trajectory stream that DAMP interrupted (pause or STAND first)
+  kSentBeforeDamp,          // sent before the robot last entered DAMP: cannot leave it
   // Drops by the daemon (counted there, named here so every reason has one list).
   kNotController,           // sender does not hold control
   kQueueFull,               // the control thread's command queue was full
+  kNoTimestamp,             // CloudCommand.timestamp_us is 0: its age cannot be judged
+  kCommandStale,            // older than api.max_command_age_ms (command_freshness.hpp)
+  kSequenceNotIncreasing,   // sequence not above the last one from this client: a replay,
+                            // a duplicate or a reordered packet
   // Adjustments: the command was applied, but not exactly as sent.
   kVelocityClamped,         // vx / vy / vyaw outside its range, clamped
   kGainsDefaulted,          // kp or kd with a count other than 0 or one per joint: defaults used

@@ -24,6 +24,10 @@ enum class CommandKind : std::uint8_t {
 
 enum class ModeRequest : std::uint8_t { kStand, kDamp };
 
+// Who sent a command: a client (its sequence is reported as last_command_sequence) or the
+// daemon itself (shutdown, a DAMP or stop-walking that took the mailbox: no sequence).
+enum class CommandSource : std::uint8_t { kClient, kDaemon };
+
 struct Velocity {
   float vx = 0;    // m/s
   float vy = 0;    // m/s
@@ -32,8 +36,13 @@ struct Velocity {
 
 struct Command {
   CommandKind kind = CommandKind::kMode;
+  CommandSource source = CommandSource::kClient;
   std::uint32_t sequence = 0;   // CloudCommand.sequence
   std::int64_t received_us = 0; // when the daemon received it
+  // When the client sent it, estimated on the same clock from its timestamp_us (see
+  // daemon/command_freshness.hpp); received_us when unknown. A command sent before the robot
+  // last entered DAMP cannot take it out of DAMP.
+  std::int64_t sent_us = 0;
   Velocity velocity;            // kVelocity
   ModeRequest mode = ModeRequest::kDamp;  // kMode
   const Trajectory* trajectory = nullptr; // kTrajectory; read during Submit() only
@@ -116,11 +125,20 @@ enum class EventKind : std::uint8_t {
   kAlertCleared,       // alert (value = last measured)
   kTrajectoryTimeout,  // MOVE/TRAJECTORY got no packet for the timeout: -> DAMP
   kModeBlocked,        // a command could not leave DAMP for `to`: alert says which (or reason)
-  kPolicyStalled,      // MOVE/POLICY got no targets from the policy (silence_ms): -> STAND
+  kPolicyFault,        // MOVE/POLICY ended because of the policy (policy_fault, detail): ->
+                       // STAND or DAMP (policy.on_fault)
 };
 
-enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert, kPolicyStall };
+enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert, kPolicyFault };
 
+// Why MOVE/POLICY ended by itself.
+enum class PolicyFault : std::uint8_t {
+  kStale,      // its latest targets are older than policy.stall_timeout_ms (detail: their age,
+               // ms): the inference thread stalled, or gave nothing since MOVE/POLICY began
+  kNoTargets,  // no targets at all within StateMachine::kPolicyFirstTargetsUs (detail: ms)
+  kNonFinite,  // the network output NaN or infinity (detail: the first such joint, firmware)
+  kFailed,     // the inference thread failed (an exception; its message is the runner's)
+};
 struct Event {
   EventKind kind = EventKind::kModeChanged;
   std::int64_t time_us = 0;
@@ -128,11 +146,10 @@ struct Event {
   Mode to = Mode::kDamp;
   Cause cause = Cause::kCommand;
   Alert alert;                       // kAlertRaised / kAlertCleared / kModeBlocked
-  Reason reason = Reason::kCount;    // kModeBlocked: kBlockedByAlert, kMotorsNotReady
-                                     // or kTrajectoryStreamDamped
-  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet;
-                                     // kPolicyStalled: time in MOVE/POLICY without any
-                                     // targets (0: they went stale after driving)
+  Reason reason = Reason::kCount;    // kModeBlocked: the Reason that kept it in DAMP
+  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
+  PolicyFault policy_fault = PolicyFault::kStale;  // kPolicyFault
+  std::uint32_t detail = 0;          // kPolicyFault: per PolicyFault
 };
 
 }  // namespace robot_edge::sm

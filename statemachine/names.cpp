@@ -44,9 +44,14 @@ const char* ToString(Reason reason) {
     case Reason::kTrajectoryInPolicy: return "trajectory_in_policy";
     case Reason::kBlockedByAlert: return "blocked_by_alert";
     case Reason::kMotorsNotReady: return "motors_not_ready";
+    case Reason::kImuNotReady: return "imu_not_ready";
     case Reason::kTrajectoryStreamDamped: return "trajectory_stream_damped";
+    case Reason::kSentBeforeDamp: return "sent_before_damp";
     case Reason::kNotController: return "not_controller";
     case Reason::kQueueFull: return "queue_full";
+    case Reason::kNoTimestamp: return "no_timestamp";
+    case Reason::kCommandStale: return "command_stale";
+    case Reason::kSequenceNotIncreasing: return "sequence_not_increasing";
     case Reason::kVelocityClamped: return "velocity_clamped";
     case Reason::kGainsDefaulted: return "gains_defaulted";
     case Reason::kGainsNonFinite: return "gains_non_finite";

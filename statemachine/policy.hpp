@@ -9,6 +9,14 @@
 
 namespace robot_edge::sm {
 
+enum class PolicyStatus : std::uint8_t { kTargets, kWaiting, kFault };
+
+struct PolicyResult {
+  PolicyStatus status = PolicyStatus::kWaiting;
+  PolicyFault fault = PolicyFault::kStale;  // kFault: which
+  std::uint32_t detail = 0;                 // kFault: per PolicyFault (io.hpp)
+};
+
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -17,12 +25,11 @@ class Policy {
   virtual void Reset(std::int64_t now_us) = 0;
 
   // Called every control tick in MOVE/POLICY, on the control thread: must not block, allocate,
-  // log or throw. Writes one target per joint into `out` and returns true, or returns false while
-  // it has no output yet (the state machine then holds the stand pose). Non-finite values are
-  // replaced by the state machine (position: stand pose, gains: defaults, others: 0) and every
-  // target is clamped like any other.
-  virtual bool Targets(std::int64_t now_us, const Velocity& command, const Inputs& inputs,
-                       std::span<JointTarget> out) = 0;
+  // log or throw. kTargets: one target per joint was written into `out` (each is then clamped
+  // like any other; a non-finite value never reaches a motor). kWaiting: no output yet since
+  // Reset() (the state machine holds the stand pose). Any fault ends MOVE/POLICY.
+  virtual PolicyResult Targets(std::int64_t now_us, const Velocity& command, const Inputs& inputs,
+                               std::span<JointTarget> out) = 0;
 };
 
 }  // namespace robot_edge::sm

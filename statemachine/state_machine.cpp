@@ -15,6 +15,8 @@ float F(double v) { return static_cast<float>(v); }
 
 StateMachine::StateMachine(const config::Config& config, Policy* policy)
     : policy_(policy),
+      on_policy_fault_(config.policy.on_fault),
+      period_us_(config.period_us()),
       trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) * 1000),
       stand_ramp_s_(config.control.stand_ramp_s),
       alerts_(config),
@@ -22,6 +24,7 @@ StateMachine::StateMachine(const config::Config& config, Policy* policy)
       stand_start_rad_(config.joints.size()),
       trajectory_(config.joints.size(), config.control.max_segments),
       targets_(config.joints.size()) {
+  last_position_rad_.reserve(config.joints.size());
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
     const auto& joint = config.joints[j];
     const auto& motor = config.motor_of(j);
@@ -29,6 +32,7 @@ StateMachine::StateMachine(const config::Config& config, Policy* policy)
                        F(joint.kd), F(joint.damp_kd), F(std::min(config::kApiKpMax, motor.kp_max)),
                        F(std::min(config::kApiKdMax, motor.kd_max)), F(motor.v_max_rad_s),
                        F(motor.t_max_nm)});
+    last_position_rad_.push_back(F(joint.stand_rad));
   }
 }
 
@@ -52,33 +56,31 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   if (!t.allowed) {
     refused = t.refused;
   } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
-    refused = BlockedInDamp(now_us, command.kind, t.next, continues_stream);
+    refused = BlockedInDamp(now_us, command, t.next, continues_stream);
   }
   if (refused) {
     counters_.Count(*refused);
     return {false, *refused, mode_};
   }
   Apply(now_us, command, t.next);
-  last_command_sequence_ = command.sequence;
+  if (command.source == CommandSource::kClient) last_command_sequence_ = command.sequence;
   return {true, Reason::kCount, mode_};
 }
 
-std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKind kind,
+std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Command& command,
                                                   Mode requested, bool continues_stream) {
-  const bool trajectory = kind == CommandKind::kTrajectory;
+  const bool trajectory = command.kind == CommandKind::kTrajectory;
   if (trajectory && !continues_stream) {  // a new stream
     stream_damped_ = false;
     stream_block_reason_ = Reason::kCount;
   }
   const Alert* blocking = alerts_.FirstCritical();
-  const bool damped_stream = trajectory && stream_damped_;
-  if (blocking == nullptr && alerts_.all_motors_replied() && !damped_stream) return std::nullopt;
+  const Reason reason = WhyBlocked(command, blocking);
+  if (reason == Reason::kCount) return std::nullopt;
   Event e;
   e.kind = EventKind::kModeBlocked;
   e.time_us = now_us;
-  e.reason = blocking != nullptr           ? Reason::kBlockedByAlert
-             : !alerts_.all_motors_replied() ? Reason::kMotorsNotReady
-                                             : Reason::kTrajectoryStreamDamped;
+  e.reason = reason;
   e.from = Mode::kDamp;
   e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
@@ -86,6 +88,18 @@ std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, CommandKi
   if (!trajectory || e.reason != stream_block_reason_) events_.Push(e);
   if (trajectory) stream_block_reason_ = e.reason;
   return e.reason;
+}
+
+// kCount: not blocked.
+Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) const {
+  if (blocking != nullptr) return Reason::kBlockedByAlert;
+  if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
+  if (!alerts_.imu_received()) return Reason::kImuNotReady;
+  if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
+  if (command.kind == CommandKind::kTrajectory && stream_damped_) {
+    return Reason::kTrajectoryStreamDamped;
+  }
+  return Reason::kCount;
 }
 
 bool StateMachine::StreamRunning(std::int64_t now_us) const {
@@ -101,7 +115,7 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
       break;
     case CommandKind::kTrajectory:
       trajectory_.CopyFrom(*command.trajectory);
-      next_segment_ = 0;
+      trajectory_start_us_ = now_us;
       last_trajectory_us_ = command.received_us;
       break;
     case CommandKind::kStopWalking:
@@ -127,6 +141,7 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
     policy_targets_us_ = -1;
   }
   if (next != Mode::kMoveTrajectory) trajectory_.Clear();
+  if (next == Mode::kDamp) damp_entered_us_ = now_us;
   stream_damped_ = next == Mode::kDamp && StreamRunning(now_us);
   stream_block_reason_ = Reason::kCount;
   mode_ = next;
@@ -168,7 +183,7 @@ void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
   switch (mode_) {
     case Mode::kDamp: DampTargets(in); break;
     case Mode::kStand: StandTargets(now_us, in); break;
-    case Mode::kMoveTrajectory: TrajectoryTargets(); break;
+    case Mode::kMoveTrajectory: TrajectoryTargets(now_us); break;
     case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
   }
 }
@@ -197,52 +212,64 @@ void StateMachine::StandTargets(std::int64_t now_us, const Inputs& in) {
   }
 }
 
-void StateMachine::TrajectoryTargets() {
+void StateMachine::TrajectoryTargets(std::int64_t now_us) {
   if (trajectory_.segments() == 0) return;  // cannot happen in this mode; keep last targets
-  const std::size_t s = std::min(next_segment_, trajectory_.segments() - 1);
+  const auto elapsed = static_cast<std::size_t>(std::max<std::int64_t>(0, now_us - trajectory_start_us_) / period_us_);
+  const std::size_t s = std::min(elapsed, trajectory_.segments() - 1);
   const auto pos = trajectory_.positions(s), kp = trajectory_.kp(s), kd = trajectory_.kd(s);
   for (std::size_t j = 0; j < targets_.size(); ++j) targets_[j] = {pos[j], 0.0f, kp[j], kd[j], 0.0f};
-  if (next_segment_ < trajectory_.segments()) ++next_segment_;
 }
 
 // Until the policy's first targets the stand pose holds (MOVE/POLICY is entered from STAND).
-// Once it has driven the joints, a policy without targets (its thread stalled: they went stale)
-// or one that never produces any hands over to STAND, which ramps from the measured pose — not
-// a jump to the stand pose in one tick — and says so.
+// Any fault of the policy — non-finite output, stale targets (a stalled inference thread), a
+// failed thread, or no targets at all within kPolicyFirstTargetsUs — ends MOVE/POLICY at once:
+// the walking velocity is cleared and the robot goes to STAND, which ramps from the measured
+// pose (not a jump), or to DAMP (policy.on_fault), and says why.
 void StateMachine::PolicyTargets(std::int64_t now_us, const Inputs& in) {
-  if (policy_ != nullptr && policy_->Targets(now_us, velocity_, in, targets_)) {
+  PolicyResult r;
+  if (policy_ != nullptr) r = policy_->Targets(now_us, velocity_, in, targets_);
+  if (r.status == PolicyStatus::kTargets) {
     policy_targets_us_ = now_us;
     return;
   }
-  if (policy_targets_us_ >= 0 || now_us - policy_entered_us_ >= kPolicyFirstTargetsUs) {
-    PolicyStalled(now_us, in);
+  if (r.status == PolicyStatus::kWaiting && now_us - policy_entered_us_ >= kPolicyFirstTargetsUs) {
+    r = {PolicyStatus::kFault, PolicyFault::kNoTargets,
+         static_cast<std::uint32_t>((now_us - policy_entered_us_) / 1000)};
+  }
+  if (r.status == PolicyStatus::kFault) {
+    PolicyFaulted(now_us, in, r);
     return;
   }
   for (std::size_t j = 0; j < targets_.size(); ++j) HoldStandPose(j);
 }
 
-void StateMachine::PolicyStalled(std::int64_t now_us, const Inputs& in) {
+void StateMachine::PolicyFaulted(std::int64_t now_us, const Inputs& in, const PolicyResult& r) {
   Event e;
-  e.kind = EventKind::kPolicyStalled;
+  e.kind = EventKind::kPolicyFault;
   e.time_us = now_us;
-  // 0: its targets went stale after driving; else how long it has been silent since entry.
-  e.silence_ms = policy_targets_us_ >= 0
-                     ? 0
-                     : static_cast<std::uint32_t>((now_us - policy_entered_us_) / 1000);
+  e.policy_fault = r.fault;
+  e.detail = r.detail;
   events_.Push(e);
-  EnterMode(now_us, Mode::kStand, Cause::kPolicyStall);
-  StandTargets(now_us, in);
+  const bool damp = on_policy_fault_ == config::PolicyFaultAction::kDamp;
+  EnterMode(now_us, damp ? Mode::kDamp : Mode::kStand, Cause::kPolicyFault);
+  if (damp) {
+    DampTargets(in);
+  } else {
+    StandTargets(now_us, in);
+  }
 }
 
 void StateMachine::HoldStandPose(std::size_t j) {
   targets_[j] = {joints_[j].stand_rad, 0.0f, joints_[j].kp, joints_[j].kd, 0.0f};
 }
 
+// Every target that leaves the state machine is finite and within the joint's and the motor's
+// ranges. A non-finite position holds the joint's last target (never a jump to a default pose).
 void StateMachine::Sanitize() {
   for (std::size_t j = 0; j < targets_.size(); ++j) {
     JointTarget& t = targets_[j];
-    const JointLimits& l = joints_[j];
-    if (!std::isfinite(t.position_rad)) t.position_rad = l.stand_rad;
+    const JointParams& l = joints_[j];
+    if (!std::isfinite(t.position_rad)) t.position_rad = last_position_rad_[j];
     if (!std::isfinite(t.kp)) t.kp = l.kp;
     if (!std::isfinite(t.kd)) t.kd = l.kd;
     if (!std::isfinite(t.velocity_rad_s)) t.velocity_rad_s = 0.0f;
@@ -252,6 +279,7 @@ void StateMachine::Sanitize() {
     t.kd = std::clamp(t.kd, 0.0f, l.kd_cap);
     t.velocity_rad_s = std::clamp(t.velocity_rad_s, -l.v_cap, l.v_cap);
     t.torque_nm = std::clamp(t.torque_nm, -l.t_cap, l.t_cap);
+    last_position_rad_[j] = t.position_rad;
   }
 }
 

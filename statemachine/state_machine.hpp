@@ -9,6 +9,7 @@
 // Threads: one owner (the control thread). After construction nothing allocates or throws.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -45,6 +46,9 @@ class StateMachine {
   // Not owned; must outlive the state machine.
   StateMachine(const config::Config& config, Policy* policy);
 
+  // Every Submit() and Step() gets the same `now_us` within a control tick, and time never goes
+  // backwards.
+
   SubmitResult Submit(std::int64_t now_us, const Command& command);
   const Outputs& Step(std::int64_t now_us, const Inputs& inputs);
 
@@ -53,15 +57,18 @@ class StateMachine {
   std::uint64_t events_dropped() const { return events_.dropped(); }
 
  private:
-  struct JointLimits {
+  // One joint's parameters as floats (config/config.hpp).
+  struct JointParams {
     float min_rad, max_rad, stand_rad, kp, kd, damp_kd, kp_cap, kd_cap, v_cap, t_cap;
   };
 
-  // Blocks leaving DAMP while a critical alert is active or a motor never replied, and a
-  // trajectory stream that DAMP interrupted from restarting the robot (see stream_damped_).
+  // Blocks leaving DAMP while a critical alert is active, a motor never replied or the IMU never
+  // reported; a command sent before DAMP was entered (a late packet of any stream, the
+  // watchdog's included); and a trajectory stream that DAMP interrupted (see stream_damped_).
   // `continues_stream`: a trajectory packet within the timeout of the previous one.
-  std::optional<Reason> BlockedInDamp(std::int64_t now_us, CommandKind kind, Mode requested,
+  std::optional<Reason> BlockedInDamp(std::int64_t now_us, const Command& command, Mode requested,
                                       bool continues_stream);
+  Reason WhyBlocked(const Command& command, const Alert* blocking) const;
   bool StreamRunning(std::int64_t now_us) const;
   void Apply(std::int64_t now_us, const Command& command, Mode next);
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
@@ -69,15 +76,17 @@ class StateMachine {
   void ComputeTargets(std::int64_t now_us, const Inputs& in);
   void DampTargets(const Inputs& in);
   void StandTargets(std::int64_t now_us, const Inputs& in);
-  void TrajectoryTargets();
+  void TrajectoryTargets(std::int64_t now_us);
   void PolicyTargets(std::int64_t now_us, const Inputs& in);
-  void PolicyStalled(std::int64_t now_us, const Inputs& in);
+  void PolicyFaulted(std::int64_t now_us, const Inputs& in, const PolicyResult& result);
   void HoldStandPose(std::size_t joint);
   void Sanitize();
   void BeginTick();
 
-  std::vector<JointLimits> joints_;
+  std::vector<JointParams> joints_;
   Policy* policy_;
+  config::PolicyFaultAction on_policy_fault_;
+  std::int64_t period_us_;
   std::int64_t trajectory_timeout_us_;
   double stand_ramp_s_;
   AlertMonitor alerts_;
@@ -86,6 +95,8 @@ class StateMachine {
   bool events_reported_ = false;
 
   Mode mode_ = Mode::kDamp;
+  // When DAMP was last entered (boot included): commands sent before cannot leave it.
+  std::int64_t damp_entered_us_ = std::numeric_limits<std::int64_t>::min();
   Velocity velocity_;
   std::uint32_t last_command_sequence_ = 0;
   // STAND ramp.
@@ -95,9 +106,10 @@ class StateMachine {
   // MOVE/POLICY.
   std::int64_t policy_entered_us_ = 0;
   std::int64_t policy_targets_us_ = -1;  // last tick the policy gave targets; -1 = not yet
-  // MOVE/TRAJECTORY.
+  // MOVE/TRAJECTORY. Segment s plays from trajectory_start_us_ + s periods (by the clock, so a
+  // late tick does not slow the trajectory down); the last one holds.
   Trajectory trajectory_;
-  std::size_t next_segment_ = 0;
+  std::int64_t trajectory_start_us_ = 0;
   std::int64_t last_trajectory_us_ = 0;  // received_us of the last accepted packet (watchdog)
   std::int64_t last_packet_us_ = -1;      // received_us of the last packet, accepted or not
   // DAMP (a command or an alert) interrupted a running trajectory stream: that stream's packets
@@ -107,6 +119,8 @@ class StateMachine {
   Reason stream_block_reason_ = Reason::kCount;  // last MODE_BLOCKED reported for this stream
 
   std::vector<JointTarget> targets_;
+  // Last targets that reached the motors: a non-finite position holds the joint's last one.
+  std::vector<float> last_position_rad_;
   Outputs outputs_;
 };
 

@@ -125,7 +125,8 @@ TEST_F(ControlLoopTest, AnUrgentDampIsAppliedAfterThePipesCommandsOnTheNextTick)
   EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kDamp);
   EXPECT_EQ(channels_.urgent.load(), 0u) << "the request is consumed";
   for (std::size_t j = 0; j < 25; ++j) EXPECT_EQ(Sent(j).kp, 0.0f) << j;
-  Send(stand);  // and it is not applied again
+  stand.received_us = stand.sent_us = 22 * kMs;  // a new STAND, sent after the DAMP
+  Send(stand);  // and the DAMP is not applied again
   Run(22 * kMs, 24 * kMs);
   EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
 }

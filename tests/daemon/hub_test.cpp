@@ -33,7 +33,8 @@ class HubTest : public testing::Test {
       : config_(SmallBacklogConfig()),
         channels_(config_, 8, 4096),
         wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-        hub_(io_, config_, &channels_, nullptr, ::dup(wake_), "test") {
+        access_(AccessPolicy::Load(config_, ::getuid())),
+        hub_(io_, config_, &channels_, nullptr, ::dup(wake_), "test", &access_) {
     hub_.Start();
   }
   ~HubTest() override {
@@ -50,7 +51,7 @@ class HubTest : public testing::Test {
       ::setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
     }
     asio::local::stream_protocol::socket server(io_, asio::local::stream_protocol(), fds[1]);
-    hub_.Accept(Session::Socket(std::move(server)), Transport::kUnix, "test peer");
+    hub_.Accept(Session::Socket(std::move(server)), UnixPeer(fds[1]));
     return fds[0];
   }
   void SendHello(int fd, const std::string& controller, bool telemetry = false) {
@@ -98,6 +99,7 @@ class HubTest : public testing::Test {
   asio::io_context io_;
   ControlChannels channels_;
   int wake_;
+  AccessPolicy access_;
   Hub hub_;
 };
 
@@ -155,9 +157,13 @@ void SendCommands(int fd, const std::vector<edge::CloudCommand>& commands) {
   ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
 }
 
+// A command as a client sends it: its sequence, stamped with the wall clock now.
 edge::CloudCommand ModeCommandOf(edge::Mode mode, std::uint32_t sequence) {
   edge::CloudCommand c;
   c.set_sequence(sequence);
+  c.set_timestamp_us(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                    std::chrono::system_clock::now().time_since_epoch())
+                                                    .count()));
   c.mutable_mode()->set_mode(mode);
   return c;
 }

@@ -150,21 +150,38 @@ TEST(Errors, ADampedTrajectoryStreamIsToldHowToStartOver) {
       << error->message();
 }
 
-TEST(Errors, PolicyStalledSaysWhyAndThatTheRobotStands) {
+TEST(Errors, LateAndImuLessExitsFromDampSayWhy) {
   sm::Event e;
-  e.kind = sm::EventKind::kPolicyStalled;
-  e.silence_ms = 1000;
-  auto error = ErrorFor(e, Config(), "");
-  EXPECT_EQ(error->code(), "POLICY_STALLED");
-  EXPECT_EQ(error->subsystem(), edge::SUBSYSTEM_FIRMWARE);
-  EXPECT_NE(error->message().find("no targets within 1000 ms of MOVE/POLICY: STAND"),
-            std::string::npos)
-      << error->message();
-  e.silence_ms = 0;
-  error = ErrorFor(e, Config(), "");
-  EXPECT_NE(error->message().find("targets went stale (its inference stalled): STAND"),
-            std::string::npos)
-      << error->message();
+  e.kind = sm::EventKind::kModeBlocked;
+  e.to = sm::Mode::kStand;
+  e.reason = sm::Reason::kSentBeforeDamp;
+  EXPECT_NE(ErrorFor(e, Config(), "")->message().find("sent before the robot went to DAMP"),
+            std::string::npos);
+  e.reason = sm::Reason::kImuNotReady;
+  EXPECT_NE(ErrorFor(e, Config(), "")->message().find("the IMU has not reported yet"),
+            std::string::npos);
+}
+
+TEST(Errors, PolicyFaultSaysWhichFaultAndThatTheRobotStands) {
+  sm::Event e;
+  e.kind = sm::EventKind::kPolicyFault;
+  const auto text = [&](sm::PolicyFault fault, std::uint32_t detail,
+                        std::string_view failure = {}) {
+    e.policy_fault = fault;
+    e.detail = detail;
+    const auto error = ErrorFor(e, Config(), "", failure);
+    EXPECT_EQ(error->code(), "POLICY_FAULT");
+    EXPECT_EQ(static_cast<int>(error->subsystem()), edge::SUBSYSTEM_POLICY);
+    return error->message();
+  };
+  const auto has = [](const std::string& text, const std::string& what) {
+    EXPECT_NE(text.find(what), std::string::npos) << text;
+  };
+  has(text(sm::PolicyFault::kStale, 55), "its targets are 55 ms old");
+  has(text(sm::PolicyFault::kNoTargets, 1000), "no targets within 1000 ms of MOVE/POLICY");
+  has(text(sm::PolicyFault::kNonFinite, 3), "non-finite action (NaN or infinity) for L_Knee");
+  has(text(sm::PolicyFault::kFailed, 0, "bad_alloc"), "inference thread failed: bad_alloc");
+  has(text(sm::PolicyFault::kStale, 55), "walking stopped, STAND, ramping from the measured pose");
 }
 
 TEST(Errors, ModeChangesAndClearedAlertsAreNotErrors) {

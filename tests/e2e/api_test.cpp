@@ -8,12 +8,6 @@
 namespace robot_edge::e2e {
 namespace {
 
-edge::CloudCommand Mode(edge::Mode m) {
-  edge::CloudCommand c;
-  c.mutable_mode()->set_mode(m);
-  return c;
-}
-
 std::optional<edge::ControllerEvent> NextControllerEvent(client::Client& c, Millis timeout) {
   const auto e = WaitEvent(c, [](const auto& msg) { return msg.has_controller(); }, timeout);
   if (!e) return std::nullopt;
@@ -227,17 +221,36 @@ TEST(Hello, UnknownControllerIsRefusedWithAReason) {
   }
 }
 
-TEST(Hello, TcpNeedsTheTokenAndWelcomesWithIt) {
-  Robot robot({{{"tcp: \"\"", "tcp: \"127.0.0.1:7433\""}, {"token: \"\"", "token: \"s3cret\""}}, {}});
+// The Goodbye a TCP Hello as `role` with `token` gets ("" when welcomed).
+std::string TcpRefusal(const std::string& role, const std::string& token) {
   edge::Hello hello;
-  hello.set_token("wrong");
-  auto bad = client::Client::ConnectTcp("127.0.0.1", 7433, 3s);
+  hello.set_controller(role);
+  hello.set_token(token);
+  auto c = client::Client::ConnectTcp("127.0.0.1", 7433, 3s);
   try {
-    bad.Hello(hello, 3s);
-    FAIL() << "a wrong token was welcomed";
+    c.Hello(hello, 3s);
+    return "";
   } catch (const client::ClientError& e) {
-    EXPECT_EQ(e.goodbye_reason(), "invalid token");
+    return e.goodbye_reason();
   }
+}
+
+TEST(Hello, OverTcpEachRoleNeedsItsOwnToken) {
+  RobotOptions options;
+  options.config_edits = {{"tcp: \"\"", "tcp: \"127.0.0.1:7433\""},
+                          {"roles: {}", "roles: {cloud: {token_file: cloud.token}}"}};
+  options.files = {{"cloud.token", "s3cret\n"}};
+  Robot robot(options);
+  EXPECT_EQ(TcpRefusal("cloud", "wrong"), "invalid token for the role 'cloud'");
+  EXPECT_EQ(TcpRefusal("cloud", ""), "the role 'cloud' needs its token over TCP");
+  EXPECT_EQ(TcpRefusal("ble", "s3cret"),
+            "the role 'ble' cannot be taken over TCP (api.roles.ble.token_file is not set)");
+  EXPECT_EQ(TcpRefusal("", ""),
+            "the role 'observer' cannot be taken over TCP (api.roles.observer.token_file is not "
+            "set)");
+  EXPECT_EQ(robot.DaemonLog().find("s3cret"), std::string::npos) << "a token is never logged";
+  edge::Hello hello;
+  hello.set_controller("cloud");
   hello.set_token("s3cret");
   auto good = client::Client::ConnectTcp("127.0.0.1", 7433, 3s);
   const edge::Welcome w = good.Hello(hello, 3s);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -16,9 +17,11 @@ struct CtlResult {
   std::string output;
 };
 
-CtlResult Ctl(const Robot& robot, const std::string& args) {
-  const std::string command = std::string(ROBOT_EDGECTL) + " --socket " + robot.api_socket() +
-                              " " + args + " 2>&1";
+// robot-edgectl ARGS on the robot's socket; `as` (e.g. "setpriv --reuid=nobody ...") runs it
+// as another user.
+CtlResult Ctl(const Robot& robot, const std::string& args, const std::string& as = "") {
+  const std::string command = as + (as.empty() ? "" : " ") + ROBOT_EDGECTL + " --socket " +
+                              robot.api_socket() + " " + args + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   std::string out;
   char buffer[4096];
@@ -69,6 +72,27 @@ TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
   const CtlResult r = Ctl(robot, "status");
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_NE(r.output.find("robot-edged"), std::string::npos) << r.output;
+}
+
+// An impostor: a local process that can open the socket claims a controller role. Its user
+// decides (SO_PEERCRED), not its Hello.
+TEST(Cli, ALocalUserTakesOnlyTheRolesItIsGranted) {
+  RobotOptions options;
+  options.config_edits = {{"roles: {}", "roles: {ble: {users: [nobody]}}"}};
+  Robot robot(options);
+  // Let uid nobody reach the socket (the test's directory is private).
+  ASSERT_EQ(::chmod(robot.dir().c_str(), 0711), 0);
+  ASSERT_EQ(::chmod(robot.api_socket().c_str(), 0666), 0);
+  const std::string nobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
+  CtlResult r = Ctl(robot, "--controller cloud stand", nobody);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("uid 65534 may not take the role 'cloud'"), std::string::npos)
+      << r.output;
+  r = Ctl(robot, "--controller ble stand", nobody);
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = Ctl(robot, "damp", nobody);  // as an observer: anyone who can open the socket may DAMP
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(robot.DaemonLog().find("Hello as 'cloud' refused: uid 65534"), std::string::npos);
 }
 
 }  // namespace

@@ -164,13 +164,14 @@ Robot::Robot(RobotOptions options) {
     options.config_edits.insert(options.config_edits.begin(),
                                 {{"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"},
                                  {"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"},
-                                 {"timeout_ms: 100}", "timeout_ms: 300}"}});
+                                 {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
   }
   for (const auto& [from, to] : options.config_edits) {
     const auto at = yaml.find(from);
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
     yaml.replace(at, from.size(), to);
   }
+  for (const auto& [name, content] : options.files) std::ofstream(dir_ + "/" + name) << content;
   const std::string config_path = dir_ + "/robot-edge.yaml";
   std::ofstream(config_path) << yaml;
   config_ = config::LoadConfig(config_path);
@@ -246,9 +247,15 @@ int Robot::StopDaemon(Millis timeout, int signal) { return daemon_->Stop(signal,
 
 // ---- Helpers ----
 
-edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout) {
-  static std::uint32_t sequence = 1000;
+edge::CloudCommand Stamped(edge::CloudCommand command) {
+  static std::uint32_t sequence = 1000;  // increasing across every client of the test
   if (command.sequence() == 0) command.set_sequence(++sequence);
+  if (command.timestamp_us() == 0) command.set_timestamp_us(client::WallClockMicros());
+  return command;
+}
+
+edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout) {
+  command = Stamped(std::move(command));
   c.Send(command);
   const auto result = c.WaitCommandResult(command.sequence(), timeout);
   if (!result) {
@@ -294,6 +301,35 @@ std::vector<float> StandPose(const config::Config& c) {
   std::vector<float> pose;
   for (const auto& j : c.joints) pose.push_back(static_cast<float>(j.stand_rad));
   return pose;
+}
+
+edge::CloudCommand Mode(edge::Mode m) {
+  edge::CloudCommand c;
+  c.mutable_mode()->set_mode(m);
+  return c;
+}
+
+edge::CloudCommand Velocity(float vx, float vy, float vyaw) {
+  edge::CloudCommand c;
+  c.mutable_velocity()->set_vx(vx);
+  c.mutable_velocity()->set_vy(vy);
+  c.mutable_velocity()->set_vyaw(vyaw);
+  return c;
+}
+
+edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<float>& kp,
+                              const std::vector<float>& kd) {
+  edge::CloudCommand c;
+  auto* seg = c.mutable_trajectory()->mutable_full()->add_segments();
+  for (float p : pose) seg->add_positions(p);
+  for (float k : kp) seg->add_kp(k);
+  for (float k : kd) seg->add_kd(k);
+  return c;
+}
+
+void WaitMotorsReady(client::Client& c) {
+  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
+      << "the motors never all replied";
 }
 
 }  // namespace robot_edge::e2e

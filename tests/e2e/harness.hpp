@@ -86,6 +86,8 @@ class NotifySocket {
 struct RobotOptions {
   std::vector<std::pair<std::string, std::string>> config_edits;  // {from, to} in the YAML text
   std::vector<std::string> daemon_env;                             // e.g. "WATCHDOG_USEC=200000"
+  std::vector<std::pair<std::string, std::string>> files;  // {name, content} written beside the
+                                                           // config (token files)
   // user-mode-linux on a busy host can hold a process for 100 ms and more: the IMU and motor
   // reply timeouts get room for that (300 ms and 150 ms instead of 100 and 50), so that a test
   // is not failed by the emulator. The trajectory session timeout (200 ms) is never changed.
@@ -141,5 +143,18 @@ std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& c
 
 // 25 positions: the stand pose of the config.
 std::vector<float> StandPose(const config::Config& c);
+
+// Commands as a client builds them, unchecked (the tests send what the daemon must refuse too).
+// Sequence and timestamp are left 0: Command() stamps them.
+edge::CloudCommand Mode(edge::Mode m);
+edge::CloudCommand Velocity(float vx, float vy, float vyaw);
+edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<float>& kp = {},
+                              const std::vector<float>& kd = {});
+// `command` with the next sequence of this test process and the wall clock now: what Command()
+// sends (for tests that send without waiting for the result).
+edge::CloudCommand Stamped(edge::CloudCommand command);
+
+// Waits until every motor has replied recently (the daemon accepts STAND only then).
+void WaitMotorsReady(client::Client& c);
 
 }  // namespace robot_edge::e2e

@@ -8,12 +8,6 @@
 namespace robot_edge::e2e {
 namespace {
 
-edge::CloudCommand Mode(edge::Mode m) {
-  edge::CloudCommand c;
-  c.mutable_mode()->set_mode(m);
-  return c;
-}
-
 TEST(Shutdown, SigtermDampsEveryMotorThenExitsMotorModeAndExitsZero) {
   Robot robot;
   {

@@ -13,36 +13,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// Waits until every motor has replied recently (the daemon accepts STAND only then).
-void WaitMotorsReady(client::Client& c) {
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
-      << "the motors never all replied";
-}
-
-edge::CloudCommand Mode(edge::Mode m) {
-  edge::CloudCommand c;
-  c.mutable_mode()->set_mode(m);
-  return c;
-}
-
-edge::CloudCommand Velocity(float vx, float vy, float vyaw) {
-  edge::CloudCommand c;
-  c.mutable_velocity()->set_vx(vx);
-  c.mutable_velocity()->set_vy(vy);
-  c.mutable_velocity()->set_vyaw(vyaw);
-  return c;
-}
-
-edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<float>& kp = {},
-                              const std::vector<float>& kd = {}) {
-  edge::CloudCommand c;
-  auto* seg = c.mutable_trajectory()->mutable_full()->add_segments();
-  for (float p : pose) seg->add_positions(p);
-  for (float k : kp) seg->add_kp(k);
-  for (float k : kd) seg->add_kd(k);
-  return c;
-}
-
 // The last command frame seen for `joint` since `t_us`.
 std::optional<SeenFrame> LastFor(Robot& robot, int joint, std::int64_t t_us) {
   std::optional<SeenFrame> last;
@@ -135,6 +105,7 @@ TEST(Trajectory, IsFollowedAndItsStopDampsTwoHundredMsAfterTheLastPacket) {
   for (int i = 0; i < 100; ++i) {  // 2 s at 50 Hz
     auto cmd = Trajectory(pose);
     cmd.set_sequence(static_cast<std::uint32_t>(i + 1));
+    cmd.set_timestamp_us(client::WallClockMicros());
     c.Send(cmd);
     last_sent = NowUs();
     std::this_thread::sleep_for(20ms);

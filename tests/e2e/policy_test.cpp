@@ -82,20 +82,6 @@ float Expected(const config::Config& c, int i, float vx, float vy, float vyaw) {
                     static_cast<float>(c.joints[i].max_rad));
 }
 
-edge::CloudCommand Velocity(float vx, float vy, float vyaw) {
-  edge::CloudCommand c;
-  c.mutable_velocity()->set_vx(vx);
-  c.mutable_velocity()->set_vy(vy);
-  c.mutable_velocity()->set_vyaw(vyaw);
-  return c;
-}
-
-edge::CloudCommand Mode(edge::Mode m) {
-  edge::CloudCommand c;
-  c.mutable_mode()->set_mode(m);
-  return c;
-}
-
 // Waits until every leg joint has been sent the policy's target for the command (policy gains,
 // position within the MIT encoding's resolution); fails naming the first joint that was not.
 void ExpectPolicyFrames(Robot& robot, std::int64_t since, float vx, float vy, float vyaw) {
@@ -114,12 +100,6 @@ void ExpectPolicyFrames(Robot& robot, std::int64_t since, float vx, float vy, fl
     EXPECT_NEAR(f->command.kd, kPolicyKd, 0.01f);
     EXPECT_NEAR(f->command.velocity_rad_s, 0.0f, 0.05f);
   }
-}
-
-void WaitMotorsReady(client::Client& c) {
-  ASSERT_TRUE(WaitTelemetry(
-      c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
-      << "the motors never all replied";
 }
 
 TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {

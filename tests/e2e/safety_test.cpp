@@ -7,12 +7,6 @@
 namespace robot_edge::e2e {
 namespace {
 
-edge::CloudCommand Mode(edge::Mode m) {
-  edge::CloudCommand c;
-  c.mutable_mode()->set_mode(m);
-  return c;
-}
-
 void StandUp(client::Client& c) {
   ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
   const auto r = Command(c, Mode(edge::MODE_STAND));

@@ -31,7 +31,7 @@ policy:
   const std::vector<float> raw{0.4f, 3.0f, -5.0f};
   std::vector<float> action(3);
   std::vector<sm::JointTarget> targets(25);
-  EXPECT_EQ(map.Apply(raw, action, targets), 0u);
+  EXPECT_EQ(map.Apply(raw, action, targets).nonfinite, 0u);
   EXPECT_EQ(action, (std::vector<float>{0.4f, 1.0f, -1.0f}));  // clipped to ±1
   EXPECT_FLOAT_EQ(targets[kLKnee].position_rad, 0.6f + 0.5f * 0.4f);
   EXPECT_FLOAT_EQ(targets[kRHipRoll].position_rad, 0.5f);  // 0 + 2 × 1 = 2, clamped to max
@@ -86,7 +86,9 @@ policy:
   std::vector<sm::JointTarget> targets(25);
   const std::vector<float> raw{std::numeric_limits<float>::quiet_NaN(),
                                std::numeric_limits<float>::infinity()};
-  EXPECT_EQ(map.Apply(raw, action, targets), 2u);
+  const ActionMap::Outcome outcome = map.Apply(raw, action, targets);
+  EXPECT_EQ(outcome.nonfinite, 2u);
+  EXPECT_EQ(outcome.first_nonfinite_joint, static_cast<int>(kLKnee));
   EXPECT_EQ(action, (std::vector<float>{0.0f, 0.0f}));
   EXPECT_FLOAT_EQ(targets[kLKnee].position_rad, 0.6f);
   EXPECT_FLOAT_EQ(targets[kLElbow].position_rad, 0.3f);

@@ -113,7 +113,8 @@ class DemoModel : public testing::Test {
   float Step(float vx, float vy = 0, float vyaw = 0) {
     for (int i = 0; i < 10; ++i) {
       now_us_ += 2000;
-      ready_ = runner_->Targets(now_us_, sm::Velocity{vx, vy, vyaw}, inputs_, out_);
+      ready_ = runner_->Targets(now_us_, sm::Velocity{vx, vy, vyaw}, inputs_, out_).status ==
+               sm::PolicyStatus::kTargets;
       if (i == 0) runner_->InferOnce();
     }
     return out_[0].position_rad - static_cast<float>(config_.joints[0].stand_rad);

@@ -56,10 +56,30 @@ struct Tick {
   std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);
   std::int64_t now_us = 1'000'000;
   Tick() { inputs.joints = joints; }
+  sm::PolicyResult last;  // of the latest Run()
+  // One control tick 2 ms after the previous one: true when the policy gave targets.
   bool Run(PolicyRunner& r, float vx = 0, float vy = 0, float vyaw = 0) {
     now_us += 2000;
-    return r.Targets(now_us, sm::Velocity{vx, vy, vyaw}, inputs, out);
+    last = r.Targets(now_us, sm::Velocity{vx, vy, vyaw}, inputs, out);
+    return last.status == sm::PolicyStatus::kTargets;
   }
+};
+
+// An engine that throws on its `throw_on`-th evaluation (1-based), else outputs zeros.
+class ThrowingRuntime final : public InferenceRuntime {
+ public:
+  explicit ThrowingRuntime(int throw_on) : throw_on_(throw_on) {}
+  std::size_t input_size() const override { return 3; }
+  std::size_t output_size() const override { return 3; }
+  void Run(std::span<const float>, std::span<float> out) override {
+    if (++runs_ == throw_on_) throw std::runtime_error("tensor arena exhausted");
+    std::fill(out.begin(), out.end(), 0.0f);
+  }
+  std::string Describe() const override { return "throwing test runtime"; }
+
+ private:
+  int throw_on_;
+  int runs_ = 0;
 };
 
 TEST(PolicyRunner, NoTargetsBeforeTheFirstInference) {
@@ -68,7 +88,22 @@ TEST(PolicyRunner, NoTargetsBeforeTheFirstInference) {
   Tick t;
   r.Reset(t.now_us);
   EXPECT_FALSE(t.Run(r, 0.5f));
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kWaiting);
   EXPECT_FALSE(t.Run(r, 0.5f));
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kWaiting);
+}
+
+TEST(PolicyRunner, NoFirstTargetsWithinTheStallTimeoutIsAStall) {
+  const config::Config c = test::WithPolicy(kCommandSection);  // 50 Hz: two periods, 40 ms
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  Tick t;
+  r.Reset(t.now_us);
+  for (int i = 0; i < 20; ++i) EXPECT_FALSE(t.Run(r)) << i;  // 40 ms
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kWaiting);
+  t.Run(r);
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kFault);
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kStale);
+  EXPECT_EQ(t.last.detail, 42u);
 }
 
 TEST(PolicyRunner, TheModelsTargetsThenHeldBetweenInferences) {
@@ -128,18 +163,53 @@ TEST(PolicyRunner, ResetClearsTheLastActionAndTheOldTargets) {
   EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f + 0.1f);
 }
 
-TEST(PolicyRunner, StaleTargetsAreNotUsed) {
-  const config::Config c = test::WithPolicy(kCommandSection);
+TEST(PolicyRunner, TargetsOlderThanTwoPeriodsAreAStall) {
+  const config::Config c = test::WithPolicy(kCommandSection);  // 50 Hz: 40 ms
   PolicyRunner r(c, Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
-  t.Run(r, 0.5f);
+  t.Run(r, 0.5f);  // inputs of 1.002 s
   ASSERT_TRUE(r.InferOnce());
   EXPECT_TRUE(t.Run(r, 0.5f));
-  t.now_us += 240'000;  // 20 ms periods: stale after max(10 periods, 250 ms)
-  EXPECT_TRUE(t.Run(r, 0.5f));
-  t.now_us += 20'000;
-  EXPECT_FALSE(t.Run(r, 0.5f)) << "the inference thread stopped: targets older than 250 ms";
+  t.now_us += 36'000;
+  EXPECT_TRUE(t.Run(r, 0.5f)) << "40 ms old";
+  EXPECT_FALSE(t.Run(r, 0.5f)) << "42 ms old: the inference thread stalled";
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kFault);
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kStale);
+  EXPECT_EQ(t.last.detail, 42u);
+}
+
+TEST(PolicyRunner, TheStallTimeoutIsConfigurable) {
+  config::Config c = test::WithPolicy(kCommandSection);
+  c.policy.stall_timeout_ms = 100;
+  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r);
+  ASSERT_TRUE(r.InferOnce());
+  t.now_us += 98'000;
+  EXPECT_TRUE(t.Run(r)) << "100 ms old";
+  EXPECT_FALSE(t.Run(r));
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kStale);
+}
+
+TEST(PolicyRunner, AnEvaluationThatThrowsIsAFaultAndTheThreadGoesOn) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  PolicyRunner r(c, std::make_unique<ThrowingRuntime>(/*throw_on=*/1));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r);
+  EXPECT_TRUE(r.InferOnce()) << "the exception does not escape";
+  EXPECT_FALSE(t.Run(r));
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kFault);
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kFailed);
+  EXPECT_EQ(r.LastFailure(), "tensor arena exhausted");
+  EXPECT_EQ(r.TakeWindow().failures_total, 1u);
+  // Entering MOVE/POLICY again: a new generation, and the engine works again.
+  r.Reset(t.now_us);
+  t.Run(r);
+  ASSERT_TRUE(r.InferOnce());
+  EXPECT_TRUE(t.Run(r));
 }
 
 TEST(PolicyRunner, TargetsAndInferenceAllocateNothing) {
@@ -193,7 +263,8 @@ TEST(PolicyRunner, ItsThreadRunsAtTheRateOnlyWhenFedAndReportsStatistics) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500)) {
     t.now_us += 2000;
-    got |= r.Targets(t.now_us, sm::Velocity{0.5f, 0, 0}, t.inputs, t.out);
+    got |= r.Targets(t.now_us, sm::Velocity{0.5f, 0, 0}, t.inputs, t.out).status ==
+           sm::PolicyStatus::kTargets;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   r.Stop();
@@ -214,7 +285,7 @@ TEST(PolicyRunner, ItsThreadRunsAtTheRateOnlyWhenFedAndReportsStatistics) {
   r.Stop();  // idempotent
 }
 
-TEST(PolicyRunner, NonFiniteOutputsCountAsZeroAndAreCounted) {
+TEST(PolicyRunner, NonFiniteOutputsAreAFaultNamingTheJointAndAreCounted) {
   const config::Config c = test::WithPolicy(kCommandSection);
   test::ModelBuilder b;  // actions = obs / 0: 0/0 is NaN, x/0 infinite
   b.Input("obs", {1, 3}).Output("actions", {1, 3}).Initializer("zero", {1}, {0.0f});
@@ -224,9 +295,12 @@ TEST(PolicyRunner, NonFiniteOutputsCountAsZeroAndAreCounted) {
   r.Reset(t.now_us);
   t.Run(r, 0.0f, 0.5f, 0.0f);
   ASSERT_TRUE(r.InferOnce());
-  ASSERT_TRUE(t.Run(r));
-  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, 0.6f) << "NaN -> action 0 -> the default pose";
-  EXPECT_FLOAT_EQ(t.out[kRKnee].position_rad, 0.6f) << "inf -> action 0";
+  for (std::size_t j = 0; j < t.out.size(); ++j) t.out[j].position_rad = -9.0f;
+  EXPECT_FALSE(t.Run(r)) << "its targets are not used";
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kFault);
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kNonFinite);
+  EXPECT_EQ(t.last.detail, kLKnee) << "the first non-finite action's joint";
+  EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, -9.0f) << "nothing written";
   EXPECT_EQ(r.TakeWindow().nonfinite_total, 3u);
 }
 

@@ -19,8 +19,8 @@ namespace robot_edge::sim::test {
 inline config::Config SmallConfig() {
   static const char* const kYaml = R"(
 motors:
-  ak: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: ak}
-  classic: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: classic}
+  ak: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: ak, can_timeout_ms: 100}
+  classic: {p_max: 12.5, v_max: 50.0, t_max: 18.0, kp_max: 500.0, kd_max: 5.0, reply: classic, can_timeout_ms: 100}
 buses:
   - {name: leg, interface: vcan0, master_id: 0}
   - {name: arm, interface: vcan1, master_id: 0x7F}
@@ -29,7 +29,7 @@ joints:
   - {name: Hip, bus: leg, can_id: 2, motor: ak, min: -1.0, max: 1.0, kp: 50, kd: 1, stand: 0, inertia: 0.5, friction: 3}
   - {name: Elbow, bus: arm, can_id: 1, motor: classic, min: -1.0, max: 1.0, kp: 50, kd: 1, stand: 0}
 imu: {bus: arm, quat_id: 0x101, gyro_id: 0x102}
-sim: {ambient_c: 25, thermal_time_constant_s: 60, heating_c_per_nm2_s: 0.02, motor_can_timeout_ms: 100, imu_rate_hz: 200, joint_inertia: 0.02, joint_friction: 0.2}
+sim: {ambient_c: 25, thermal_time_constant_s: 60, heating_c_per_nm2_s: 0.02, imu_rate_hz: 200, joint_inertia: 0.02, joint_friction: 0.2}
 )";
   config::Config c = config::ParseConfig(kYaml, "small.yaml");
   const auto problems = config::Validate(c);

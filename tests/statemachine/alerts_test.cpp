@@ -31,7 +31,7 @@ std::array<float, 4> Pitch(float deg) {
 
 // ---- Motor overtemperature: trips at 80 °C, clears below 70 °C ----
 
-TEST(Overtemp, TripsAt80ClearsBelow70AndBlocksStandMeanwhile) {
+TEST(Overtemp, TripsAt80ClearsAt70AndBlocksStandMeanwhile) {
   Machine m;
   m.BringTo(Mode::kStand, 0);
   const std::size_t elbow = 15;
@@ -70,14 +70,14 @@ TEST(Overtemp, TripsAt80ClearsBelow70AndBlocksStandMeanwhile) {
   EXPECT_EQ(blocked.alerts.size(), 1u);
   EXPECT_EQ(blocked.alerts[0].first_set_us, 2 * kS) << "first_set_us is kept while active";
 
-  m.robot.joints[elbow].temperature_c = 70.0f;  // not below 70 yet
+  m.robot.joints[elbow].temperature_c = 70.1f;  // not down to 70 yet
   EXPECT_EQ(m.Step(4 * kS).alerts.size(), 1u);
-  m.robot.joints[elbow].temperature_c = 69.9f;
+  m.robot.joints[elbow].temperature_c = 70.0f;  // seed 001: "clears at 70°C"
   const Outputs& cleared = m.Step(5 * kS);
   EXPECT_TRUE(cleared.alerts.empty());
   EXPECT_EQ(cleared.error_flags, 0u);
   EXPECT_TRUE(HasEvent(cleared, EventKind::kAlertCleared));
-  EXPECT_TRUE(m.sm.Submit(5 * kS, ModeCmd(ModeRequest::kStand)).accepted);
+  EXPECT_TRUE(m.sm.Submit(5 * kS, ModeCmd(ModeRequest::kStand, 5 * kS)).accepted);
   EXPECT_EQ(m.Step(5 * kS).mode, Mode::kStand);
 }
 

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "config/config.hpp"
 #include "statemachine/state_machine.hpp"
-#include "statemachine/validation.hpp"
 
 namespace robot_edge::sm::test {
 
@@ -20,22 +20,25 @@ inline const config::Config& DefaultConfig() {
   return c;
 }
 
-// A policy that returns fixed targets and records what it was given.
+// A policy that returns fixed targets (or a fault) and records what it was given.
 class ScriptedPolicy final : public Policy {
  public:
   void Reset(std::int64_t now_us) override {
     ++resets;
     last_reset_us = now_us;
   }
-  bool Targets(std::int64_t, const Velocity& command, const Inputs&,
-               std::span<JointTarget> out) override {
+  PolicyResult Targets(std::int64_t, const Velocity& command, const Inputs&,
+                       std::span<JointTarget> out) override {
     last_command = command;
     ++calls;
-    if (!ready) return false;
+    if (fault) return {PolicyStatus::kFault, *fault, fault_detail};
+    if (!ready) return {PolicyStatus::kWaiting, PolicyFault::kStale, 0};
     std::copy(targets.begin(), targets.end(), out.begin());
-    return true;
+    return {PolicyStatus::kTargets, PolicyFault::kStale, 0};
   }
   bool ready = true;
+  std::optional<PolicyFault> fault;  // reported instead of targets when set
+  std::uint32_t fault_detail = 0;
   std::vector<JointTarget> targets = std::vector<JointTarget>(25, JointTarget{0.1f, 0, 50, 2, 0});
   Velocity last_command;
   int resets = 0;
@@ -59,11 +62,12 @@ struct Robot {
   Inputs Stale() { return Inputs{joints, imu, buses}; }
 };
 
+// Commands received (and sent) at `t` unless said otherwise.
 inline Command ModeCmd(ModeRequest m, std::int64_t t = 0) {
   Command c;
   c.kind = CommandKind::kMode;
   c.mode = m;
-  c.received_us = t;
+  c.received_us = c.sent_us = t;
   return c;
 }
 
@@ -71,7 +75,7 @@ inline Command VelocityCmd(float vx, float vy, float vyaw, std::int64_t t = 0) {
   Command c;
   c.kind = CommandKind::kVelocity;
   c.velocity = {vx, vy, vyaw};
-  c.received_us = t;
+  c.received_us = c.sent_us = t;
   return c;
 }
 
@@ -90,7 +94,7 @@ class TrajectoryMaker {
     Command c;
     c.kind = CommandKind::kTrajectory;
     c.trajectory = &trajectory_;
-    c.received_us = t;
+    c.received_us = c.sent_us = t;
     return c;
   }
   Command Zero(std::int64_t t) { return Make(std::vector<float>(25, 0.0f), t); }

@@ -114,26 +114,42 @@ TEST(TrajectoryWatchdog, ConfiguredTimeoutIsUsed) {
 
 // ---- Trajectory playback ----
 
-TEST(TrajectoryPlayback, OneSegmentPerTickThenTheLastIsHeld) {
-  Machine m;
-  test::TrajectoryMaker maker;
-  auto& t = maker.trajectory();
-  t.Clear();
+// A trajectory of 0.1, 0.2, 0.3 on every joint, gains 80 / 3, received at `t`.
+Command ThreeSegments(test::TrajectoryMaker& maker, std::int64_t t) {
+  auto& trajectory = maker.trajectory();
+  trajectory.Clear();
   std::vector<float> kp(25, 80.0f), kd(25, 3.0f);
-  for (float p : {0.1f, 0.2f, 0.3f}) t.Append(std::vector<float>(25, p), kp, kd);
+  for (float p : {0.1f, 0.2f, 0.3f}) trajectory.Append(std::vector<float>(25, p), kp, kd);
   Command c;
   c.kind = CommandKind::kTrajectory;
-  c.trajectory = &t;
-  m.sm.Submit(0, c);
-  t.Clear();  // the state machine keeps its own copy
-  EXPECT_FLOAT_EQ(m.Step(2 * kMs).targets[14].position_rad, 0.1f);
-  EXPECT_FLOAT_EQ(m.Step(4 * kMs).targets[14].position_rad, 0.2f);
-  EXPECT_FLOAT_EQ(m.Step(6 * kMs).targets[14].position_rad, 0.3f);
-  const Outputs& held = m.Step(8 * kMs);
+  c.trajectory = &trajectory;
+  c.received_us = c.sent_us = t;
+  return c;
+}
+
+TEST(TrajectoryPlayback, OneSegmentPerControlPeriodThenTheLastIsHeld) {
+  Machine m;
+  test::TrajectoryMaker maker;
+  m.sm.Submit(10 * kMs, ThreeSegments(maker, 10 * kMs));
+  maker.trajectory().Clear();  // the state machine keeps its own copy
+  EXPECT_FLOAT_EQ(m.Step(10 * kMs).targets[14].position_rad, 0.1f);
+  EXPECT_FLOAT_EQ(m.Step(12 * kMs).targets[14].position_rad, 0.2f);
+  EXPECT_FLOAT_EQ(m.Step(14 * kMs).targets[14].position_rad, 0.3f);
+  const Outputs& held = m.Step(16 * kMs);
   EXPECT_FLOAT_EQ(held.targets[14].position_rad, 0.3f);
   EXPECT_FLOAT_EQ(held.targets[14].kp, 80.0f);
   EXPECT_FLOAT_EQ(held.targets[14].kd, 3.0f);
   EXPECT_EQ(held.targets[14].torque_nm, 0.0f);
+}
+
+TEST(TrajectoryPlayback, FollowsTheClockNotTheTickCount) {
+  Machine m;
+  test::TrajectoryMaker maker;
+  m.sm.Submit(10 * kMs, ThreeSegments(maker, 10 * kMs));
+  EXPECT_FLOAT_EQ(m.Step(10 * kMs).targets[14].position_rad, 0.1f);
+  // The next tick came 4 ms later (a late tick): the segment due then plays, so the
+  // trajectory keeps its timing instead of running slow.
+  EXPECT_FLOAT_EQ(m.Step(14 * kMs).targets[14].position_rad, 0.3f);
 }
 
 TEST(TrajectoryPlayback, ANewRequestStartsOverAtItsFirstSegment) {
@@ -227,16 +243,69 @@ TEST(DampLatch, AnAlertThatClearsDoesNotLetTheStreamResume) {
   EXPECT_TRUE(HasEvent(m.Step(140 * kMs), EventKind::kModeBlocked)) << "a new reason is reported";
 }
 
-TEST(DampLatch, NeitherTheWatchdogNorDampWithoutAStreamLatches) {
+// A WiFi drop: packets sent at 50 Hz are held back, the watchdog DAMPs, then the network
+// delivers them in a burst. None of them may re-engage the motors: they were sent before DAMP.
+TEST(DampLatch, LatePacketsOfAStreamTheWatchdogStoppedNeverLeaveDamp) {
   Machine m;
   Stream(m, 0, 100 * kMs);
-  EXPECT_EQ(m.Step(400 * kMs).mode, Mode::kDamp);  // trajectory timeout
-  EXPECT_TRUE(m.sm.Submit(410 * kMs, m.traj.Zero(410 * kMs)).accepted);
+  const Outputs& damped = m.Step(300 * kMs);  // last packet at 80 ms: the watchdog at 280
+  ASSERT_EQ(damped.mode, Mode::kDamp);
+  for (std::int64_t sent = 100 * kMs; sent < 2900 * kMs; sent += 20 * kMs) {
+    Command late = m.traj.Zero(3 * kS);  // delivered at 3 s
+    late.sent_us = sent;
+    if (sent < 280 * kMs) {
+      const SubmitResult r = m.sm.Submit(3 * kS, late);
+      EXPECT_FALSE(r.accepted) << "sent at " << sent / kMs << " ms";
+      EXPECT_EQ(r.reason, Reason::kSentBeforeDamp);
+    }
+  }
+  EXPECT_EQ(m.Step(3 * kS).mode, Mode::kDamp);
+  EXPECT_GT(m.sm.counters()[Reason::kSentBeforeDamp], 0u);
+}
+
+TEST(DampLatch, AFreshStreamAfterTheWatchdogEntersTrajectoryOnItsFirstPacket) {
+  Machine m;
+  Stream(m, 0, 100 * kMs);
+  EXPECT_EQ(m.Step(400 * kMs).mode, Mode::kDamp);  // trajectory timeout at 280 ms
+  EXPECT_TRUE(m.sm.Submit(410 * kMs, m.traj.Zero(410 * kMs)).accepted) << "seed 000";
+  EXPECT_EQ(m.Step(410 * kMs).mode, Mode::kMoveTrajectory);
+}
+
+TEST(DampLatch, AStandSentBeforeAnotherClientsDampDoesNotUndoIt) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.sm.Submit(kS, ModeCmd(ModeRequest::kDamp, kS));  // the phone's e-stop arrives first
+  m.Step(kS);
+  Command stand = ModeCmd(ModeRequest::kStand, kS + 30 * kMs);  // the cloud's, sent earlier
+  stand.sent_us = kS - 5 * kMs;
+  EXPECT_EQ(m.sm.Submit(kS + 30 * kMs, stand).reason, Reason::kSentBeforeDamp);
+  const Outputs& out = m.Step(kS + 30 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_TRUE(HasEvent(out, EventKind::kModeBlocked));
+  EXPECT_EQ(out.events.back().reason, Reason::kSentBeforeDamp);
+}
+
+TEST(DampLatch, DampWithoutAStreamDoesNotLatchANewOne) {
   Machine n;
   n.BringTo(Mode::kStand, 0);
   n.sm.Submit(kS, ModeCmd(ModeRequest::kDamp, kS));
   n.Step(kS);
   EXPECT_TRUE(n.sm.Submit(kS + 10 * kMs, n.traj.Zero(kS + 10 * kMs)).accepted);
+}
+
+TEST(DampExit, IsRefusedUntilTheImuHasReported) {
+  Machine m;  // booted at 0 with the IMU reporting
+  test::Robot blind;
+  blind.imu.last_update_us = -1;  // never received
+  StateMachine sm(DefaultConfig(), nullptr);
+  for (auto& j : blind.joints) j.last_reply_us = 0;
+  sm.Step(0, Inputs{blind.joints, blind.imu, blind.buses});
+  EXPECT_EQ(sm.Submit(10 * kMs, ModeCmd(ModeRequest::kStand, 10 * kMs)).reason,
+            Reason::kImuNotReady);
+  EXPECT_EQ(sm.Submit(10 * kMs, m.traj.Zero(10 * kMs)).reason, Reason::kImuNotReady);
+  blind.imu.last_update_us = 20 * kMs;
+  sm.Step(20 * kMs, Inputs{blind.joints, blind.imu, blind.buses});
+  EXPECT_TRUE(sm.Submit(30 * kMs, ModeCmd(ModeRequest::kStand, 30 * kMs)).accepted);
 }
 
 // ---- STAND ramp ----
@@ -359,53 +428,78 @@ TEST(Policy, WithoutOutputYetTheStandPoseIsHeld) {
   }
 }
 
-TEST(Policy, OneThatStopsGivingTargetsHandsOverToStandFromTheMeasuredPose) {
-  Machine m;
-  m.BringTo(Mode::kMovePolicy, 0);
-  for (auto& j : m.robot.joints) j.position_rad = 0.1f;  // where the policy put them
-  m.Step(100 * kMs);
-  m.policy.ready = false;  // its thread stalled: targets went stale
-  const Outputs& out = m.Step(102 * kMs);
-  EXPECT_EQ(out.mode, Mode::kStand);
-  ASSERT_TRUE(HasEvent(out, EventKind::kPolicyStalled));
-  for (const auto& e : out.events) {
-    if (e.kind == EventKind::kPolicyStalled) {
-      EXPECT_EQ(e.silence_ms, 0u) << "it had driven the joints: its targets went stale";
+// Every policy fault ends MOVE/POLICY on the tick it is reported: walking stops, and STAND
+// ramps from the measured pose (not a jump), with the fault in the event.
+TEST(PolicyFault, EachFaultHandsOverToStandFromTheMeasuredPose) {
+  for (PolicyFault fault : {PolicyFault::kStale, PolicyFault::kNonFinite, PolicyFault::kFailed}) {
+    Machine m;
+    m.BringTo(Mode::kMovePolicy, 0);
+    for (auto& j : m.robot.joints) j.position_rad = 0.1f;  // where the policy put them
+    EXPECT_EQ(m.Step(100 * kMs).mode, Mode::kMovePolicy);
+    m.policy.fault = fault;
+    m.policy.fault_detail = 7;
+    const Outputs& out = m.Step(102 * kMs);
+    EXPECT_EQ(out.mode, Mode::kStand);
+    ASSERT_TRUE(HasEvent(out, EventKind::kPolicyFault));
+    for (const auto& e : out.events) {
+      if (e.kind == EventKind::kPolicyFault) {
+        EXPECT_EQ(e.policy_fault, fault);
+        EXPECT_EQ(e.detail, 7u);
+      }
+      if (e.kind == EventKind::kModeChanged) EXPECT_EQ(e.cause, Cause::kPolicyFault);
     }
-    if (e.kind == EventKind::kModeChanged) {
-      EXPECT_EQ(e.cause, Cause::kPolicyStall);
-    }
+    const std::size_t knee = 3;  // stand 0.6
+    EXPECT_FLOAT_EQ(out.targets[knee].position_rad, 0.1f) << "a ramp, not a jump";
+    EXPECT_FLOAT_EQ(out.targets[knee].kp, Joints()[knee].kp);
+    EXPECT_EQ(out.velocity.vx, 0.0f) << "walking stopped";
+    EXPECT_FLOAT_EQ(m.Step(2102 * kMs).targets[knee].position_rad, 0.6f);
   }
-  const std::size_t knee = 3;  // stand 0.6
-  EXPECT_FLOAT_EQ(out.targets[knee].position_rad, 0.1f) << "a ramp, not a jump to the stand pose";
-  EXPECT_FLOAT_EQ(out.targets[knee].kp, Joints()[knee].kp);
-  EXPECT_EQ(out.velocity.vx, 0.0f);
-  EXPECT_FLOAT_EQ(m.Step(2102 * kMs).targets[knee].position_rad, 0.6f);
 }
 
-TEST(Policy, OneThatNeverGivesTargetsStallsAfterOneSecond) {
+TEST(PolicyFault, WithOnFaultDampTheRobotDamps) {
+  config::Config c = DefaultConfig();
+  c.policy.on_fault = config::PolicyFaultAction::kDamp;
+  test::ScriptedPolicy policy;
+  test::Robot robot;
+  StateMachine sm(c, &policy);
+  sm.Step(0, robot.At(0));
+  sm.Submit(0, ModeCmd(ModeRequest::kStand));
+  sm.Submit(0, VelocityCmd(0.5f, 0, 0));
+  ASSERT_EQ(sm.Step(0, robot.At(0)).mode, Mode::kMovePolicy);
+  policy.fault = PolicyFault::kNonFinite;
+  const Outputs& out = sm.Step(2 * kMs, robot.At(2 * kMs));
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  EXPECT_EQ(out.targets[0].kp, 0.0f) << "DAMP targets in the same tick";
+  EXPECT_EQ(out.velocity.vx, 0.0f);
+}
+
+TEST(PolicyFault, OneThatNeverGivesTargetsFaultsAfterOneSecond) {
   Machine m;
   m.policy.ready = false;
   m.BringTo(Mode::kMovePolicy, 0);
   EXPECT_EQ(m.Step(998 * kMs).mode, Mode::kMovePolicy);
   const Outputs& out = m.Step(1000 * kMs);
   EXPECT_EQ(out.mode, Mode::kStand);
-  ASSERT_TRUE(HasEvent(out, EventKind::kPolicyStalled));
+  ASSERT_TRUE(HasEvent(out, EventKind::kPolicyFault));
   for (const auto& e : out.events) {
-    if (e.kind == EventKind::kPolicyStalled) {
-      EXPECT_EQ(e.silence_ms, 1000u);
+    if (e.kind == EventKind::kPolicyFault) {
+      EXPECT_EQ(e.policy_fault, PolicyFault::kNoTargets);
+      EXPECT_EQ(e.detail, 1000u);
     }
   }
 }
 
+// Whatever a policy returns, no non-finite or out-of-range target reaches a motor, and a
+// non-finite position holds the joint's last target (never a jump to some default pose).
 TEST(Policy, NonFiniteAndOutOfRangeTargetsAreMadeSafe) {
   Machine m;
   const float nan = std::numeric_limits<float>::quiet_NaN();
+  m.BringTo(Mode::kMovePolicy, 0);
+  const float last = m.Step(2 * kMs).targets[3].position_rad;  // the policy's 0.1
   m.policy.targets[3] = {nan, nan, nan, nan, nan};
   m.policy.targets[4] = {9.0f, 99.0f, 900.0f, 9.0f, 99.0f};
-  m.BringTo(Mode::kMovePolicy, 0);
-  const Outputs& out = m.Step(2 * kMs);
-  EXPECT_FLOAT_EQ(out.targets[3].position_rad, Joints()[3].stand_rad);
+  const Outputs& out = m.Step(4 * kMs);
+  EXPECT_FLOAT_EQ(out.targets[3].position_rad, last);
   EXPECT_FLOAT_EQ(out.targets[3].kp, Joints()[3].kp);
   EXPECT_EQ(out.targets[3].torque_nm, 0.0f);
   EXPECT_FLOAT_EQ(out.targets[4].position_rad, 0.8f);  // L_Ankle_A max
@@ -443,6 +537,17 @@ TEST(Events, ModeChangeSaysFromToAndWhy) {
   EXPECT_EQ(out.events[0].from, Mode::kDamp);
   EXPECT_EQ(out.events[0].to, Mode::kStand);
   EXPECT_EQ(out.events[0].cause, Cause::kCommand);
+}
+
+TEST(Sequence, TheDaemonsOwnCommandsDoNotResetIt) {
+  Machine m;
+  Command stand = ModeCmd(ModeRequest::kStand);
+  stand.sequence = 41;
+  m.sm.Submit(0, stand);
+  Command internal = ModeCmd(ModeRequest::kDamp, 2 * kMs);  // shutdown, or the DAMP mailbox
+  internal.source = CommandSource::kDaemon;
+  EXPECT_TRUE(m.sm.Submit(2 * kMs, internal).accepted);
+  EXPECT_EQ(m.Step(2 * kMs).last_command_sequence, 41u);
 }
 
 TEST(Sequence, TheLastAcceptedCommandIsEchoedAndDroppedOnesAreNot) {

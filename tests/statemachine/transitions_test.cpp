@@ -118,5 +118,15 @@ TEST(Transitions, FirmwareModeNumbering) {
   EXPECT_EQ(ToFirmwareMode(Mode::kMoveTrajectory), 2u);
 }
 
+TEST(Reasons, EveryReasonHasASnakeCaseName) {
+  for (std::size_t i = 0; i < kReasonCount; ++i) {
+    const std::string name = ToString(static_cast<Reason>(i));
+    EXPECT_NE(name, "?");
+    for (char c : name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '_') << name;
+  }
+  EXPECT_TRUE(IsDrop(Reason::kVelocityInDamp));
+  EXPECT_FALSE(IsDrop(Reason::kGainsDefaulted));
+}
+
 }  // namespace
 }  // namespace robot_edge::sm

@@ -38,12 +38,6 @@ int Dispatch(Context& ctx) {
   return kExitUsage;
 }
 
-std::uint64_t WallClockUs() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count());
-}
-
 }  // namespace
 
 client::Millis Context::timeout() const {
@@ -61,7 +55,7 @@ int RunConnected(const Options& options, std::ostream& out, std::ostream& err,
   ctx.out = &out;
   ctx.err = &err;
   ctx.interrupted = std::move(interrupted);
-  ctx.wall_clock_us = WallClockUs;
+  ctx.wall_clock_us = client::WallClockMicros;
   try {
     client::Client client = Connect(options, ctx.timeout());
     ctx.client = &client;

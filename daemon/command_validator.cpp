@@ -1,9 +1,18 @@
-#include "statemachine/validation.hpp"
+#include "daemon/command_validator.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace robot_edge::sm {
+namespace robot_edge::daemon {
+
+using sm::Command;
+using sm::CommandKind;
+using sm::Counters;
+using sm::ModeRequest;
+using sm::Reason;
+using sm::Trajectory;
+using sm::Velocity;
+
 namespace {
 
 bool AllFinite(const google::protobuf::RepeatedField<float>& values) {
@@ -38,11 +47,13 @@ CommandValidator::CommandValidator(const config::Config& config)
 }
 
 std::optional<Reason> CommandValidator::Validate(const edge::CloudCommand& in,
-                                                 std::int64_t received_us, Trajectory* trajectory,
-                                                 Command* out, Counters* counters) {
+                                                 std::int64_t received_us, std::int64_t sent_us,
+                                                 Trajectory* trajectory, Command* out,
+                                                 Counters* counters) {
   *out = Command{};
   out->sequence = in.sequence();
   out->received_us = received_us;
+  out->sent_us = sent_us;
   std::optional<Reason> drop;
   switch (in.command_case()) {
     case edge::CloudCommand::kVelocity:
@@ -144,4 +155,4 @@ void CommandValidator::FillGains(const google::protobuf::RepeatedField<float>& g
   if (clamped) counters->Count(Reason::kGainsClamped);
 }
 
-}  // namespace robot_edge::sm
+}  // namespace robot_edge::daemon

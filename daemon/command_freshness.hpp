@@ -1,0 +1,78 @@
+// Whether a client's command is fresh enough to move the robot, judged without trusting the
+// client's clock to agree with ours (pure: times are passed in). One per client connection.
+//
+// The rule, for every command but DAMP (which is never dropped, and whose sequence counts):
+//   no_timestamp             CloudCommand.timestamp_us is 0: its age cannot be judged.
+//   sequence_not_increasing  its sequence is not above the last one accepted from this
+//                            connection, in serial-number arithmetic (RFC 1982: a is above b
+//                            when 0 < a − b < 2^31, so the counter may wrap): a replay, a
+//                            duplicate or a reordered packet. The first command of a connection
+//                            may have any sequence.
+//   command_stale            it arrived more than max_age later than the quickest delivery seen
+//                            from this client:
+//       offset o = received_us − timestamp_us  (our clock minus the client's, plus the delay)
+//       floor  F = min(o, F + kDriftPpm × time since the previous command)
+//       age      = o − F                       (0 for the quickest delivery)
+//     The floor follows the quickest delivery, and rises only as fast as two clocks drift apart
+//     (≤ 1000 ppm). So packets buffered during a network stall and delivered in a burst are
+//     stale by about the stall's length, however long the stall.
+//   Clock steps: a client clock stepping forward makes offsets smaller, accepted at once. One
+//   stepping backward makes every command look late by the step: once every command has been
+//   stale for kResyncUs and at least kResyncCommands, with offsets that agree within max_age (one
+//   step, not a burst buffered over time), the floor moves to them and the client recovers
+//   without reconnecting — after ~1 s of dropped commands (a trajectory stream DAMPs meanwhile,
+//   the safe side). The resync is reported.
+//
+// sent_us = timestamp_us + F estimates when the client sent the command, on our clock (late by
+// at most the quickest delivery's delay): the state machine refuses to leave DAMP for a command
+// sent before DAMP was entered.
+//
+// Threads: the API thread's (one per connection, inside CommandIntake).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "statemachine/counters.hpp"
+
+namespace robot_edge::daemon {
+
+class CommandFreshness {
+ public:
+  static constexpr std::int64_t kDriftPpm = 1000;
+  static constexpr std::int64_t kResyncUs = 1'000'000;
+  static constexpr std::uint32_t kResyncCommands = 5;
+
+  struct Verdict {
+    std::optional<sm::Reason> drop;  // kNoTimestamp, kSequenceNotIncreasing or kCommandStale
+    std::int64_t sent_us = 0;        // estimated send time (µs, the receive clock)
+    std::int64_t age_us = 0;         // later than the quickest delivery by this much
+    std::optional<std::int64_t> resync_step_us;  // the floor just moved by this (a clock step)
+  };
+
+  explicit CommandFreshness(std::int64_t max_age_us) : max_age_us_(max_age_us) {}
+
+  // `received_us`: our steady clock; `timestamp_us`: CloudCommand.timestamp_us (the client's
+  // clock); `is_damp`: a ModeCommand(DAMP), never dropped.
+  Verdict Judge(std::int64_t received_us, std::uint64_t timestamp_us, std::uint32_t sequence,
+                bool is_damp);
+
+ private:
+  bool SequenceAdvances(std::uint32_t sequence) const;
+  void UpdateFloor(std::int64_t received_us, std::int64_t offset_us);
+  // A stale command: extends the run of stale ones; true when it resynchronised the floor.
+  bool TrackStaleRun(std::int64_t received_us, std::int64_t offset_us);
+
+  std::int64_t max_age_us_;
+  bool have_sequence_ = false;
+  std::uint32_t last_sequence_ = 0;
+  bool have_floor_ = false;
+  std::int64_t floor_us_ = 0;
+  std::int64_t last_received_us_ = 0;
+  // The current run of consecutive stale commands.
+  std::uint32_t stale_count_ = 0;
+  std::int64_t stale_since_us_ = 0;
+  std::int64_t stale_min_us_ = 0, stale_max_us_ = 0;  // their offsets
+};
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,158 @@
+#include "daemon/command_intake.hpp"
+
+#include "daemon/messages.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+std::string Ms(std::int64_t us) { return std::to_string(us / 1000) + " ms"; }
+
+// The EdgeError for the first of a burst of drops by freshness.
+edge::EdgeError BurstError(const config::Config& c, const std::string& controller,
+                           sm::Reason reason, const CommandFreshness::Verdict& v) {
+  edge::EdgeError e;
+  e.set_subsystem(SubsystemOfController(controller));
+  const std::string who = controller.empty() ? "an observer" : "'" + controller + "'";
+  switch (reason) {
+    case sm::Reason::kCommandStale:
+      e.set_code("COMMAND_STALE");
+      e.set_message("commands from " + who + " arrive " + Ms(v.age_us) +
+                    " later than its quickest (limit api.max_command_age_ms " +
+                    std::to_string(c.api.max_command_age_ms) +
+                    " ms): dropped until fresh ones come (a network stall?)");
+      break;
+    case sm::Reason::kSequenceNotIncreasing:
+      e.set_code("COMMAND_OUT_OF_ORDER");
+      e.set_message("commands from " + who +
+                    " repeat or go back in sequence (a replay, a duplicate or reordering): "
+                    "dropped");
+      break;
+    default:
+      e.set_code("COMMAND_NO_TIMESTAMP");
+      e.set_message("commands from " + who +
+                    " have no timestamp_us, so their age cannot be judged: dropped");
+  }
+  return e;
+}
+
+edge::EdgeError ResyncError(const std::string& controller, std::int64_t step_us) {
+  edge::EdgeError e;
+  e.set_subsystem(SubsystemOfController(controller));
+  e.set_code("CLIENT_CLOCK_RESYNC");
+  e.set_message("the clock of '" + controller + "' stepped back by " + Ms(step_us) +
+                " (or its link got that much slower for good): its commands are accepted again");
+  return e;
+}
+
+}  // namespace
+
+bool IsDamp(const edge::CloudCommand& command) {
+  return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
+}
+
+CommandIntake::CommandIntake(const config::Config& config, ControlChannels* channels)
+    : config_(config),
+      channels_(channels),
+      arbiter_(config.api.controllers,
+               static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
+      validator_(config) {}
+
+CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) {
+    const std::int64_t max_age_us = static_cast<std::int64_t>(config_.api.max_command_age_ms) * 1000;
+    it = clients_.emplace(client, ClientState(max_age_us)).first;
+  }
+  return it->second;
+}
+
+CommandIntake::Outcome CommandIntake::Submit(const Client& client,
+                                             const edge::CloudCommand& command,
+                                             std::int64_t now_us) {
+  Outcome outcome;
+  const bool damp = IsDamp(command);
+  auto decision = arbiter_.OnCommand(client.id, client.controller, damp, now_us);
+  outcome.change = std::move(decision.change);
+  if (!decision.accepted) {
+    counters_.Count(sm::Reason::kNotController);
+    outcome.reason = sm::Reason::kNotController;
+    return outcome;
+  }
+  ClientState& state = StateOf(client.id);
+  const CommandFreshness::Verdict v =
+      state.freshness.Judge(now_us, command.timestamp_us(), command.sequence(), damp);
+  if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
+  if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
+  state.burst = sm::Reason::kCount;
+  return HandOver(client, command, now_us, v.sent_us, std::move(outcome));
+}
+
+CommandIntake::Outcome CommandIntake::Drop(const Client& client, ClientState& state,
+                                           sm::Reason reason,
+                                           const CommandFreshness::Verdict& verdict,
+                                           Outcome outcome) {
+  counters_.Count(reason);
+  outcome.reason = reason;
+  if (state.burst != reason) {
+    state.burst = reason;
+    outcome.error = BurstError(config_, client.controller, reason, verdict);
+  }
+  return outcome;
+}
+
+CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
+                                               const edge::CloudCommand& command,
+                                               std::int64_t now_us, std::int64_t sent_us,
+                                               Outcome outcome) {
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    if (IsDamp(command)) {  // never dropped: the control thread applies it on its next tick
+      channels_->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+      outcome.kind = Outcome::Kind::kAccepted;
+      return outcome;
+    }
+    counters_.Count(sm::Reason::kQueueFull);
+    outcome.reason = sm::Reason::kQueueFull;
+    return outcome;
+  }
+  const auto drop =
+      validator_.Validate(command, now_us, sent_us, &slot->trajectory, &slot->command, &counters_);
+  if (drop) {
+    spare_ = slot;
+    outcome.reason = *drop;
+    return outcome;
+  }
+  slot->client_id = client.id;
+  slot->want_result = client.wants_result;
+  channels_->commands.Send(slot);
+  outcome.kind = Outcome::Kind::kQueued;
+  return outcome;
+}
+
+std::optional<ControllerChange> CommandIntake::Disconnect(std::uint64_t client,
+                                                          std::int64_t now_us) {
+  clients_.erase(client);
+  auto change = arbiter_.OnDisconnect(client);
+  if (change && config_.api.stop_on_disconnect) StopWalking(now_us);
+  return change;
+}
+
+void CommandIntake::StopWalking(std::int64_t now_us) {
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
+    return;
+  }
+  slot->command = sm::Command{};
+  slot->command.kind = sm::CommandKind::kStopWalking;
+  slot->command.source = sm::CommandSource::kDaemon;
+  slot->command.received_us = now_us;
+  slot->command.sent_us = now_us;
+  slot->client_id = 0;
+  slot->want_result = false;
+  channels_->commands.Send(slot);
+}
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,95 @@
+// The API thread's command path, without sockets: from a client's decoded CloudCommand to the
+// control thread's queue. Hub calls it for every command; bench/ and the tests call the same code.
+//
+//   1. who may command (ControllerArbiter): the controlling client, or anyone for DAMP;
+//   2. freshness (CommandFreshness, one per client): timestamp, sequence and age;
+//   3. seed 000's validation (CommandValidator) into a free CommandPipe slot;
+//   4. the hand-off to the control thread. DAMP is never dropped: when every slot is in flight it
+//      takes the urgent mailbox, which the control thread reads every tick.
+// The first drop of a burst of stale / out-of-order / untimestamped commands from a client (and a
+// resync after its clock stepped) comes back as an EdgeError to broadcast; the burst ends with
+// the client's next accepted command.
+//
+// Threads: the API thread's. Talks to the control thread only through ControlChannels.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "config/config.hpp"
+#include "daemon/command_freshness.hpp"
+#include "daemon/command_validator.hpp"
+#include "daemon/control_loop.hpp"
+#include "daemon/controller_arbiter.hpp"
+#include "edge_cloud.pb.h"
+#include "statemachine/counters.hpp"
+
+namespace robot_edge::daemon {
+
+class CommandIntake {
+ public:
+  // The client a command comes from.
+  struct Client {
+    std::uint64_t id = 0;    // the connection (never 0)
+    std::string controller;  // the role its Hello took ("" = observer)
+    bool wants_result = false;
+  };
+
+  struct Outcome {
+    enum class Kind {
+      kQueued,    // handed to the control thread; its CommandResult comes back as a ControlEvent
+      kAccepted,  // a DAMP that took the urgent mailbox: accepted now, applied next tick
+      kDropped,   // `reason` says why
+    };
+    Kind kind = Kind::kDropped;
+    sm::Reason reason = sm::Reason::kCount;
+    std::optional<ControllerChange> change;  // control changed hands
+    std::optional<edge::EdgeError> error;    // to broadcast: a burst of drops began, or a resync
+  };
+
+  // `config` and `channels` outlive the intake.
+  CommandIntake(const config::Config& config, ControlChannels* channels);
+
+  Outcome Submit(const Client& client, const edge::CloudCommand& command, std::int64_t now_us);
+
+  // The client's connection closed: forgets it. When it held control, control is released and,
+  // with api.stop_on_disconnect, walking stops.
+  std::optional<ControllerChange> Disconnect(std::uint64_t client, std::int64_t now_us);
+  // Releases control after the idle timeout.
+  std::optional<ControllerChange> CheckIdle(std::int64_t now_us) { return arbiter_.OnTimer(now_us); }
+
+  const ControllerArbiter& arbiter() const { return arbiter_; }
+  // Drops decided here (the control thread counts its own).
+  const sm::Counters& counters() const { return counters_; }
+
+ private:
+  struct ClientState {
+    explicit ClientState(std::int64_t max_age_us) : freshness(max_age_us) {}
+    CommandFreshness freshness;
+    sm::Reason burst = sm::Reason::kCount;  // the reason of the current burst of drops
+  };
+
+  ClientState& StateOf(std::uint64_t client);
+  // Drops a fresh-checked command: counted, and an EdgeError for the first of a burst.
+  Outcome Drop(const Client& client, ClientState& state, sm::Reason reason,
+               const CommandFreshness::Verdict& verdict, Outcome outcome);
+  Outcome HandOver(const Client& client, const edge::CloudCommand& command, std::int64_t now_us,
+                   std::int64_t sent_us, Outcome outcome);
+  void StopWalking(std::int64_t now_us);
+
+  const config::Config& config_;
+  ControlChannels* channels_;
+  ControllerArbiter arbiter_;
+  CommandValidator validator_;
+  sm::Counters counters_;
+  std::map<std::uint64_t, ClientState> clients_;
+  CommandSlot* spare_ = nullptr;  // a slot whose command was dropped, reused next time
+};
+
+// A ModeCommand other than STAND: DAMP, the emergency stop (an unknown Mode value reads as DAMP,
+// the safe side, as the validator reads it).
+bool IsDamp(const edge::CloudCommand& command);
+
+}  // namespace robot_edge::daemon

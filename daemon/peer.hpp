@@ -1,0 +1,28 @@
+// Who is at the other end of an API connection, as the kernel says (not as the client claims).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace robot_edge::daemon {
+
+enum class Transport { kUnix, kTcp };
+
+struct Peer {
+  Transport transport = Transport::kUnix;
+  std::string description;  // for logs: "unix pid 42 uid 1000", "tcp 10.0.0.2:51234"
+  // Unix socket: SO_PEERCRED and SO_PEERGROUPS, taken when the connection was accepted.
+  bool has_credentials = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary
+  bool loopback = false;      // TCP: from 127.0.0.0/8 or ::1
+};
+
+// The credentials of the process connected on Unix socket `fd` (description says when they
+// cannot be read: has_credentials stays false, and the peer is treated as nobody).
+Peer UnixPeer(int fd);
+
+}  // namespace robot_edge::daemon

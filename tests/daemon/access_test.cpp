@@ -1,0 +1,119 @@
+// Who may take which role: peer credentials on the Unix socket, per-role tokens over TCP.
+#include "daemon/access.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace robot_edge::daemon {
+namespace {
+
+constexpr uid_t kSelf = 990;  // robot-edged's own uid in these tests
+
+Peer UnixUser(uid_t uid, gid_t gid, std::vector<gid_t> groups = {}) {
+  Peer p;
+  p.transport = Transport::kUnix;
+  p.has_credentials = true;
+  p.uid = uid;
+  p.gid = gid;
+  p.groups = std::move(groups);
+  return p;
+}
+
+Peer Tcp(bool loopback) {
+  Peer p;
+  p.transport = Transport::kTcp;
+  p.loopback = loopback;
+  return p;
+}
+
+AccessPolicy Policy(bool allow_loopback = false) {
+  return AccessPolicy({{"cloud", {1001}, {2001}, "cloud-secret"},
+                       {"observer", {}, {2002}, ""}},
+                      kSelf, allow_loopback);
+}
+
+TEST(Access, RootAndTheDaemonsOwnUserMayTakeEveryRole) {
+  const AccessPolicy p = Policy();
+  for (uid_t uid : {uid_t{0}, kSelf}) {
+    for (const char* role : {"cloud", "ble", ""}) {
+      EXPECT_FALSE(p.Refusal(role, UnixUser(uid, 100), "")) << uid << " " << role;
+    }
+  }
+}
+
+TEST(Access, AUnixUserTakesOnlyTheRolesGrantedToItsUidOrGroups) {
+  const AccessPolicy p = Policy();
+  EXPECT_FALSE(p.Refusal("cloud", UnixUser(1001, 100), "")) << "by uid";
+  EXPECT_FALSE(p.Refusal("cloud", UnixUser(1500, 2001), "")) << "by primary group";
+  EXPECT_FALSE(p.Refusal("cloud", UnixUser(1500, 100, {5, 2001}), "")) << "supplementary";
+  const auto impostor = p.Refusal("cloud", UnixUser(1500, 100, {5}), "cloud-secret");
+  ASSERT_TRUE(impostor) << "a token does not help on the Unix socket";
+  EXPECT_EQ(*impostor, "uid 1500 may not take the role 'cloud' (not in api.roles.cloud.users or "
+                       ".groups)");
+  const auto ble = p.Refusal("ble", UnixUser(1001, 100), "");
+  ASSERT_TRUE(ble);
+  EXPECT_EQ(*ble, "uid 1001 may not take the role 'ble' (api.roles.ble grants it to nobody)");
+}
+
+TEST(Access, ObservingIsOpenUnlessTheObserverRoleIsGranted) {
+  EXPECT_FALSE(AccessPolicy({}, kSelf, false).Refusal("", UnixUser(1500, 100), ""));
+  const AccessPolicy p = Policy();
+  EXPECT_TRUE(p.Refusal("", UnixUser(1500, 100), ""));
+  EXPECT_FALSE(p.Refusal("", UnixUser(1500, 100, {2002}), ""));
+}
+
+TEST(Access, UnreadableCredentialsAreNobody) {
+  Peer p;
+  p.transport = Transport::kUnix;
+  EXPECT_TRUE(AccessPolicy({}, kSelf, false).Refusal("", p, ""));
+}
+
+TEST(Access, TcpNeedsTheRolesOwnToken) {
+  const AccessPolicy p = Policy();
+  EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "cloud-secret"));
+  EXPECT_EQ(*p.Refusal("cloud", Tcp(false), "cloud-secreT"), "invalid token for the role 'cloud'");
+  EXPECT_EQ(*p.Refusal("cloud", Tcp(true), ""), "the role 'cloud' needs its token over TCP");
+  EXPECT_EQ(*p.Refusal("ble", Tcp(false), "cloud-secret"),
+            "the role 'ble' cannot be taken over TCP (api.roles.ble.token_file is not set)");
+  EXPECT_TRUE(p.Refusal("", Tcp(true), "")) << "observer has no token";
+}
+
+TEST(Access, LoopbackWithoutATokenOnlyWhenTheConfigSaysSo) {
+  EXPECT_TRUE(Policy(false).Refusal("ble", Tcp(true), ""));
+  EXPECT_FALSE(Policy(true).Refusal("ble", Tcp(true), ""));
+  EXPECT_TRUE(Policy(true).Refusal("ble", Tcp(false), "")) << "only from loopback";
+}
+
+TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
+  char dir[] = "/tmp/robot-edge-access.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string token = std::string(dir) + "/cloud.token";
+  std::ofstream(token) << "s3cret\n";
+  ::chmod(token.c_str(), 0644);
+  config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  c.api.roles = {{"cloud", {"no-such-user-here"}, {"no-such-group-here"}, "cloud.token", token}};
+  const AccessPolicy p = AccessPolicy::Load(c, kSelf);
+  EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "s3cret")) << "the newline is not the token's";
+  ASSERT_EQ(p.warnings().size(), 3u);
+  EXPECT_NE(p.warnings()[0].find("no user 'no-such-user-here'"), std::string::npos);
+  EXPECT_NE(p.warnings()[1].find("no group 'no-such-group-here'"), std::string::npos);
+  EXPECT_NE(p.warnings()[2].find("readable by every user"), std::string::npos);
+  EXPECT_EQ(p.warnings()[2].find("s3cret"), std::string::npos) << "a token is never printed";
+
+  std::ofstream(token) << "\n";
+  try {
+    AccessPolicy::Load(c, kSelf);
+    ADD_FAILURE() << "an empty token file was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "api.roles.cloud.token_file: " + token + " is empty");
+  }
+  ::unlink(token.c_str());
+  EXPECT_THROW(AccessPolicy::Load(c, kSelf), std::runtime_error) << "a missing token file";
+  ::rmdir(dir);
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon

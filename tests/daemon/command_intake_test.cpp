@@ -1,0 +1,135 @@
+// The API thread's command path without sockets: arbitration, freshness, validation and the
+// hand-off to the control thread's queue (whose side the test plays).
+#include "daemon/command_intake.hpp"
+
+#include <gtest/gtest.h>
+
+namespace robot_edge::daemon {
+namespace {
+
+constexpr std::int64_t kMs = 1000;
+constexpr std::uint64_t kClientClock = 1'800'000'000'000'000ull;
+
+using Kind = CommandIntake::Outcome::Kind;
+
+class Intake : public testing::Test {
+ protected:
+  Intake() : config_(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)), channels_(config_, 4, 64),
+             intake_(config_, &channels_) {}
+
+  // A STAND from `client`, sent at `sent_us` (our clock), received at `now_us`.
+  CommandIntake::Outcome Stand(const CommandIntake::Client& client, std::uint32_t sequence,
+                               std::int64_t now_us, std::int64_t sent_us) {
+    edge::CloudCommand c;
+    c.set_sequence(sequence);
+    c.set_timestamp_us(kClientClock + static_cast<std::uint64_t>(sent_us));
+    c.mutable_mode()->set_mode(edge::MODE_STAND);
+    return intake_.Submit(client, c, now_us);
+  }
+  CommandIntake::Outcome Damp(const CommandIntake::Client& client, std::int64_t now_us) {
+    edge::CloudCommand c;
+    c.mutable_mode()->set_mode(edge::MODE_DAMP);  // no timestamp, no sequence: still accepted
+    return intake_.Submit(client, c, now_us);
+  }
+  std::size_t Drain() {
+    std::size_t n = 0;
+    while (CommandSlot* slot = channels_.commands.Receive()) {
+      last_ = slot->command;
+      channels_.commands.Release(slot);
+      ++n;
+    }
+    return n;
+  }
+
+  config::Config config_;
+  ControlChannels channels_;
+  CommandIntake intake_;
+  sm::Command last_;
+  const CommandIntake::Client cloud_{1, "cloud", true};
+  const CommandIntake::Client observer_{2, "", false};
+};
+
+TEST_F(Intake, AFreshCommandIsQueuedWithItsEstimatedSendTime) {
+  Stand(cloud_, 1, 0, 0);  // the quickest delivery: 0 ms
+  Drain();
+  const auto out = Stand(cloud_, 2, 1000 * kMs, 990 * kMs);
+  EXPECT_EQ(out.kind, Kind::kQueued);
+  EXPECT_FALSE(out.error);
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_EQ(last_.kind, sm::CommandKind::kMode);
+  EXPECT_EQ(last_.sequence, 2u);
+  EXPECT_EQ(last_.received_us, 1000 * kMs);
+  EXPECT_NEAR(last_.sent_us, 990 * kMs, kMs) << "within the drift allowance, 1 ms per s";
+  EXPECT_EQ(last_.source, sm::CommandSource::kClient);
+}
+
+TEST_F(Intake, TheFirstDropOfABurstIsReportedOnceAndEachIsCounted) {
+  Stand(cloud_, 1, 0, 0);
+  const auto first = Stand(cloud_, 2, 3000 * kMs, 0);  // 3 s late
+  EXPECT_EQ(first.kind, Kind::kDropped);
+  EXPECT_EQ(first.reason, sm::Reason::kCommandStale);
+  ASSERT_TRUE(first.error);
+  EXPECT_EQ(first.error->code(), "COMMAND_STALE");
+  EXPECT_EQ(first.error->subsystem(), edge::SUBSYSTEM_CLOUD);
+  EXPECT_NE(first.error->message().find("2997 ms later than its quickest"), std::string::npos)
+      << first.error->message();
+  for (std::uint32_t s = 3; s < 10; ++s) {
+    const auto next = Stand(cloud_, s, 3000 * kMs, 20 * kMs * s);
+    EXPECT_EQ(next.reason, sm::Reason::kCommandStale);
+    EXPECT_FALSE(next.error) << "one error per burst";
+  }
+  EXPECT_EQ(intake_.counters()[sm::Reason::kCommandStale], 8u);
+  // A replay of the last accepted command is a new burst (another reason): reported.
+  const auto replay = Stand(cloud_, 1, 3001 * kMs, 3001 * kMs);
+  EXPECT_EQ(replay.reason, sm::Reason::kSequenceNotIncreasing);
+  ASSERT_TRUE(replay.error);
+  EXPECT_EQ(replay.error->code(), "COMMAND_OUT_OF_ORDER");
+  // A fresh one ends the burst; the next stale one is reported again.
+  EXPECT_EQ(Stand(cloud_, 20, 3002 * kMs, 3002 * kMs).kind, Kind::kQueued);
+  EXPECT_TRUE(Stand(cloud_, 21, 6000 * kMs, 3003 * kMs).error);
+}
+
+TEST_F(Intake, DampIsAcceptedFromAnObserverWithoutTimestampOrSequence) {
+  const auto out = Damp(observer_, 0);
+  EXPECT_EQ(out.kind, Kind::kQueued);
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_EQ(last_.mode, sm::ModeRequest::kDamp);
+}
+
+TEST_F(Intake, DampTakesTheMailboxWhenThePipeIsFull) {
+  for (std::uint32_t s = 1; s <= 4; ++s) EXPECT_EQ(Stand(cloud_, s, s, s).kind, Kind::kQueued);
+  const auto full = Stand(cloud_, 5, 5, 5);
+  EXPECT_EQ(full.reason, sm::Reason::kQueueFull);
+  const auto damp = Damp(cloud_, 6);
+  EXPECT_EQ(damp.kind, Kind::kAccepted);
+  EXPECT_EQ(channels_.urgent.load() & kUrgentDamp, kUrgentDamp);
+}
+
+TEST_F(Intake, OnlyTheControllerCommands) {
+  EXPECT_EQ(Stand(cloud_, 1, 0, 0).kind, Kind::kQueued);
+  const auto other = Stand(observer_, 1, 1, 1);
+  EXPECT_EQ(other.reason, sm::Reason::kNotController);
+  EXPECT_EQ(intake_.counters()[sm::Reason::kNotController], 1u);
+}
+
+TEST_F(Intake, TheControllerLeavingStopsWalking) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  const auto change = intake_.Disconnect(cloud_.id, 50 * kMs);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->reason, "disconnect");
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_EQ(last_.kind, sm::CommandKind::kStopWalking);
+  EXPECT_EQ(last_.source, sm::CommandSource::kDaemon);
+  EXPECT_FALSE(intake_.Disconnect(observer_.id, 60 * kMs)) << "not the controller";
+}
+
+TEST_F(Intake, AReconnectedClientStartsANewSequence) {
+  Stand(cloud_, 100, 0, 0);
+  intake_.Disconnect(cloud_.id, kMs);
+  const CommandIntake::Client again{3, "cloud", true};
+  EXPECT_EQ(Stand(again, 1, 2 * kMs, 2 * kMs).kind, Kind::kQueued);
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon
