@@ -317,6 +317,9 @@ std::vector<std::string> Validate(const Config& config);
 // What is valid but weakens safety or security (logged at start-up, printed by --check-config).
 std::vector<std::string> Warnings(const Config& config);
 
+// Reads and parses `path` without validating it. Throws ConfigError.
+Config ParseConfigFile(const std::string& path);
+
 // Reads, parses and validates `path`. Throws ConfigError on any problem.
 Config LoadConfig(const std::string& path);
 

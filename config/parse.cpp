@@ -518,12 +518,16 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   return c;
 }
 
-Config LoadConfig(const std::string& path) {
+Config ParseConfigFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError({path + ": cannot open the file"});
   std::stringstream text;
   text << in.rdbuf();
-  Config c = ParseConfig(text.str(), path);
+  return ParseConfig(text.str(), path);
+}
+
+Config LoadConfig(const std::string& path) {
+  Config c = ParseConfigFile(path);
   const auto problems = Validate(c);
   if (!problems.empty()) throw ConfigError(problems);
   return c;

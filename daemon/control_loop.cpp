@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "daemon/fatal_signals.hpp"
+
 namespace robot_edge::daemon {
 namespace {
 
@@ -53,6 +55,7 @@ void ControlLoop::Run() {
 }
 
 void ControlLoop::Tick(std::int64_t now_us) {
+  if (FatalSignalInProgress()) return;  // its handler is sending DAMP: nothing may follow it
   scheduler_.Receive(now_us);
   ReadInputs();
   ApplyCommands(now_us);
@@ -84,6 +87,7 @@ sm::Command DaemonCommand(sm::CommandKind kind, std::int64_t now_us) {
 }  // namespace
 
 void ControlLoop::Shutdown(std::int64_t now_us) {
+  if (FatalSignalInProgress()) return;
   const sm::Command damp = DaemonCommand(sm::CommandKind::kMode, now_us);
   scheduler_.Receive(now_us);
   ReadInputs();

@@ -1,6 +1,7 @@
 #include "daemon/daemon.hpp"
 
 #include <spdlog/spdlog.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -19,27 +20,30 @@
 #include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
 #include "daemon/bus_lock.hpp"
+#include "daemon/fatal_signals.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/realtime.hpp"
+#include "daemon/supervisor.hpp"
 #include "policy/load.hpp"
 
 namespace robot_edge::daemon {
 namespace {
 
-// The watchdog is fed only while the control loop ticks: no tick for this long means unhealthy.
-constexpr std::int64_t kStalledUs = 250'000;
+// How often the API thread stamps its heartbeat for the supervisor.
+constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(100);
 
 // Everything robot-edged owns, in the order it is built (and the reverse it is torn down).
 class Daemon {
  public:
   Daemon(const config::Config& config, const DaemonOptions& options)
       : config_(config), options_(options), signals_(io_, SIGINT, SIGTERM, SIGHUP),
-        watchdog_(io_) {}
+        heartbeat_(io_) {}
 
   ~Daemon() {
+    UninstallFatalSignalDamp();  // before the CAN socket closes
     if (wake_fd_ >= 0) ::close(wake_fd_);
   }
 
@@ -52,6 +56,9 @@ class Daemon {
       spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
     }
     OpenBuses();
+    std::vector<std::string> missing;  // none: the transport opened every bus
+    InstallFatalSignalDamp(transport_->socket().native_handle(),
+                           can::EmergencyFrames(config_, &missing));
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
@@ -71,11 +78,15 @@ class Daemon {
       if (!ec) Shutdown(strsignal(signal));
     });
     control_thread_ = std::thread([this] { ControlThread(); });
+    pthread_setname_np(control_thread_.native_handle(), "re-control");
     if (policy_) policy_->Start();
     hub_->Start();
     notifier_.Ready("controlling " + std::to_string(config_.joints.size()) + " joints on " +
                     std::to_string(config_.buses.size()) + " buses");
-    FeedWatchdog();  // after READY=1: systemd expects no WATCHDOG=1 before it
+    StampHeartbeat();
+    // After READY=1: systemd expects no WATCHDOG=1 before it.
+    supervisor_ = std::make_unique<Supervisor>(*loop_, channels_.get(), &notifier_, &api_heartbeat_us_);
+    supervisor_->Start();
     spdlog::info("robot-edged {} ready: {} joints on {} buses at {} Hz", kVersion,
                  config_.joints.size(), config_.buses.size(), config_.control.rate_hz);
   }
@@ -112,6 +123,7 @@ class Daemon {
   }
 
   void ControlThread() {
+    ProvideAltStack();
     for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
     try {
       loop_->Run();
@@ -134,34 +146,29 @@ class Daemon {
     if (policy_) policy_->Stop();
   }
 
-  void FeedWatchdog() {
-    const auto period = notifier_.watchdog_period();
-    if (!period) return;
-    const std::int64_t last = loop_->last_tick_us();
-    if (last >= 0 && SteadyMicros() - last < kStalledUs) {
-      notifier_.Watchdog();
-    } else if (last >= 0) {
-      spdlog::error("control loop stalled for {} ms: not feeding the systemd watchdog",
-                    (SteadyMicros() - last) / 1000);
-    }
-    watchdog_.expires_after(*period);
-    watchdog_.async_wait([this](const std::error_code& ec) {
-      if (!ec) FeedWatchdog();
+  // The API thread's sign of life for the supervisor (which feeds systemd's watchdog).
+  void StampHeartbeat() {
+    api_heartbeat_us_.store(SteadyMicros(), std::memory_order_relaxed);
+    heartbeat_.expires_after(kHeartbeatPeriod);
+    heartbeat_.async_wait([this](const std::error_code& ec) {
+      if (!ec) StampHeartbeat();
     });
   }
 
   void Shutdown(const char* why) {
     spdlog::info("{}: shutting down: DAMP on every motor, then out of motor mode", why);
+    if (supervisor_) supervisor_->Stop();
     notifier_.Stopping();
     listener_->Close();
     StopControl();
     hub_->Stop("robot-edged is shutting down");
-    watchdog_.cancel();
+    heartbeat_.cancel();
     // io_.run() returns once the last Goodbye is written.
   }
 
  public:
   void JoinControlThread() {
+    if (supervisor_) supervisor_->Stop();
     if (control_thread_.joinable()) {
       loop_->RequestStop();
       control_thread_.join();
@@ -174,7 +181,8 @@ class Daemon {
   asio::io_context io_;
   asio::io_context can_io_;  // hosts the CAN sockets; never run (the control thread polls them)
   asio::signal_set signals_;
-  asio::steady_timer watchdog_;
+  asio::steady_timer heartbeat_;
+  std::atomic<std::int64_t> api_heartbeat_us_{0};
   SystemdNotifier notifier_;
   BusLocks bus_locks_;
   std::vector<std::unique_ptr<can::CanController>> controllers_;
@@ -187,6 +195,7 @@ class Daemon {
   std::unique_ptr<BusHealth> bus_health_;
   std::unique_ptr<Hub> hub_;
   std::unique_ptr<Listener> listener_;
+  std::unique_ptr<Supervisor> supervisor_;
   std::thread control_thread_;
   bool failed_ = false;  // API thread only
 };
@@ -195,6 +204,7 @@ class Daemon {
 
 int RunDaemon(const config::Config& config, const DaemonOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
+  ProvideAltStack();
   Daemon daemon(config, options);
   try {
     daemon.Start();

@@ -6,6 +6,7 @@ namespace robot_edge::daemon {
 
 const char* const kUsage =
     "usage: robot-edged [--config FILE] [--api-socket PATH] [--log-level LEVEL] [--check-config]\n"
+    "       robot-edged --emergency-damp [--config FILE]\n"
     "\n"
     "The edge control daemon of the robot: drives the joint motors over SocketCAN and serves the\n"
     "command / telemetry API.\n"
@@ -14,6 +15,9 @@ const char* const kUsage =
     "  --api-socket PATH  Unix socket of the API (default: api.unix_socket of the config)\n"
     "  --log-level LEVEL  trace, debug, info (default), warn or error\n"
     "  --check-config     validate the configuration, print the result and exit (1 if invalid)\n"
+    "  --emergency-damp   send DAMP, then exit motor mode, to every configured motor and exit\n"
+    "                     (0 when every frame went out); the unit's ExecStopPost, so that every\n"
+    "                     way the daemon ends leaves the motors in DAMP\n"
     "  --version          print the version and exit\n"
     "  --help             print this help and exit\n";
 
@@ -48,6 +52,8 @@ std::optional<CommandLine> ParseCommandLine(const std::vector<std::string>& args
       cl.log_level = *v;
     } else if (a == "--check-config") {
       cl.check_config = true;
+    } else if (a == "--emergency-damp") {
+      cl.emergency_damp = true;
     } else if (a == "--help" || a == "-h") {
       cl.help = true;
     } else if (a == "--version") {

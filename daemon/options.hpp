@@ -12,6 +12,7 @@ struct CommandLine {
   std::string api_socket;          ///< --api-socket PATH (overrides api.unix_socket)
   std::string log_level = "info";  ///< --log-level trace|debug|info|warn|error
   bool check_config = false;       ///< --check-config: validate and exit
+  bool emergency_damp = false;     ///< --emergency-damp: DAMP + exit motor mode to every motor
   bool help = false;               ///< --help
   bool version = false;            ///< --version
 };

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -246,6 +248,24 @@ std::string Robot::Sim(const std::string& line) {
 int Robot::StopDaemon(Millis timeout, int signal) { return daemon_->Stop(signal, timeout); }
 
 // ---- Helpers ----
+
+StoppedThread::StoppedThread(pid_t pid, const std::string& name) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
+    std::string comm = ReadFile(entry.path().string() + "/comm");
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm == name) tid_ = std::stoi(entry.path().filename().string());
+  }
+  if (tid_ < 0) throw std::runtime_error("no thread '" + name + "' in process " + std::to_string(pid));
+  if (::ptrace(PTRACE_SEIZE, tid_, nullptr, nullptr) != 0 ||
+      ::ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) {
+    throw std::runtime_error("ptrace(" + name + "): " + std::strerror(errno));
+  }
+  int status = 0;
+  ::waitpid(tid_, &status, __WALL);  // stopped
+}
+
+StoppedThread::~StoppedThread() { ::ptrace(PTRACE_DETACH, tid_, nullptr, nullptr); }
 
 edge::CloudCommand Stamped(edge::CloudCommand command) {
   static std::uint32_t sequence = 1000;  // increasing across every client of the test

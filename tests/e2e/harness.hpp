@@ -114,6 +114,7 @@ class Robot {
   // SIGTERM to the daemon; its exit code.
   int StopDaemon(Millis timeout = 10s, int signal = SIGTERM);
   bool DaemonRunning() { return daemon_->Running(); }
+  pid_t daemon_pid() const { return daemon_->pid(); }
   std::string DaemonLog() const { return daemon_->Stderr(); }
   std::string SimLog() const { return sim_->Stderr(); }
 
@@ -126,6 +127,20 @@ class Robot {
   std::unique_ptr<Child> sim_;
   std::unique_ptr<BusMonitor> monitor_;
   std::unique_ptr<Child> daemon_;
+};
+
+// Stops one thread of a process, found by its name (/proc/PID/task/TID/comm), with ptrace until
+// destroyed; the process's other threads run on. How a test makes one thread stall.
+class StoppedThread {
+ public:
+  // Throws std::runtime_error when no such thread exists or ptrace is refused.
+  StoppedThread(pid_t pid, const std::string& name);
+  ~StoppedThread();  // the thread runs again
+  StoppedThread(const StoppedThread&) = delete;
+  StoppedThread& operator=(const StoppedThread&) = delete;
+
+ private:
+  pid_t tid_ = -1;
 };
 
 // Sends `command` (sequence set by the caller) and returns its CommandResult.

@@ -27,6 +27,7 @@ std::string PolicySection(const std::string& model,
                           const std::string& gains = "kp: 77\n  kd: 2.5") {
   return "policy:\n  model: " + model + "\n  " + gains + R"(
   rate_hz: 50
+  stall_timeout_ms: 300      # user-mode-linux can hold a thread that long (default: 40 ms)
   joints: [L_Hip_Pitch, L_Hip_Roll, L_Hip_Yaw, L_Knee, L_Ankle_A, L_Ankle_B,
            R_Hip_Pitch, R_Hip_Roll, R_Hip_Yaw, R_Knee, R_Ankle_A, R_Ankle_B]
   action_scale: 0.25
@@ -48,9 +49,11 @@ float B(int i) { return i % 2 == 0 ? -0.3f : 0.3f; }
 float C(int i) { return 0.2f - 0.02f * static_cast<float>(i); }
 float D(int i) { return 0.1f * static_cast<float>(i % 3); }
 
+// The linear model above; with `infinite_above_vx1`, its actions are divided by
+// 1 - relu(obs[6] - 2): unchanged for vx up to 1 m/s, infinite beyond (a policy gone bad).
 class PolicyModel {
  public:
-  PolicyModel() {
+  explicit PolicyModel(bool infinite_above_vx1 = false) {
     char tmpl[] = "/tmp/robot-edge-e2e-policy.XXXXXX";
     dir_ = ::mkdtemp(tmpl);
     std::vector<float> w(kLegJoints * kObservation, 0.0f), bias(kLegJoints);
@@ -60,8 +63,22 @@ class PolicyModel {
       w[i * kObservation + kCommandAt + 2] = C(i);
       bias[i] = D(i);
     }
-    path_ =
-        policy::test::LinearModel(kObservation, kLegJoints, w, bias).Write(dir_ + "/command.onnx");
+    policy::test::ModelBuilder b = policy::test::LinearModel(kObservation, kLegJoints, w, bias);
+    if (infinite_above_vx1) {
+      std::vector<float> pick(kObservation, 0.0f);
+      pick[kCommandAt] = 1.0f;
+      auto& graph = *b.proto().mutable_graph();
+      graph.mutable_node(0)->set_output(0, "linear");
+      b.Initializer("pick", {kObservation, 1}, pick)
+          .Initializer("two", {1}, {2.0f})
+          .Initializer("one", {1}, {1.0f});
+      b.Node("MatMul", {"obs", "pick"}, "vx2");
+      b.Node("Sub", {"vx2", "two"}, "over");
+      b.Node("Relu", {"over"}, "excess");
+      b.Node("Sub", {"one", "excess"}, "divisor");
+      b.Node("Div", {"linear", "divisor"}, "actions");
+    }
+    path_ = b.Write(dir_ + "/command.onnx");
   }
   ~PolicyModel() {
     std::error_code ignored;
@@ -209,6 +226,80 @@ TEST(Policy, TheDemonstrationModelSwingsTheSimulatedLegs) {
   EXPECT_LT(low, stand - 0.08f) << "L_Hip_Pitch did not swing back";
   EXPECT_GT(high, stand + 0.08f) << "L_Hip_Pitch did not swing forward";
   ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+}
+
+// The first STAND frame (the stand gains) for L_Hip_Pitch after `t_us`: MOVE/POLICY ended.
+std::optional<SeenFrame> StandFrameAfter(Robot& robot, std::int64_t t_us) {
+  return robot.monitor().WaitFor(
+      t_us,
+      [&](const SeenFrame& s) {
+        return !s.special && robot.monitor().JointOf(s) == 0 &&
+               std::fabs(s.command.kp - robot.config().joints[0].kp) < 0.2f;
+      },
+      3s);
+}
+
+TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
+  PolicyModel model(/*infinite_above_vx1=*/true);
+  RobotOptions options;
+  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  Robot robot(options);
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  ASSERT_TRUE(Command(c, Velocity(0.4f, 0.0f, 0.0f)).accepted());
+  ExpectPolicyFrames(robot, NowUs(), 0.4f, 0.0f, 0.0f);
+
+  const std::int64_t t = NowUs();
+  ASSERT_TRUE(Command(c, Velocity(1.5f, 0.0f, 0.0f)).accepted());
+  const auto error = WaitError(observer, "POLICY_FAULT", 3s);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(static_cast<int>(error->error().subsystem()), edge::SUBSYSTEM_POLICY);
+  EXPECT_NE(error->error().message().find("non-finite action (NaN or infinity) for L_Hip_Pitch"),
+            std::string::npos)
+      << error->error().message();
+  const auto stand = StandFrameAfter(robot, t);
+  ASSERT_TRUE(stand) << "MOVE/POLICY did not end";
+  RecordProperty("nan_to_stand_frame_ms", std::to_string((stand->t_us - t) / 1000));
+  for (const auto& f : robot.monitor().Since(t)) {
+    if (f.special || robot.monitor().JointOf(f) != 0 || f.t_us >= stand->t_us) continue;
+    EXPECT_NEAR(f.command.position_rad, Expected(robot.config(), 0, 0.4f, 0, 0), 1e-3)
+        << "only the last good targets until STAND: nothing of the bad output";
+  }
+  const auto t_stand = WaitTelemetry(
+      c, [](const auto& m) { return m.control_mode() == edge::CONTROL_MODE_STAND; }, 2s);
+  ASSERT_TRUE(t_stand);
+  // Walking stopped: a new, sane velocity walks again.
+  ASSERT_TRUE(Command(c, Velocity(0.2f, 0.0f, 0.0f)).accepted());
+  ExpectPolicyFrames(robot, NowUs(), 0.2f, 0.0f, 0.0f);
+}
+
+TEST(PolicyFault, AStalledInferenceThreadEndsWalking) {
+  PolicyModel model;
+  RobotOptions options;
+  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  Robot robot(options);
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  ASSERT_TRUE(Command(c, Velocity(0.4f, 0.0f, 0.0f)).accepted());
+  ExpectPolicyFrames(robot, NowUs(), 0.4f, 0.0f, 0.0f);
+  std::int64_t t = 0;
+  {
+    StoppedThread inference(robot.daemon_pid(), "re-inference");
+    t = NowUs();
+    const auto error = WaitError(observer, "POLICY_FAULT", 3s);
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->error().message().find("the inference stalled"), std::string::npos)
+        << error->error().message();
+    const auto stand = StandFrameAfter(robot, t);
+    ASSERT_TRUE(stand) << "MOVE/POLICY did not end";
+    RecordProperty("stall_to_stand_frame_ms", std::to_string((stand->t_us - t) / 1000));
+    EXPECT_LT(stand->t_us - t, 2'000'000) << "stall_timeout_ms 300 + user-mode-linux";
+  }
+  EXPECT_TRUE(robot.DaemonRunning());
 }
 
 }  // namespace

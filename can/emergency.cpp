@@ -1,0 +1,70 @@
+#include "can/emergency.hpp"
+
+#include <net/if.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+
+namespace robot_edge::can {
+namespace {
+
+RawFrame Frame(int ifindex, std::size_t bus, std::uint32_t can_id, const Payload& payload) {
+  RawFrame f;
+  f.address.can_family = AF_CAN;
+  f.address.can_ifindex = ifindex;
+  f.frame.can_id = can_id;
+  f.frame.len = 8;
+  std::copy(payload.begin(), payload.end(), f.frame.data);
+  f.bus = bus;
+  return f;
+}
+
+}  // namespace
+
+std::vector<RawFrame> EmergencyFrames(const config::Config& config,
+                                      std::vector<std::string>* missing) {
+  std::vector<int> ifindex;
+  for (const config::BusConfig& bus : config.buses) {
+    ifindex.push_back(static_cast<int>(::if_nametoindex(bus.interface.c_str())));
+    if (ifindex.back() == 0 && missing != nullptr) missing->push_back(bus.interface);
+  }
+  std::vector<RawFrame> damp, exit;
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const config::JointConfig& joint = config.joints[j];
+    if (ifindex[joint.bus] == 0) continue;
+    MitCommand limp;
+    limp.kd = static_cast<float>(joint.damp_kd);
+    damp.push_back(Frame(ifindex[joint.bus], joint.bus, joint.can_id,
+                         EncodeCommand(limp, RangesOf(config.motor_of(j)))));
+    exit.push_back(Frame(ifindex[joint.bus], joint.bus, joint.can_id,
+                         EncodeSpecial(SpecialCommand::kExitMotorMode)));
+  }
+  damp.insert(damp.end(), exit.begin(), exit.end());
+  return damp;
+}
+
+std::size_t SendRaw(int fd, const RawFrame* frames, std::size_t count, int retries, bool* sent) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    bool ok = false;
+    for (int attempt = 0; attempt <= retries && !ok; ++attempt) {
+      const ssize_t r =
+          ::sendto(fd, &frames[i].frame, sizeof(can_frame), MSG_DONTWAIT,
+                   reinterpret_cast<const sockaddr*>(&frames[i].address), sizeof(sockaddr_can));
+      ok = r == static_cast<ssize_t>(sizeof(can_frame));
+      if (ok || (errno != ENOBUFS && errno != EAGAIN)) break;
+      const timespec wait{0, 200'000};
+      ::nanosleep(&wait, nullptr);
+    }
+    n += ok;
+    if (sent != nullptr) sent[i] = ok;
+  }
+  return n;
+}
+
+}  // namespace robot_edge::can

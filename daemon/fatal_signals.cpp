@@ -1,0 +1,77 @@
+#include "daemon/fatal_signals.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+
+#include "config/config.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+constexpr int kRetries = 25;  // 5 ms of a full transmit queue per frame at most
+
+// A handler reaches only global state: written once by Install, before the handlers are set.
+std::array<can::RawFrame, 2 * config::kMaxJoints> g_frames;
+std::size_t g_count = 0;
+std::atomic<int> g_fd{-1};
+std::atomic<bool> g_in_progress{false};
+
+void Say(const char* text) {
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text, std::strlen(text));
+}
+
+void OnFatalSignal(int signal) {
+  if (!g_in_progress.exchange(true)) {  // the first fatal signal, on whichever thread
+    const int fd = g_fd.load();
+    if (fd >= 0) {
+      Say("robot-edged: fatal signal: sending DAMP, then exit motor mode, to every motor\n");
+      const std::size_t sent = can::SendRaw(fd, g_frames.data(), g_count, kRetries);
+      Say(sent == g_count ? "robot-edged: DAMP sent to every motor\n"
+                          : "robot-edged: DAMP not sent to every motor (the bus refused some)\n");
+    }
+  }
+  // SA_RESETHAND restored the default action: the signal, blocked while this runs, kills the
+  // process when the handler returns (or the faulting instruction faults again).
+  ::raise(signal);
+}
+
+}  // namespace
+
+void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames) {
+  g_count = std::min(frames.size(), g_frames.size());
+  std::copy_n(frames.begin(), g_count, g_frames.begin());
+  g_fd.store(can_fd);
+  struct sigaction action{};
+  action.sa_handler = OnFatalSignal;
+  action.sa_flags = SA_RESETHAND | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  for (int s : kSignals) ::sigaction(s, &action, nullptr);
+  ProvideAltStack();
+}
+
+void UninstallFatalSignalDamp() {
+  for (int s : kSignals) ::signal(s, SIG_DFL);
+  g_fd.store(-1);
+}
+
+bool FatalSignalInProgress() { return g_in_progress.load(std::memory_order_relaxed); }
+
+void ProvideAltStack() {
+  const std::size_t size = std::max<std::size_t>(64 * 1024, static_cast<std::size_t>(SIGSTKSZ));
+  static thread_local std::unique_ptr<char[]> stack;  // lives as long as its thread
+  if (stack) return;
+  stack = std::make_unique<char[]>(size);
+  stack_t ss{};
+  ss.ss_sp = stack.get();
+  ss.ss_size = size;
+  ::sigaltstack(&ss, nullptr);
+}
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,29 @@
+// DAMP that survives the process. When robot-edged dies of a fatal signal — systemd's watchdog
+// kill (SIGABRT), std::terminate (SIGABRT), a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL) — the
+// handler writes DAMP then exit-motor-mode to every motor on the already-open CAN socket, with
+// async-signal-safe calls only, says so on stderr, and re-raises the signal with its default
+// action (the same exit status and core dump as without it). Once it has begun the control loop
+// sends nothing more (FatalSignalInProgress()), so no later tick undoes it.
+// SIGKILL, an OOM kill and a power cut cannot be caught: the unit's ExecStopPost
+// (robot-edged --emergency-damp) and the motors' own CAN timeouts cover them.
+//
+// Threads: Install / Uninstall once, from the main thread; ProvideAltStack() on every thread that
+// may crash (a stack overflow can run the handler only on an alternate stack);
+// FatalSignalInProgress() from any thread.
+#pragma once
+
+#include <span>
+
+#include "can/emergency.hpp"
+
+namespace robot_edge::daemon {
+
+// `can_fd` stays open until UninstallFatalSignalDamp(); the frames are copied (at most
+// 2 × config::kMaxJoints).
+void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames);
+// Back to the default actions (before the CAN socket closes).
+void UninstallFatalSignalDamp();
+bool FatalSignalInProgress();
+void ProvideAltStack();
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,80 @@
+#include "daemon/supervisor.hpp"
+
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace robot_edge::daemon {
+
+Liveness::Verdict Liveness::Check(std::int64_t now_us, std::int64_t last_tick_us,
+                                  std::int64_t api_heartbeat_us) {
+  Verdict v;
+  const bool ticking = last_tick_us >= 0;
+  const std::int64_t control_age = now_us - last_tick_us;
+  const bool control_ok = ticking && control_age < kControlStallUs;
+  const std::int64_t api_age = now_us - api_heartbeat_us;
+  const bool api_ok = api_age < kApiStallUs;
+  if (ticking && !control_ok && !control_stalled_) {
+    v.reports.push_back("control loop stalled for " + std::to_string(control_age / 1000) +
+                        " ms: not feeding the systemd watchdog");
+  } else if (control_ok && control_stalled_) {
+    v.reports.push_back("control loop ticking again");
+  }
+  control_stalled_ = ticking && !control_ok;
+  if (!api_ok && !api_stalled_) {
+    api_stall_since_us_ = api_heartbeat_us;
+    v.stop_walking = true;
+    v.reports.push_back("API thread stalled for " + std::to_string(api_age / 1000) +
+                        " ms: walking stopped, the systemd watchdog is no longer fed (it kills "
+                        "robot-edged after WatchdogSec, and DAMP follows)");
+  } else if (api_ok && api_stalled_) {
+    v.reports.push_back("API thread responsive again after " +
+                        std::to_string((api_heartbeat_us - api_stall_since_us_) / 1000) +
+                        " ms");
+  }
+  api_stalled_ = !api_ok;
+  v.feed_watchdog = control_ok && api_ok;
+  return v;
+}
+
+Supervisor::Supervisor(const ControlLoop& loop, ControlChannels* channels,
+                       SystemdNotifier* notifier, const std::atomic<std::int64_t>* api_heartbeat_us)
+    : loop_(loop), channels_(channels), notifier_(notifier), api_heartbeat_us_(api_heartbeat_us) {}
+
+Supervisor::~Supervisor() { Stop(); }
+
+void Supervisor::Start() {
+  thread_ = std::thread([this] { Run(); });
+  pthread_setname_np(thread_.native_handle(), "re-supervisor");
+}
+
+void Supervisor::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Supervisor::Run() {
+  const auto feed_period = notifier_->watchdog_period();
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, std::chrono::microseconds(kCheckPeriodUs), [this] { return stop_; })) {
+    const std::int64_t now = SteadyMicros();
+    Liveness::Verdict v =
+        liveness_.Check(now, loop_.last_tick_us(), api_heartbeat_us_->load(std::memory_order_relaxed));
+    if (v.stop_walking) channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
+    for (const std::string& r : v.reports) {
+      notifier_->Status(r);
+      spdlog::warn("{}", r);
+    }
+    if (v.feed_watchdog && feed_period && now >= next_feed_us_) {
+      notifier_->Watchdog();
+      next_feed_us_ = now + feed_period->count();
+    }
+  }
+}
+
+}  // namespace robot_edge::daemon
