@@ -8,7 +8,8 @@ void ParseContext::Error(const YAML::Node& node, const std::string& path,
                          const std::string& message) {
   std::string where = source;
   if (node.IsDefined() && node.Mark().line >= 0) {
-    where += ":" + std::to_string(node.Mark().line + 1);
+    where += ':';  // (not ":" + ...: GCC 12 -O3 warns wrongly about that form, PR 105329)
+    where += std::to_string(node.Mark().line + 1);
   }
   errors.push_back(where + ": " + (path.empty() ? "" : path + ": ") + message);
 }

@@ -55,7 +55,7 @@ void ControlLoop::Run() {
 }
 
 void ControlLoop::Tick(std::int64_t now_us) {
-  if (FatalSignalInProgress()) return;  // its handler is sending DAMP: nothing may follow it
+  if (!BeginControlTick()) return;  // a fatal signal's handler sends DAMP: nothing may follow it
   scheduler_.Receive(now_us);
   ReadInputs();
   ApplyCommands(now_us);
@@ -69,6 +69,7 @@ void ControlLoop::Tick(std::int64_t now_us) {
   }
   events_queued_ = false;
   last_tick_us_.store(now_us, std::memory_order_relaxed);
+  EndControlTick();
 }
 
 namespace {
@@ -87,7 +88,7 @@ sm::Command DaemonCommand(sm::CommandKind kind, std::int64_t now_us) {
 }  // namespace
 
 void ControlLoop::Shutdown(std::int64_t now_us) {
-  if (FatalSignalInProgress()) return;
+  if (!BeginControlTick()) return;
   const sm::Command damp = DaemonCommand(sm::CommandKind::kMode, now_us);
   scheduler_.Receive(now_us);
   ReadInputs();
@@ -100,6 +101,7 @@ void ControlLoop::Shutdown(std::int64_t now_us) {
   }
   scheduler_.SendDampThenExit(commands_);
   Publish(now_us, out);
+  EndControlTick();
 }
 
 void ControlLoop::ReadInputs() {

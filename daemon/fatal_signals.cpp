@@ -1,6 +1,7 @@
 #include "daemon/fatal_signals.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,14 +22,30 @@ constexpr int kRetries = 25;  // 5 ms of a full transmit queue per frame at most
 std::array<can::RawFrame, 2 * config::kMaxJoints> g_frames;
 std::size_t g_count = 0;
 std::atomic<int> g_fd{-1};
+// The handshake with the control thread (sequentially consistent: a tick that begins sees the
+// handler's flag, or the handler sees the tick).
 std::atomic<bool> g_in_progress{false};
+std::atomic<bool> g_in_tick{false};
+std::atomic<pid_t> g_control_tid{0};
+constexpr int kTickWaitPolls = 100;  // 100 × 100 µs: a tick under way has 10 ms to end
 
 void Say(const char* text) {
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text, std::strlen(text));
 }
 
+// Waits for a tick under way on the control thread to end, unless this is the control thread
+// (it crashed in its tick).
+void WaitForTheTickToEnd() {
+  if (::gettid() == g_control_tid.load()) return;
+  for (int i = 0; i < kTickWaitPolls && g_in_tick.load(); ++i) {
+    const timespec wait{0, 100'000};
+    ::nanosleep(&wait, nullptr);
+  }
+}
+
 void OnFatalSignal(int signal) {
   if (!g_in_progress.exchange(true)) {  // the first fatal signal, on whichever thread
+    WaitForTheTickToEnd();
     const int fd = g_fd.load();
     if (fd >= 0) {
       Say("robot-edged: fatal signal: sending DAMP, then exit motor mode, to every motor\n");
@@ -61,7 +78,22 @@ void UninstallFatalSignalDamp() {
   g_fd.store(-1);
 }
 
-bool FatalSignalInProgress() { return g_in_progress.load(std::memory_order_relaxed); }
+bool BeginControlTick() {
+  static thread_local const pid_t tid = [] {
+    const pid_t self = ::gettid();
+    g_control_tid.store(self);
+    return self;
+  }();
+  (void)tid;
+  g_in_tick.store(true);
+  if (g_in_progress.load()) {
+    g_in_tick.store(false);
+    return false;
+  }
+  return true;
+}
+
+void EndControlTick() { g_in_tick.store(false); }
 
 void ProvideAltStack() {
   const std::size_t size = std::max<std::size_t>(64 * 1024, static_cast<std::size_t>(SIGSTKSZ));

@@ -2,14 +2,15 @@
 // kill (SIGABRT), std::terminate (SIGABRT), a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL) — the
 // handler writes DAMP then exit-motor-mode to every motor on the already-open CAN socket, with
 // async-signal-safe calls only, says so on stderr, and re-raises the signal with its default
-// action (the same exit status and core dump as without it). Once it has begun the control loop
-// sends nothing more (FatalSignalInProgress()), so no later tick undoes it.
+// action (the same exit status and core dump as without it). The control thread brackets each
+// tick with BeginControlTick() / EndControlTick(): the handler waits for a tick under way to end
+// (its frames would otherwise land after the DAMP), and no tick begins once it has started.
 // SIGKILL, an OOM kill and a power cut cannot be caught: the unit's ExecStopPost
 // (robot-edged --emergency-damp) and the motors' own CAN timeouts cover them.
 //
 // Threads: Install / Uninstall once, from the main thread; ProvideAltStack() on every thread that
 // may crash (a stack overflow can run the handler only on an alternate stack);
-// FatalSignalInProgress() from any thread.
+// Begin/EndControlTick() on the control thread only.
 #pragma once
 
 #include <span>
@@ -23,7 +24,11 @@ namespace robot_edge::daemon {
 void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames);
 // Back to the default actions (before the CAN socket closes).
 void UninstallFatalSignalDamp();
-bool FatalSignalInProgress();
 void ProvideAltStack();
+
+// False when a fatal signal is being handled: the tick must send nothing (and not call
+// EndControlTick()).
+bool BeginControlTick();
+void EndControlTick();
 
 }  // namespace robot_edge::daemon

@@ -5,9 +5,6 @@
 #include <signal.h>
 #include <sys/resource.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "harness.hpp"
 
 namespace robot_edge::e2e {
@@ -54,40 +51,18 @@ std::int64_t ExpectDampThenExitOnEveryMotor(Robot& robot, std::int64_t t_us) {
   return latest;
 }
 
-// The unit's ExecStopPost= line, with the installed paths replaced by the build's and the test
-// robot's: what systemd runs once the main process has gone.
-std::vector<std::string> ExecStopPost(const Robot& robot) {
-  std::ifstream unit(ROBOT_EDGE_UNIT);
-  std::string line;
-  while (std::getline(unit, line)) {
-    if (line.rfind("ExecStopPost=", 0) != 0) continue;
-    std::istringstream words(line.substr(13));
-    std::vector<std::string> argv;
-    for (std::string w; words >> w;) argv.push_back(w);
-    if (argv.empty() || argv[0].find("robot-edged") == std::string::npos) break;
-    argv[0] = ROBOT_EDGED;
-    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
-      if (argv[i] == "--config") argv[i + 1] = robot.dir() + "/robot-edge.yaml";
-    }
-    return argv;
-  }
-  ADD_FAILURE() << ROBOT_EDGE_UNIT << " has no ExecStopPost=robot-edged ...";
-  return {};
-}
-
 TEST(Death, SigkillThenTheUnitsExecStopPostDampsEveryMotor) {
   NoCoreDumps();
   Robot robot;
   StandUp(robot);
   const std::int64_t killed = NowUs();
   EXPECT_EQ(robot.StopDaemon(10s, SIGKILL), 128 + SIGKILL);
-  const std::vector<std::string> argv = ExecStopPost(robot);
-  ASSERT_FALSE(argv.empty());
+  const std::vector<std::string> argv = robot.ExecStopPost();
+  ASSERT_FALSE(argv.empty()) << ROBOT_EDGE_UNIT << " has no ExecStopPost=robot-edged ...";
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--emergency-damp"), argv.end());
-  test::Child post(argv, robot.dir() + "/exec-stop-post");
-  EXPECT_EQ(post.Wait(10s), 0) << post.Stderr();
-  EXPECT_NE(post.Stderr().find("50 of 50 frames sent to 25 motors"), std::string::npos)
-      << post.Stderr();
+  std::string output;
+  EXPECT_EQ(robot.RunExecStopPost(&output), 0) << output;
+  EXPECT_NE(output.find("50 of 50 frames sent to 25 motors"), std::string::npos) << output;
   const std::int64_t damped = ExpectDampThenExitOnEveryMotor(robot, killed);
   ASSERT_GT(damped, 0);
   RecordProperty("sigkill_to_damp_ms", std::to_string((damped - killed) / 1000));

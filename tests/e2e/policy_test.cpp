@@ -4,106 +4,22 @@
 // inference statistics. The network's output depends on the command only (its other weights
 // are 0), so the expected frame is exact; and the demonstration model swings the simulated legs.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <array>
 #include <cmath>
-#include <filesystem>
 
+#include "command_policy.hpp"
 #include "harness.hpp"
-#include "model_builder.hpp"
 
 namespace robot_edge::e2e {
 namespace {
 
-constexpr int kLegJoints = 12;  // joints 0..11: the policy's, in firmware order
-constexpr int kObservation = 45;
-constexpr int kCommandAt = 6;  // base_ang_vel 3, projected_gravity 3, then the command
-constexpr float kPolicyKp = 77.0f, kPolicyKd = 2.5f, kActionScale = 0.25f;
-const std::array<float, 3> kCommandScale = {2.0f, 2.0f, 0.25f};
-
-// The policy section, inserted before sim: in the default config.
-std::string PolicySection(const std::string& model,
-                          const std::string& gains = "kp: 77\n  kd: 2.5") {
-  return "policy:\n  model: " + model + "\n  " + gains + R"(
-  rate_hz: 50
-  stall_timeout_ms: 300      # user-mode-linux can hold a thread that long (default: 40 ms)
-  joints: [L_Hip_Pitch, L_Hip_Roll, L_Hip_Yaw, L_Knee, L_Ankle_A, L_Ankle_B,
-           R_Hip_Pitch, R_Hip_Roll, R_Hip_Yaw, R_Knee, R_Ankle_A, R_Ankle_B]
-  action_scale: 0.25
-  observation:
-    - {term: base_ang_vel, scale: 0.25}
-    - {term: projected_gravity}
-    - {term: command, scale: [2.0, 2.0, 0.25]}
-    - {term: joint_pos}
-    - {term: joint_vel, scale: 0.05}
-    - {term: last_action}
-)";
-}
-
-const char* kBeforeSim = "sim:                                      # robot-edge-sim only";
-
-// action_i = a_i·obs[6] + b_i·obs[7] + c_i·obs[8] + d_i: the command only.
-float A(int i) { return 0.5f + 0.05f * static_cast<float>(i); }
-float B(int i) { return i % 2 == 0 ? -0.3f : 0.3f; }
-float C(int i) { return 0.2f - 0.02f * static_cast<float>(i); }
-float D(int i) { return 0.1f * static_cast<float>(i % 3); }
-
-// The linear model above; with `infinite_above_vx1`, its actions are divided by
-// 1 - relu(obs[6] - 2): unchanged for vx up to 1 m/s, infinite beyond (a policy gone bad).
-class PolicyModel {
- public:
-  explicit PolicyModel(bool infinite_above_vx1 = false) {
-    char tmpl[] = "/tmp/robot-edge-e2e-policy.XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    std::vector<float> w(kLegJoints * kObservation, 0.0f), bias(kLegJoints);
-    for (int i = 0; i < kLegJoints; ++i) {
-      w[i * kObservation + kCommandAt + 0] = A(i);
-      w[i * kObservation + kCommandAt + 1] = B(i);
-      w[i * kObservation + kCommandAt + 2] = C(i);
-      bias[i] = D(i);
-    }
-    policy::test::ModelBuilder b = policy::test::LinearModel(kObservation, kLegJoints, w, bias);
-    if (infinite_above_vx1) {
-      std::vector<float> pick(kObservation, 0.0f);
-      pick[kCommandAt] = 1.0f;
-      auto& graph = *b.proto().mutable_graph();
-      graph.mutable_node(0)->set_output(0, "linear");
-      b.Initializer("pick", {kObservation, 1}, pick)
-          .Initializer("two", {1}, {2.0f})
-          .Initializer("one", {1}, {1.0f});
-      b.Node("MatMul", {"obs", "pick"}, "vx2");
-      b.Node("Sub", {"vx2", "two"}, "over");
-      b.Node("Relu", {"over"}, "excess");
-      b.Node("Sub", {"one", "excess"}, "divisor");
-      b.Node("Div", {"linear", "divisor"}, "actions");
-    }
-    path_ = b.Write(dir_ + "/command.onnx");
-  }
-  ~PolicyModel() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string dir_, path_;
-};
-
-// Joint i's target for the command (vx, vy, vyaw): stand + 0.25 × action.
-float Expected(const config::Config& c, int i, float vx, float vy, float vyaw) {
-  const float action = A(i) * (kCommandScale[0] * vx) + B(i) * (kCommandScale[1] * vy) +
-                       C(i) * (kCommandScale[2] * vyaw) + D(i);
-  return std::clamp(static_cast<float>(c.joints[i].stand_rad) + kActionScale * action,
-                    static_cast<float>(c.joints[i].min_rad),
-                    static_cast<float>(c.joints[i].max_rad));
-}
+constexpr int kLegJoints = kPolicyJoints;
 
 // Waits until every leg joint has been sent the policy's target for the command (policy gains,
 // position within the MIT encoding's resolution); fails naming the first joint that was not.
 void ExpectPolicyFrames(Robot& robot, std::int64_t since, float vx, float vy, float vyaw) {
   for (int j = 0; j < kLegJoints; ++j) {
-    const float want = Expected(robot.config(), j, vx, vy, vyaw);
+    const float want = PolicyTarget(robot.config(), j, vx, vy, vyaw);
     const auto f = robot.monitor().WaitFor(
         since,
         [&](const SeenFrame& s) {
@@ -120,9 +36,9 @@ void ExpectPolicyFrames(Robot& robot, std::int64_t since, float vx, float vy, fl
 }
 
 TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {
-  PolicyModel model;
+  CommandPolicy model;
   RobotOptions options;
-  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  options.config_edits = {model.ConfigEdit()};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   WaitMotorsReady(c);
@@ -202,11 +118,9 @@ TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {
 
 TEST(Policy, TheDemonstrationModelSwingsTheSimulatedLegs) {
   // config/examples/sim-with-policy.yaml's section, with the model's absolute path.
-  const std::string section =
-      PolicySection(ROBOT_EDGE_DEMO_POLICY,
-                    "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0");
   RobotOptions options;
-  options.config_edits = {{kBeforeSim, section + kBeforeSim}};
+  options.config_edits = {PolicyConfigEdit(
+      ROBOT_EDGE_DEMO_POLICY, "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0")};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   WaitMotorsReady(c);
@@ -240,9 +154,9 @@ std::optional<SeenFrame> StandFrameAfter(Robot& robot, std::int64_t t_us) {
 }
 
 TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
-  PolicyModel model(/*infinite_above_vx1=*/true);
+  CommandPolicy model(/*infinite_above_vx1=*/true);
   RobotOptions options;
-  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  options.config_edits = {model.ConfigEdit()};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   auto observer = robot.Connect("");
@@ -264,7 +178,7 @@ TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
   RecordProperty("nan_to_stand_frame_ms", std::to_string((stand->t_us - t) / 1000));
   for (const auto& f : robot.monitor().Since(t)) {
     if (f.special || robot.monitor().JointOf(f) != 0 || f.t_us >= stand->t_us) continue;
-    EXPECT_NEAR(f.command.position_rad, Expected(robot.config(), 0, 0.4f, 0, 0), 1e-3)
+    EXPECT_NEAR(f.command.position_rad, PolicyTarget(robot.config(), 0, 0.4f, 0, 0), 1e-3)
         << "only the last good targets until STAND: nothing of the bad output";
   }
   const auto t_stand = WaitTelemetry(
@@ -276,9 +190,9 @@ TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
 }
 
 TEST(PolicyFault, AStalledInferenceThreadEndsWalking) {
-  PolicyModel model;
+  CommandPolicy model;
   RobotOptions options;
-  options.config_edits = {{kBeforeSim, PolicySection(model.path()) + kBeforeSim}};
+  options.config_edits = {model.ConfigEdit()};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   auto observer = robot.Connect("");

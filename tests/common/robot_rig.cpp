@@ -1,6 +1,5 @@
-#include "harness.hpp"
+#include "robot_rig.hpp"
 
-#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -17,11 +16,8 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace robot_edge::e2e {
+namespace robot_edge::test {
 namespace {
-
-using test::Eventually;
-using test::ReadFile;
 
 std::string Tail(const std::string& text, std::size_t lines) {
   std::size_t at = text.size();
@@ -117,6 +113,13 @@ std::optional<SeenFrame> BusMonitor::WaitFor(std::int64_t t_us,
   return found;
 }
 
+void BusMonitor::Forget(std::int64_t t_us) {
+  std::lock_guard lock(mutex_);
+  const auto first_kept = std::find_if(frames_.begin(), frames_.end(),
+                                       [&](const SeenFrame& f) { return f.t_us >= t_us; });
+  frames_.erase(frames_.begin(), first_kept);
+}
+
 // ---- NotifySocket ----
 
 NotifySocket::NotifySocket(const std::string& path) : path_(path) {
@@ -156,11 +159,7 @@ bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
 
 // ---- Robot ----
 
-Robot::Robot(RobotOptions options) {
-  char tmpl[] = "/tmp/robot-edge-e2e.XXXXXX";
-  dir_ = ::mkdtemp(tmpl);
-  api_socket_ = dir_ + "/api.sock";
-  sim_socket_ = dir_ + "/sim.sock";
+std::string Robot::ConfigText(RobotOptions options) {
   std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
   if (options.emulator_slack) {
     options.config_edits.insert(options.config_edits.begin(),
@@ -173,9 +172,17 @@ Robot::Robot(RobotOptions options) {
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
     yaml.replace(at, from.size(), to);
   }
+  return yaml;
+}
+
+Robot::Robot(RobotOptions options) {
+  char tmpl[] = "/tmp/robot-edge-e2e.XXXXXX";
+  dir_ = ::mkdtemp(tmpl);
+  api_socket_ = dir_ + "/api.sock";
+  sim_socket_ = dir_ + "/sim.sock";
   for (const auto& [name, content] : options.files) std::ofstream(dir_ + "/" + name) << content;
   const std::string config_path = dir_ + "/robot-edge.yaml";
-  std::ofstream(config_path) << yaml;
+  std::ofstream(config_path) << ConfigText(options);
   config_ = config::LoadConfig(config_path);
 
   notify_ = std::make_unique<NotifySocket>(dir_ + "/notify.sock");
@@ -198,11 +205,12 @@ Robot::Robot(RobotOptions options) {
   }
 }
 
+void Robot::DumpLogs() const {
+  std::fprintf(stderr, "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
+               Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
+}
+
 Robot::~Robot() {
-  if (testing::Test::HasFailure()) {
-    std::fprintf(stderr, "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
-                 Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
-  }
   daemon_->Stop(SIGTERM, 10s);
   sim_->Stop(SIGTERM, 10s);
   std::error_code ignored;
@@ -246,6 +254,33 @@ std::string Robot::Sim(const std::string& line) {
 }
 
 int Robot::StopDaemon(Millis timeout, int signal) { return daemon_->Stop(signal, timeout); }
+
+std::vector<std::string> Robot::ExecStopPost() const {
+  std::ifstream unit(ROBOT_EDGE_UNIT);
+  std::string line;
+  while (std::getline(unit, line)) {
+    if (line.rfind("ExecStopPost=", 0) != 0) continue;
+    std::istringstream words(line.substr(13));
+    std::vector<std::string> argv;
+    for (std::string w; words >> w;) argv.push_back(w);
+    if (argv.empty() || argv[0].find("robot-edged") == std::string::npos) return {};
+    argv[0] = ROBOT_EDGED;
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--config") argv[i + 1] = dir_ + "/robot-edge.yaml";
+    }
+    return argv;
+  }
+  return {};
+}
+
+int Robot::RunExecStopPost(std::string* output) {
+  const std::vector<std::string> argv = ExecStopPost();
+  if (argv.empty()) throw std::runtime_error(std::string(ROBOT_EDGE_UNIT) + ": no ExecStopPost");
+  Child post(argv, dir_ + "/exec-stop-post");
+  const int status = post.Wait(10s);
+  if (output != nullptr) *output = post.Stderr();
+  return status;
+}
 
 // ---- Helpers ----
 
@@ -347,9 +382,9 @@ edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<
   return c;
 }
 
-void WaitMotorsReady(client::Client& c) {
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
-      << "the motors never all replied";
+bool MotorsReady(client::Client& c, Millis timeout) {
+  return WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, timeout)
+      .has_value();
 }
 
-}  // namespace robot_edge::e2e
+}  // namespace robot_edge::test
