@@ -6,11 +6,12 @@
 //   fault, motor reply timeout, fall, IMU timeout, CAN bus-off).
 //   Motors: kp = 0, kd = the joint's damp_kd, no torque: compliant, the joints only slow down.
 //   Accepts: ModeCommand(STAND) -> STAND; TrajectoryRequest -> MOVE/TRAJECTORY. Both are refused
-//   (the robot stays in DAMP, MODE_BLOCKED says which alert) while a critical alert is active or
-//   while a motor has never replied. A trajectory stream that was running when DAMP was entered
-//   (by command or alert) is refused until it pauses for trajectory_timeout_ms or STAND is
-//   accepted: an emergency stop is not undone by the stream's next packet. VelocityCommand is
-//   dropped (seed 000).
+//   (the robot stays in DAMP, MODE_BLOCKED says why) while a critical alert is active, while a
+//   motor has never replied or the IMU has never reported, and when the command was sent before
+//   DAMP was entered (Command::sent_us): no late packet re-engages the motors, whatever DAMPed
+//   them. A trajectory stream that was running when DAMP was entered (by command or alert) is
+//   refused until it pauses for trajectory_timeout_ms or STAND is accepted: an emergency stop is
+//   not undone by the stream's next packet. VelocityCommand is dropped (seed 000).
 //
 // STAND — ramp to the stand pose, then hold it.
 //   Entered: ModeCommand(STAND) from DAMP or MOVE.
@@ -23,21 +24,24 @@
 // MOVE/POLICY — the locomotion policy walks at the commanded velocity.
 //   Entered: VelocityCommand in STAND with a policy configured.
 //   Motors: the policy's targets each tick; the stand pose while it has none yet.
-//   Leaves to STAND by itself (POLICY_STALLED, the STAND ramp from the measured pose) when the
-//   policy stops giving targets after it has driven the joints, or gives none for 1 s.
+//   Leaves by itself, on the tick the policy reports a fault (a non-finite output, a failed
+//   evaluation, targets older than policy.stall_timeout_ms) or after 1 s without targets: walking
+//   stops, and the robot goes to STAND (the ramp from the measured pose) or, with
+//   policy.on_fault: damp, to DAMP.
 //   Accepts: VelocityCommand (new velocity; it persists until a new one, a mode switch or
 //   DAMP); ModeCommand(STAND) -> STAND; ModeCommand(DAMP). TrajectoryRequest is refused.
 //
 // MOVE/TRAJECTORY — direct PD control streamed by the client.
 //   Entered: TrajectoryRequest in DAMP or STAND.
-//   Motors: the request's segments in order, one per control tick, the last one held; its
-//   kp / kd when it gives exactly one per joint, else the joints' defaults.
+//   Motors: the request's segments in order, one per control period by the clock, the last one
+//   held; its kp / kd when it gives exactly one per joint, else the joints' defaults.
 //   Accepts: TrajectoryRequest (replaces the current one); ModeCommand(STAND) -> STAND;
 //   ModeCommand(DAMP). VelocityCommand is refused.
 //   Leaves to DAMP by itself when no TrajectoryRequest arrives for trajectory_timeout_ms (200).
 //
 // In every mode every position target is clamped to the joint's limits and every gain to the
-// API's range (kp 0..500, kd 0..5) and the motor's.
+// API's range (kp 0..500, kd 0..5) and the motor's; a non-finite position holds the joint's last
+// target.
 #pragma once
 
 #include <cstdint>

@@ -31,7 +31,7 @@ Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
-  --token TOKEN       API token (default $ROBOT_EDGE_TOKEN); needed on TCP when api.token is set
+  --token TOKEN       the role's token over TCP (default $ROBOT_EDGE_TOKEN; api.roles.<role>.token_file)
   --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold;
                       observer "" for the others; --controller "" makes any command an observer)
   --timeout S         connect and answer timeout in seconds (default 2)
