@@ -38,6 +38,7 @@ ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport
 }
 
 void ControlLoop::Run() {
+  RegisterControlThread();
   std::int64_t deadline = SteadyMicros();
   scheduler_.EnterMotorMode(deadline);
   while (!stop_.load(std::memory_order_relaxed)) {

@@ -22,10 +22,6 @@ constexpr int kRetries = 25;  // 5 ms of a full transmit queue per frame at most
 std::array<can::RawFrame, 2 * config::kMaxJoints> g_frames;
 std::size_t g_count = 0;
 std::atomic<int> g_fd{-1};
-// The handshake with the control thread (sequentially consistent: a tick that begins sees the
-// handler's flag, or the handler sees the tick).
-std::atomic<bool> g_in_progress{false};
-std::atomic<bool> g_in_tick{false};
 std::atomic<pid_t> g_control_tid{0};
 constexpr int kTickWaitPolls = 100;  // 100 × 100 µs: a tick under way has 10 ms to end
 
@@ -37,14 +33,14 @@ void Say(const char* text) {
 // (it crashed in its tick).
 void WaitForTheTickToEnd() {
   if (::gettid() == g_control_tid.load()) return;
-  for (int i = 0; i < kTickWaitPolls && g_in_tick.load(); ++i) {
+  for (int i = 0; i < kTickWaitPolls && detail::control_in_tick.load(); ++i) {
     const timespec wait{0, 100'000};
     ::nanosleep(&wait, nullptr);
   }
 }
 
 void OnFatalSignal(int signal) {
-  if (!g_in_progress.exchange(true)) {  // the first fatal signal, on whichever thread
+  if (!detail::fatal_in_progress.exchange(true)) {  // the first fatal signal, any thread
     WaitForTheTickToEnd();
     const int fd = g_fd.load();
     if (fd >= 0) {
@@ -60,6 +56,11 @@ void OnFatalSignal(int signal) {
 }
 
 }  // namespace
+
+namespace detail {
+std::atomic<bool> fatal_in_progress{false};
+std::atomic<bool> control_in_tick{false};
+}  // namespace detail
 
 void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames) {
   g_count = std::min(frames.size(), g_frames.size());
@@ -78,22 +79,7 @@ void UninstallFatalSignalDamp() {
   g_fd.store(-1);
 }
 
-bool BeginControlTick() {
-  static thread_local const pid_t tid = [] {
-    const pid_t self = ::gettid();
-    g_control_tid.store(self);
-    return self;
-  }();
-  (void)tid;
-  g_in_tick.store(true);
-  if (g_in_progress.load()) {
-    g_in_tick.store(false);
-    return false;
-  }
-  return true;
-}
-
-void EndControlTick() { g_in_tick.store(false); }
+void RegisterControlThread() { g_control_tid.store(::gettid()); }
 
 void ProvideAltStack() {
   const std::size_t size = std::max<std::size_t>(64 * 1024, static_cast<std::size_t>(SIGSTKSZ));

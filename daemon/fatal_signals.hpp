@@ -13,6 +13,7 @@
 // Begin/EndControlTick() on the control thread only.
 #pragma once
 
+#include <atomic>
 #include <span>
 
 #include "can/emergency.hpp"
@@ -26,9 +27,27 @@ void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames);
 void UninstallFatalSignalDamp();
 void ProvideAltStack();
 
+// The control thread, once, before its first tick (the handler does not wait for a tick of the
+// thread it runs on: that tick crashed).
+void RegisterControlThread();
+
+namespace detail {
+// The handshake with the handler, sequentially consistent: a tick that begins sees the
+// handler's flag, or the handler sees the tick.
+extern std::atomic<bool> fatal_in_progress;
+extern std::atomic<bool> control_in_tick;
+}  // namespace detail
+
 // False when a fatal signal is being handled: the tick must send nothing (and not call
-// EndControlTick()).
-bool BeginControlTick();
-void EndControlTick();
+// EndControlTick()). Inline: two atomic operations on the control thread's hot path.
+inline bool BeginControlTick() {
+  detail::control_in_tick.store(true);
+  if (detail::fatal_in_progress.load()) {
+    detail::control_in_tick.store(false);
+    return false;
+  }
+  return true;
+}
+inline void EndControlTick() { detail::control_in_tick.store(false); }
 
 }  // namespace robot_edge::daemon

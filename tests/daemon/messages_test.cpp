@@ -174,8 +174,8 @@ TEST(Errors, PolicyFaultSaysWhichFaultAndThatTheRobotStands) {
     EXPECT_EQ(static_cast<int>(error->subsystem()), edge::SUBSYSTEM_POLICY);
     return error->message();
   };
-  const auto has = [](const std::string& text, const std::string& what) {
-    EXPECT_NE(text.find(what), std::string::npos) << text;
+  const auto has = [](const std::string& message, const std::string& what) {
+    EXPECT_NE(message.find(what), std::string::npos) << message;
   };
   has(text(sm::PolicyFault::kStale, 55), "its targets are 55 ms old");
   has(text(sm::PolicyFault::kNoTargets, 1000), "no targets within 1000 ms of MOVE/POLICY");

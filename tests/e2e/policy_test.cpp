@@ -153,17 +153,34 @@ std::optional<SeenFrame> StandFrameAfter(Robot& robot, std::int64_t t_us) {
       3s);
 }
 
+// A robot walking at 0.4 m/s with `model`: `c` commands, `observer` watches.
+struct Walking {
+  explicit Walking(const CommandPolicy& model)
+      : robot([&] {
+          RobotOptions options;
+          options.config_edits = {model.ConfigEdit()};
+          return options;
+        }()),
+        c(robot.Connect("cloud")),
+        observer(robot.Connect("")) {}
+  void Start() {
+    WaitMotorsReady(c);
+    ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+    ASSERT_TRUE(Command(c, Velocity(0.4f, 0.0f, 0.0f)).accepted());
+    ExpectPolicyFrames(robot, NowUs(), 0.4f, 0.0f, 0.0f);
+  }
+  Robot robot;
+  client::Client c;
+  client::Client observer;
+};
+
 TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
   CommandPolicy model(/*infinite_above_vx1=*/true);
-  RobotOptions options;
-  options.config_edits = {model.ConfigEdit()};
-  Robot robot(options);
-  auto c = robot.Connect("cloud");
-  auto observer = robot.Connect("");
-  WaitMotorsReady(c);
-  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
-  ASSERT_TRUE(Command(c, Velocity(0.4f, 0.0f, 0.0f)).accepted());
-  ExpectPolicyFrames(robot, NowUs(), 0.4f, 0.0f, 0.0f);
+  Walking w(model);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  Robot& robot = w.robot;
+  client::Client& c = w.c;
+  client::Client& observer = w.observer;
 
   const std::int64_t t = NowUs();
   ASSERT_TRUE(Command(c, Velocity(1.5f, 0.0f, 0.0f)).accepted());
@@ -191,15 +208,10 @@ TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
 
 TEST(PolicyFault, AStalledInferenceThreadEndsWalking) {
   CommandPolicy model;
-  RobotOptions options;
-  options.config_edits = {model.ConfigEdit()};
-  Robot robot(options);
-  auto c = robot.Connect("cloud");
-  auto observer = robot.Connect("");
-  WaitMotorsReady(c);
-  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
-  ASSERT_TRUE(Command(c, Velocity(0.4f, 0.0f, 0.0f)).accepted());
-  ExpectPolicyFrames(robot, NowUs(), 0.4f, 0.0f, 0.0f);
+  Walking w(model);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  Robot& robot = w.robot;
+  client::Client& observer = w.observer;
   std::int64_t t = 0;
   {
     StoppedThread inference(robot.daemon_pid(), "re-inference");

@@ -75,6 +75,45 @@ TEST(Fall, ATiltedImuIsAFallAndTheRobotDamps) {
   EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
 }
 
+TEST(Imu, ASilentImuIsCriticalAndNamesItsBus) {
+  Robot robot;
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  StandUp(c);
+  ASSERT_EQ(robot.Sim("imu off").rfind("ok", 0), 0u);
+  const auto error = WaitError(observer, "IMU_TIMEOUT", 3s);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->error().subsystem(), edge::SUBSYSTEM_FW_LINK);
+  EXPECT_NE(error->error().message().find("waist_neck (vcan4)"), std::string::npos)
+      << error->error().message();
+  const auto t = WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 6, 0); }, 3s);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->fw_mode(), edge::FW_MODE_DAMP);
+  EXPECT_EQ(Command(c, Mode(edge::MODE_STAND)).reason(), "blocked_by_alert");
+  ASSERT_EQ(robot.Sim("imu on").rfind("ok", 0), 0u);
+  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
+  EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+}
+
+// The control thread held up (here: stopped with ptrace for 1.5 s) is a critical alert of its own
+// once it runs again: the loop ran far below its rate.
+TEST(LoopSlow, AControlThreadHeldUpRaisesControlLoopSlowAndDamps) {
+  Robot robot;
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  StandUp(c);
+  {
+    StoppedThread control(robot.daemon_pid(), "re-control");
+    std::this_thread::sleep_for(1500ms);
+  }
+  const auto error = WaitError(observer, "CONTROL_LOOP_SLOW", 5s);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->error().message().find("over the last second"), std::string::npos)
+      << error->error().message();
+  EXPECT_TRUE(WaitTelemetry(c, [](const auto& m) { return m.fw_mode() == edge::FW_MODE_DAMP; }, 3s));
+  EXPECT_TRUE(robot.DaemonRunning());
+}
+
 TEST(MotorTimeout, ASilencedMotorGivesFwLinkTimeoutNamingIt) {
   Robot robot;
   auto c = robot.Connect("cloud");

@@ -446,7 +446,9 @@ TEST(PolicyFault, EachFaultHandsOverToStandFromTheMeasuredPose) {
         EXPECT_EQ(e.policy_fault, fault);
         EXPECT_EQ(e.detail, 7u);
       }
-      if (e.kind == EventKind::kModeChanged) EXPECT_EQ(e.cause, Cause::kPolicyFault);
+      if (e.kind == EventKind::kModeChanged) {
+        EXPECT_EQ(e.cause, Cause::kPolicyFault);
+      }
     }
     const std::size_t knee = 3;  // stand 0.6
     EXPECT_FLOAT_EQ(out.targets[knee].position_rad, 0.1f) << "a ramp, not a jump";
