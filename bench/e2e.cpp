@@ -246,6 +246,57 @@ Watchdog MeasureWatchdog(Context& ctx, Target& robot) {
   return out;
 }
 
+// ---- emergency stop ----
+
+// A client's DAMP -> a DAMP frame (kp 0) on every bus, from MOVE/TRAJECTORY (stiff frames seen
+// on each bus first). The control thread is woken for it instead of waiting for its next tick.
+Summary MeasureEmergencyStop(Context& ctx, Target& robot, int* invalid) {
+  const config::Config& c = robot.config();
+  const auto buses = Interfaces(c);
+  const auto tap = robot.Tap("", {1});  // the first motor of every bus has id 1
+  auto client = robot.Connect("cloud", true, false);
+  const std::vector<float> pose = StandPose(c);
+  std::vector<double> us;
+  std::uint32_t sequence = 200000;
+  std::vector<TappedFrame> frames;
+  for (int trial = 0; trial < ctx.settings.commands / 4; ++trial) {
+    edge::CloudCommand move = client::MakeTrajectory(pose);
+    move.set_sequence(++sequence);
+    move.set_timestamp_us(client::WallClockMicros());
+    client.Send(move);
+    ctx.SleepRandomMs(10, 20);  // stiff frames on every bus, and a random phase in the period
+    DrainClient(client);
+    tap->Drain();
+    edge::CloudCommand damp = client::MakeMode(edge::MODE_DAMP);
+    damp.set_sequence(++sequence);
+    damp.set_timestamp_us(client::WallClockMicros());
+    const std::int64_t t0 = RealtimeNs();
+    client.Send(damp);
+    std::vector<std::int64_t> damp_ns(buses.size(), -1);
+    std::size_t found = 0, looked = 0;
+    frames.clear();
+    const auto deadline = std::chrono::steady_clock::now() + 500ms;
+    while (found < buses.size() && std::chrono::steady_clock::now() < deadline) {
+      tap->Read(20, &frames);
+      for (; looked < frames.size(); ++looked) {
+        const auto& f = frames[looked];
+        const auto b = static_cast<std::size_t>(f.bus);
+        if (IsSpecial(f.frame) || f.t_ns < t0 || damp_ns[b] >= 0 || KpCode(f.frame) != 0) continue;
+        damp_ns[b] = f.t_ns;
+        ++found;
+      }
+    }
+    if (found < buses.size()) {
+      ++*invalid;
+    } else {
+      us.push_back(static_cast<double>(*std::max_element(damp_ns.begin(), damp_ns.end()) - t0) /
+                   1000.0);
+    }
+    std::this_thread::sleep_for(250ms);  // past the trajectory timeout: the next stream is new
+  }
+  return Summarize(us);
+}
+
 // ---- loop period from the wire ----
 
 struct Window {
@@ -447,6 +498,17 @@ void Run(Context& ctx, Target& robot, bool vcan) {
           "ms", wd.first_bus_ms.min >= 200.0 ? "ok" : "MISS", "never before the timeout");
   ctx.Add(sec_wd, "DAMP spread between buses, max", wd.spread_max_ms, 2, "", "ms", "",
           "one sendmmsg for all buses");
+
+  std::puts("emergency stop: a client's DAMP -> DAMP on every bus");
+  int estop_invalid = 0;
+  const Summary estop = MeasureEmergencyStop(ctx, robot, &estop_invalid);
+  const std::string sec_estop = ctx.prefix + ": emergency stop";
+  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, p50", estop.p50, 0, "", "µs", "",
+          std::to_string(estop.count) + " trials from MOVE, " + std::to_string(estop_invalid) +
+              " invalid; the control thread is woken for it");
+  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, p99", estop.p99, 0, "≤ 500", "µs",
+          Verdict(estop.p99, 500), ctx.uml ? "budget is for a real kernel" : "without waiting for a tick");
+  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, max", estop.max, 0, "", "µs", "");
 
   std::printf("loop: %d s in STAND\n", ctx.settings.loop_s);
   Stand(robot);

@@ -25,6 +25,7 @@
 #include "daemon/bus_health.hpp"
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
+#include "daemon/telemetry_frames.hpp"
 #include "policy/load.hpp"
 #include "support.hpp"
 
@@ -113,13 +114,11 @@ void BM_Telemetry(benchmark::State& state) {
   const daemon::ControlSnapshot& s = rig.channels().snapshots.Latest();
   std::uint32_t sequence = 0;
   std::size_t bytes = 0;
+  daemon::TelemetryFrames frames(rig.config());
   for (auto _ : state) {
-    // As Hub::EveryTelemetryPeriod: a fresh message, filled, framed once for every client.
-    edge::ServerMessage message;
+    // As Hub::EveryTelemetryPeriod: the kept message filled, framed once for every client.
     const daemon::Clocks now{rig.now_us(), 1'700'000'000'000'000ull};
-    daemon::FillTelemetry(s, rig.config(), ++sequence, now, message.mutable_telemetry());
-    auto frame = std::make_shared<std::string>();
-    proto::AppendDelimited(message, frame.get());
+    const daemon::Frame frame = frames.Build(s, ++sequence, now);
     bytes = frame->size();
     benchmark::DoNotOptimize(frame);
   }

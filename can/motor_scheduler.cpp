@@ -137,6 +137,12 @@ void MotorScheduler::Send(std::span<const MitCommand> targets, std::int64_t now_
   }
 }
 
+void MotorScheduler::SendNow(std::span<const MitCommand> targets) {
+  tx_.clear();
+  for (const Motor& motor : motors_) Push(motor, EncodeCommand(targets[motor.joint], motor.ranges));
+  transport_.Send(tx_);
+}
+
 void MotorScheduler::SendDampThenExit(std::span<const MitCommand> damp_targets) {
   tx_.clear();
   for (const Motor& motor : motors_) Push(motor, EncodeCommand(damp_targets[motor.joint], motor.ranges));

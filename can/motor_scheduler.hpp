@@ -76,6 +76,10 @@ class MotorScheduler {
   // every kMotorModeRetryUs.
   void Send(std::span<const MitCommand> targets, std::int64_t now_us);
 
+  // Off the ticks' schedule (an emergency stop that woke the control thread): one command per
+  // motor in one batch, without FC retries or reply accounting (the next Send() counts as usual).
+  void SendNow(std::span<const MitCommand> targets);
+
   // Shutdown: one batch of `damp_targets`, then one batch of FD to every motor.
   void SendDampThenExit(std::span<const MitCommand> damp_targets);
 

@@ -107,8 +107,9 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
-    if (IsDamp(command)) {  // never dropped: the control thread applies it on its next tick
+    if (IsDamp(command)) {  // never dropped: the control thread applies it when woken
       channels_->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+      channels_->wake.Wake();
       outcome.kind = Outcome::Kind::kAccepted;
       return outcome;
     }
@@ -126,6 +127,9 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
   slot->client_id = client.id;
   slot->want_result = client.wants_result;
   channels_->commands.Send(slot);
+  // An emergency stop does not wait for the next tick (up to a period): the control thread is
+  // woken and applies it at once (its deadlines, and its sole writing of the buses, unchanged).
+  if (IsDamp(command)) channels_->wake.Wake();
   outcome.kind = Outcome::Kind::kQueued;
   return outcome;
 }

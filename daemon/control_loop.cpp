@@ -8,13 +8,6 @@
 #include "daemon/fatal_signals.hpp"
 
 namespace robot_edge::daemon {
-namespace {
-
-timespec ToTimespec(std::int64_t us) {
-  return timespec{static_cast<time_t>(us / 1'000'000), static_cast<long>((us % 1'000'000) * 1000)};
-}
-
-}  // namespace
 
 std::int64_t SteadyMicros() {
   timespec ts;
@@ -43,8 +36,10 @@ void ControlLoop::Run() {
   scheduler_.EnterMotorMode(deadline);
   while (!stop_.load(std::memory_order_relaxed)) {
     deadline += period_us_;
-    const timespec wake = ToTimespec(deadline);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nullptr) == EINTR) {
+    // Woken before the deadline: an emergency stop is applied at once, off the ticks' schedule;
+    // the tick itself keeps its deadline.
+    while (channels_->wake.SleepUntil(deadline) && !stop_.load(std::memory_order_relaxed)) {
+      UrgentTick(SteadyMicros());
     }
     const std::int64_t start = SteadyMicros();
     timing_.OnTickStart(start, deadline);
@@ -59,18 +54,28 @@ void ControlLoop::Tick(std::int64_t now_us) {
   if (!BeginControlTick()) return;  // a fatal signal's handler sends DAMP: nothing may follow it
   scheduler_.Receive(now_us);
   ReadInputs();
+  Advance(now_us, /*on_schedule=*/true);
+  last_tick_us_.store(now_us, std::memory_order_relaxed);
+  EndControlTick();
+}
+
+void ControlLoop::UrgentTick(std::int64_t now_us) {
+  if (!BeginControlTick()) return;
+  Advance(now_us, /*on_schedule=*/false);
+  EndControlTick();
+}
+
+void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
   ApplyCommands(now_us);
   const sm::Outputs& out = state_machine_.Step(now_us, inputs_);
   ForwardEvents(out.events);
-  SendTargets(out.targets, now_us);
+  SendTargets(out.targets, now_us, on_schedule);
   Publish(now_us, out);
   if (events_queued_ && channels_->wake_fd >= 0) {
     const std::uint64_t one = 1;
     [[maybe_unused]] const ssize_t n = ::write(channels_->wake_fd, &one, sizeof(one));
   }
   events_queued_ = false;
-  last_tick_us_.store(now_us, std::memory_order_relaxed);
-  EndControlTick();
 }
 
 namespace {
@@ -166,12 +171,17 @@ void ControlLoop::PushEvent(const ControlEvent& event) {
   }
 }
 
-void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us) {
+void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
+                              bool on_schedule) {
   for (std::size_t j = 0; j < commands_.size(); ++j) {
     const sm::JointTarget& t = targets[j];
     commands_[j] = {t.position_rad, t.velocity_rad_s, t.kp, t.kd, t.torque_nm};
   }
-  scheduler_.Send(commands_, now_us);
+  if (on_schedule) {
+    scheduler_.Send(commands_, now_us);
+  } else {
+    scheduler_.SendNow(commands_);
+  }
 }
 
 void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {

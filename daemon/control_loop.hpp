@@ -17,6 +17,7 @@
 #include "config/config.hpp"
 #include "daemon/command_pipe.hpp"
 #include "daemon/control_events.hpp"
+#include "daemon/control_wake.hpp"
 #include "daemon/loop_timing.hpp"
 #include "daemon/snapshot.hpp"
 #include "handoff/spsc_queue.hpp"
@@ -44,6 +45,8 @@ struct ControlChannels {
   // after the pipe's commands on the next tick (so a DAMP that found the pipe full may override a
   // command sent just after it — the safe side).
   std::atomic<std::uint8_t> urgent{0};
+  // API -> control: wakes the control thread before its next tick (an emergency stop).
+  ControlWake wake;
   SpscQueue<ControlEvent> events;         // control -> API
   TripleBuffer<ControlSnapshot> snapshots;  // control -> API, latest only
   std::atomic<std::uint64_t> events_lost{0};  // events queue was full
@@ -64,6 +67,9 @@ class ControlLoop {
 
   // One control tick at `now_us` (steady clock, µs).
   void Tick(std::int64_t now_us);
+  // Between ticks, when woken (ControlChannels::wake): the commands that arrived are applied and
+  // the resulting targets sent at once, without reading the buses (the next tick does).
+  void UrgentTick(std::int64_t now_us);
   // DAMP on every motor, then exit motor mode (FD).
   void Shutdown(std::int64_t now_us);
 
@@ -73,10 +79,12 @@ class ControlLoop {
 
  private:
   void ReadInputs();
+  void Advance(std::int64_t now_us, bool on_schedule);
   void ApplyCommands(std::int64_t now_us);
   void ForwardEvents(std::span<const sm::Event> events);
   void PushEvent(const ControlEvent& event);
-  void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us);
+  void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
+                   bool on_schedule);
   void Publish(std::int64_t now_us, const sm::Outputs& out);
 
   std::int64_t period_us_;

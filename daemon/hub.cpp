@@ -44,7 +44,8 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       diagnostics_timer_(io),
       controller_timer_(io),
       intake_(config, channels),
-      events_(config.api.event_history) {}
+      events_(config.api.event_history),
+      telemetry_(config) {}
 
 void Hub::Start() {
   WaitForControlEvents();
@@ -283,9 +284,7 @@ void Hub::EveryTelemetryPeriod() {
   DrainControlEvents();  // in case a wake-up was missed
   const ControlSnapshot& s = channels_->snapshots.Latest();
   if (s.tick_us < 0) return;  // the control loop has not ticked yet
-  edge::ServerMessage message;
-  FillTelemetry(s, config_, ++telemetry_sequence_, Now(), message.mutable_telemetry());
-  const Frame frame = FrameOf(message);
+  const Frame frame = telemetry_.Build(s, ++telemetry_sequence_, Now());
   for (const auto& [id, session] : sessions_) {
     if (session->welcomed() && session->wants_telemetry()) session->SendTelemetry(frame);
   }

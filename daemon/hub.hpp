@@ -23,6 +23,7 @@
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
 #include "daemon/session.hpp"
+#include "daemon/telemetry_frames.hpp"
 #include "policy/inference_stats.hpp"
 
 namespace robot_edge::daemon {
@@ -100,7 +101,7 @@ class Hub final : public SessionEvents {
   EventLog events_;
   std::uint32_t telemetry_sequence_ = 0;
   std::uint64_t events_lost_reported_ = 0;
-  edge::EdgeTelemetry telemetry_;  // reused
+  TelemetryFrames telemetry_;
 };
 
 }  // namespace robot_edge::daemon

@@ -51,6 +51,11 @@ class MessageReader {
   }
 
   const std::string& error() const { return error_; }
+  // Forgets a partial frame and the error (a new stream); the arena block is kept.
+  void Reset() {
+    decoder_ = proto::FrameDecoder();
+    error_.clear();
+  }
 
  private:
   proto::FrameDecoder decoder_;

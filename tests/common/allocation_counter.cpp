@@ -5,10 +5,40 @@
 #include <cstdlib>
 #include <new>
 
+#include "sanitizer.hpp"
+
 namespace {
 
 std::atomic<bool> g_counting{false};
 std::atomic<std::size_t> g_allocations{0};
+
+}  // namespace
+
+namespace robot_edge::test {
+
+AllocationCounter::AllocationCounter() {
+  g_allocations.store(0);
+  g_counting.store(true);
+}
+AllocationCounter::~AllocationCounter() { g_counting.store(false); }
+std::size_t AllocationCounter::count() const { return g_allocations.load(); }
+
+}  // namespace robot_edge::test
+
+#ifdef ROBOT_EDGE_SANITIZER_ALLOCATOR
+
+// The sanitizer owns malloc and operator new: count every allocation through its hook.
+namespace {
+void OnAllocation(const volatile void*, std::size_t) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+}
+void OnFree(const volatile void*) {}
+[[maybe_unused]] const int g_hooks = __sanitizer_install_malloc_and_free_hooks(OnAllocation, OnFree);
+}  // namespace
+
+#else
+
+namespace {
 
 void* Allocate(std::size_t size) noexcept {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
@@ -29,17 +59,6 @@ void* OrThrow(void* p) {
 
 }  // namespace
 
-namespace robot_edge::test {
-
-AllocationCounter::AllocationCounter() {
-  g_allocations.store(0);
-  g_counting.store(true);
-}
-AllocationCounter::~AllocationCounter() { g_counting.store(false); }
-std::size_t AllocationCounter::count() const { return g_allocations.load(); }
-
-}  // namespace robot_edge::test
-
 void* operator new(std::size_t size) { return OrThrow(Allocate(size)); }
 void* operator new[](std::size_t size) { return OrThrow(Allocate(size)); }
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
@@ -58,3 +77,5 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+#endif  // ROBOT_EDGE_SANITIZER_ALLOCATOR

@@ -33,7 +33,7 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
     slot->command = sm::Command{};
     slot->command.kind = kind;
     slot->command.mode = mode;
-    slot->command.received_us = t;
+    slot->command.received_us = slot->command.sent_us = t;
     slot->command.trajectory = &slot->trajectory;
     slot->want_result = true;
     if (kind == sm::CommandKind::kTrajectory && slot->trajectory.segments() == 0) {

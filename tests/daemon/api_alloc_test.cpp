@@ -1,0 +1,94 @@
+// The API thread's hot paths allocate nothing in steady state, under a counting global
+// allocator: a command from received bytes to the control thread's queue (MessageReader's arena,
+// CommandIntake), and the telemetry frame of each period (TelemetryFrames).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "allocation_counter.hpp"
+#include "daemon/command_intake.hpp"
+#include "daemon/message_reader.hpp"
+#include "daemon/telemetry_frames.hpp"
+#include "proto/framing.hpp"
+
+namespace robot_edge::daemon {
+namespace {
+
+const config::Config& Config() {
+  static const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  return c;
+}
+
+// A framed trajectory command at the stand pose with gains, sequence `s`, sent at `t_us`.
+std::string TrajectoryBytes(std::uint32_t s, std::int64_t t_us) {
+  edge::ClientMessage m;
+  edge::CloudCommand& c = *m.mutable_command();
+  c.set_sequence(s);
+  c.set_timestamp_us(1'800'000'000'000'000ull + static_cast<std::uint64_t>(t_us));
+  auto* segment = c.mutable_trajectory()->mutable_full()->add_segments();
+  for (const auto& j : Config().joints) {
+    segment->add_positions(static_cast<float>(j.stand_rad));
+    segment->add_kp(static_cast<float>(j.kp));
+    segment->add_kd(static_cast<float>(j.kd));
+  }
+  std::string bytes;
+  proto::AppendDelimited(m, &bytes);
+  return bytes;
+}
+
+TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
+  ControlChannels channels(Config(), 8, 64);
+  CommandIntake intake(Config(), &channels);
+  MessageReader reader;
+  const CommandIntake::Client client{1, "cloud", true};
+  std::vector<std::string> commands;
+  for (std::uint32_t s = 1; s <= 1200; ++s) commands.push_back(TrajectoryBytes(s, 20'000 * s));
+  std::size_t queued = 0;
+  const auto feed = [&](std::size_t i) {
+    const std::int64_t now_us = 20'000 * static_cast<std::int64_t>(i + 1) + 500;
+    reader.Feed(std::span(reinterpret_cast<const std::uint8_t*>(commands[i].data()), commands[i].size()),
+                [&](const edge::ClientMessage& m) {
+                  queued += intake.Submit(client, m.command(), now_us).kind ==
+                            CommandIntake::Outcome::Kind::kQueued;
+                  return true;
+                });
+    while (CommandSlot* slot = channels.commands.Receive()) channels.commands.Release(slot);
+  };
+  for (std::size_t i = 0; i < 200; ++i) feed(i);  // warm up: every slot used once
+  std::size_t allocations = 0;
+  {
+    robot_edge::test::AllocationCounter counter;
+    for (std::size_t i = 200; i < commands.size(); ++i) feed(i);
+    allocations = counter.count();
+  }
+  EXPECT_EQ(queued, commands.size()) << "every command went through";
+  EXPECT_EQ(allocations, 0u);
+}
+
+TEST(ApiAllocation, TheTelemetryFrameOfEachPeriodAllocatesNothing) {
+  ControlSnapshot snapshot(Config().joints.size());
+  snapshot.tick_us = 1000;
+  snapshot.alert_count = 2;  // alerts too: repeated messages
+  TelemetryFrames frames(Config());
+  std::vector<Frame> held;  // sessions still sending some frames
+  const auto build = [&](std::uint32_t sequence) {
+    Frame f = frames.Build(snapshot, sequence, {2000, 1'800'000'000'000'000ull});
+    if (sequence % 3 == 0) held.push_back(f);
+    if (held.size() > 4) held.erase(held.begin());
+    return f;
+  };
+  for (std::uint32_t s = 1; s <= 20; ++s) build(s);
+  std::size_t allocations = 0;
+  std::size_t bytes = 0;
+  {
+    robot_edge::test::AllocationCounter counter;
+    for (std::uint32_t s = 21; s <= 1020; ++s) bytes = build(s)->size();
+    allocations = counter.count();
+  }
+  EXPECT_GT(bytes, 500u);
+  EXPECT_EQ(allocations, 0u);
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon

@@ -1,0 +1,49 @@
+// Fuzz target: what the buses deliver to the control loop — motor replies and IMU frames, garbled
+// or not, on any bus with any id and length — through the real receive step: FakeTransport ->
+// MotorScheduler (the reply and IMU decoders) -> ControlLoop::Tick (alerts, the state machine,
+// the next commands). Each input is a run of ticks; each tick gets the frames of one chunk.
+//   frame: [bus][id hi][id lo][len (low 4 bits)][data × 8]; a 0xFF bus byte ends the chunk
+//   (the tick runs), any other value picks bus % buses.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "can/fake_transport.hpp"
+#include "daemon/control_loop.hpp"
+#include "fuzz_support.hpp"
+
+using namespace robot_edge;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const config::Config& config = fuzz::DefaultConfig();
+  can::FakeTransport transport(fuzz::InterfacesOf(config), /*capacity=*/256);
+  // Kept across inputs (its storage is large); nothing is left in it between inputs.
+  static daemon::ControlChannels channels(config, /*command_slots=*/4, /*event_capacity=*/256);
+  daemon::ControlLoop loop(config, transport, /*policy=*/nullptr, &channels);
+  std::int64_t now_us = 1'000'000;
+  constexpr std::size_t kFrame = 12;
+  std::size_t i = 0;
+  while (i < size) {
+    if (data[i] == 0xFF || i + kFrame > size) {
+      loop.Tick(now_us += 2000);
+      transport.ClearSent();
+      daemon::ControlEvent e;
+      while (channels.events.Pop(&e)) {
+      }
+      i += data[i] == 0xFF ? 1 : kFrame;
+      continue;
+    }
+    can_frame f{};
+    f.can_id = ((static_cast<canid_t>(data[i + 1]) << 8) | data[i + 2]) & CAN_SFF_MASK;
+    f.len = data[i + 3] & 0x0F;
+    if (f.len > 8) f.len = 8;
+    std::memcpy(f.data, data + i + 4, 8);
+    transport.Inject(data[i] % static_cast<std::uint32_t>(config.buses.size()), f);
+    i += kFrame;
+  }
+  loop.Tick(now_us += 2000);
+  daemon::ControlEvent e;
+  while (channels.events.Pop(&e)) {
+  }
+  return 0;
+}

@@ -1,0 +1,143 @@
+// Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/) from the messages, frames
+// and files the tests use, so that each fuzzer starts from inputs that go deep:
+//   fuzz_make_seeds OUT_DIR
+// The corpora are checked in; rerun this when an input format changes (scripts/fuzz --seeds).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "can/imu_codec.hpp"
+#include "can/mit_codec.hpp"
+#include "can/motor_scheduler.hpp"
+#include "client/commands.hpp"
+#include "config/config.hpp"
+#include "edge_api.pb.h"
+#include "proto/framing.hpp"
+
+namespace {
+
+using namespace robot_edge;
+namespace fs = std::filesystem;
+
+void Write(const fs::path& dir, const std::string& name, const std::string& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+}
+
+std::string Framed(const edge::ClientMessage& m) {
+  std::string out;
+  proto::AppendDelimited(m, &out);
+  return out;
+}
+
+std::string Hello(const std::string& role) {
+  edge::ClientMessage m;
+  m.mutable_hello()->set_controller(role);
+  m.mutable_hello()->set_want_command_results(true);
+  return Framed(m);
+}
+
+std::string CommandBytes(edge::CloudCommand c, std::uint32_t sequence) {
+  c.set_sequence(sequence);
+  c.set_timestamp_us(1'800'000'000'000'000ull + 20'000ull * sequence);
+  edge::ClientMessage m;
+  *m.mutable_command() = c;
+  return Framed(m);
+}
+
+void ApiSeeds(const config::Config& c, const fs::path& dir) {
+  std::vector<float> pose, kp, kd;
+  for (const auto& j : c.joints) {
+    pose.push_back(static_cast<float>(j.stand_rad));
+    kp.push_back(static_cast<float>(j.kp));
+    kd.push_back(static_cast<float>(j.kd));
+  }
+  const auto stand = client::MakeMode(edge::MODE_STAND);
+  const auto damp = client::MakeMode(edge::MODE_DAMP);
+  Write(dir, "stand-walk-damp", Hello("cloud") + CommandBytes(stand, 1) +
+                                    CommandBytes(client::MakeVelocity(0.3f, 0, 0.1f), 2) +
+                                    CommandBytes(damp, 3));
+  std::string stream = Hello("cloud");
+  for (std::uint32_t s = 1; s <= 6; ++s) {
+    stream += CommandBytes(s % 2 ? client::MakeTrajectory(pose, kp, kd) : client::MakeTrajectory(pose), s);
+  }
+  Write(dir, "trajectory-stream", stream);
+  std::vector<std::vector<float>> segments(8, pose);
+  Write(dir, "trajectory-segments", Hello("ble") + CommandBytes(client::MakeTrajectory(segments), 1));
+  Write(dir, "replay", Hello("cloud") + CommandBytes(stand, 5) + CommandBytes(stand, 5) +
+                           CommandBytes(stand, 4));
+  Write(dir, "observer-damp", Hello("") + CommandBytes(damp, 1) + CommandBytes(stand, 2));
+}
+
+std::string Frame(std::uint8_t bus, std::uint32_t id, const std::uint8_t* data, std::uint8_t len) {
+  std::string f(12, '\0');
+  f[0] = static_cast<char>(bus);
+  f[1] = static_cast<char>(id >> 8);
+  f[2] = static_cast<char>(id & 0xFF);
+  f[3] = static_cast<char>(len);
+  for (std::uint8_t i = 0; i < len && i < 8; ++i) f[4 + i] = static_cast<char>(data[i]);
+  return f;
+}
+
+void CanSeeds(const config::Config& c, const fs::path& dir) {
+  std::string healthy;
+  for (int tick = 0; tick < 4; ++tick) {
+    for (std::size_t j = 0; j < c.joints.size(); ++j) {
+      const auto& joint = c.joints[j];
+      can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
+                          static_cast<float>(joint.stand_rad), 0.1f, 0.5f,
+                          static_cast<std::uint8_t>(tick == 3 && j == 3 ? 85 : 35),
+                          static_cast<std::uint8_t>(tick == 2 && j == 9 ? 2 : 0)};
+      can::Payload p;
+      const auto len = can::EncodeReply(reply, can::RangesOf(c.motor_of(j)), can::LayoutOf(c.motor_of(j)), &p);
+      healthy += Frame(static_cast<std::uint8_t>(joint.bus), c.buses[joint.bus].master_id, p.data(), len);
+    }
+    const auto q = can::EncodeImuQuaternion({0.99f, 0.0f, 0.1f, 0.0f});
+    healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.quat_id, q.data(), 8);
+    const auto g = can::EncodeImuGyro({0.01f, -0.02f, 0.3f});
+    healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.gyro_id, g.data(), 6);
+    healthy += '\xFF';  // the tick runs
+  }
+  Write(dir, "replies-imu-overtemp-fault", healthy);
+}
+
+void SimSeeds(const config::Config& c, const fs::path& dir) {
+  std::string lines = "temp L_Knee 81\nsilence R_Knee on\nfault L_Elbow 2\ntilt 10 -20\nimu off\n"
+                      "get Neck_Yaw\nstatus\nhelp\ntemp L_Knee release\n\n";
+  const auto enter = can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode);
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    lines += static_cast<char>(c.joints[j].bus);
+    lines += static_cast<char>(c.joints[j].can_id);
+    lines += '\x08';
+    lines.append(reinterpret_cast<const char*>(enter.data()), 8);
+    const auto cmd = can::EncodeCommand({0.2f, 0.0f, 60.0f, 2.0f, 0.5f}, can::RangesOf(c.motor_of(j)));
+    lines += static_cast<char>(c.joints[j].bus);
+    lines += static_cast<char>(c.joints[j].can_id);
+    lines += '\x08';
+    lines.append(reinterpret_cast<const char*>(cmd.data()), 8);
+  }
+  Write(dir, "control-then-frames", lines);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_make_seeds OUT_DIR\n");
+    return 2;
+  }
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  const fs::path out = argv[1];
+  ApiSeeds(c, out / "fuzz_api_session");
+  CanSeeds(c, out / "fuzz_can_receive");
+  SimSeeds(c, out / "fuzz_sim_control");
+  for (const char* file : {"robot-edge.yaml", "examples/hardware.yaml", "examples/sim-with-policy.yaml"}) {
+    std::ifstream in(std::string(ROBOT_EDGE_CONFIG_DIR) + "/" + file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Write(out / "fuzz_config", fs::path(file).filename().string(), text);
+  }
+  std::printf("seeds written to %s\n", out.c_str());
+  return 0;
+}
