@@ -1,0 +1,188 @@
+// robot-edged side by side with what many humanoid projects run instead: a Python bridge on
+// python-can (bench/peers/python_can_bridge.py), driving the same 25 motors of robot-edge-sim on
+// the same vcan buses, in the same run. Run it inside tests/vcan/run; bench/run does.
+//
+// For each rate, each implementation runs for a few seconds, watched from the wire (a BusMonitor):
+// the period of joint 0's command frames. "Every reply": the bridge counts the replies it read
+// (late ones too); robot-edged's diagnostics count the commands whose reply had not arrived when
+// the next one was sent (stricter). Sustained: within 5 % of the rate with 99 % of the replies.
+// Reported: the highest rate each sustains, the CPU share and period jitter at 500 Hz, the ratio.
+//
+// Usage: bench_peers ROWS_FILE [--quick]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e_rig.hpp"
+#include "robot_rig.hpp"
+#include "stats.hpp"
+#include "support.hpp"
+
+namespace robot_edge::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct RunResult {
+  double rate_hz = 0;
+  double achieved_hz = 0;   // joint 0's command frames per second, on the wire
+  Summary period_us;        // between joint 0's command frames, on the wire
+  double replies = 0;       // fraction of the replies received (1 = all)
+  double cpu_share = 0;     // of one CPU
+  bool sustained = false;
+};
+
+// Joint 0's command frames between the two times: rate and periods.
+void FromWire(const test::BusMonitor& monitor, std::int64_t from_us, std::int64_t to_us,
+              RunResult* r) {
+  std::vector<std::int64_t> t;
+  for (const auto& f : monitor.Since(from_us)) {
+    if (!f.special && f.t_us <= to_us && monitor.JointOf(f) == 0) t.push_back(f.t_us);
+  }
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < t.size(); ++i) gaps.push_back(static_cast<double>(t[i] - t[i - 1]));
+  r->period_us = Summarize(gaps);
+  r->achieved_hz = static_cast<double>(t.size()) / (static_cast<double>(to_us - from_us) / 1e6);
+}
+
+double JsonNumber(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\": ");
+  return at == std::string::npos ? std::nan("") : std::stod(json.substr(at + key.size() + 4));
+}
+
+// The config of a robot at `rate_hz` (trajectories must still play within the watchdog).
+std::vector<std::pair<std::string, std::string>> RateEdits(double rate_hz) {
+  const int segments = static_cast<int>(0.2 * rate_hz);
+  return {{"rate_hz: 500 ", "rate_hz: " + std::to_string(static_cast<int>(rate_hz)) + " "},
+          {"max_segments: 100", "max_segments: " + std::to_string(std::max(1, segments))}};
+}
+
+RunResult RunPython(double rate_hz, double seconds) {
+  test::RobotOptions options;  // only its config and simulator: no robot-edged
+  const std::string dir = "/tmp/robot-edge-peers";
+  std::filesystem::create_directories(dir);
+  const std::string config_path = dir + "/robot-edge.yaml";
+  std::ofstream(config_path) << test::Robot::ConfigText(options);
+  const config::Config config = config::LoadConfig(config_path);
+  test::BusMonitor monitor(config);
+  test::Child sim({ROBOT_EDGE_SIM, "--config", config_path, "--control", dir + "/sim.sock", "--quiet"},
+                  dir + "/sim");
+  test::Eventually([&] { return sim.Stdout().find("ready") != std::string::npos; }, 20s);
+  const std::int64_t t0 = test::NowUs();
+  test::Child bridge({"/usr/bin/python3", ROBOT_EDGE_PYTHON_BRIDGE, config_path,
+                      std::to_string(rate_hz), std::to_string(seconds)},
+                     dir + "/bridge");
+  RunResult r;
+  r.rate_hz = rate_hz;
+  if (bridge.Wait(std::chrono::seconds(static_cast<int>(seconds) + 60)) != 0) {
+    std::fprintf(stderr, "python bridge failed:\n%s\n", bridge.Stderr().c_str());
+    return r;
+  }
+  const std::int64_t t1 = test::NowUs();
+  const std::string json = bridge.Stdout();
+  // The bridge's first 0.2 s enter motor mode; its periods are the rest.
+  FromWire(monitor, t0 + 300'000, t1, &r);
+  r.replies = JsonNumber(json, "replies_received") / JsonNumber(json, "replies_expected");
+  r.cpu_share = JsonNumber(json, "cpu_share");
+  r.achieved_hz = JsonNumber(json, "achieved_hz");
+  r.sustained = r.achieved_hz >= 0.95 * rate_hz && r.replies >= 0.99;
+  return r;
+}
+
+RunResult RunRobotEdged(double rate_hz, double seconds) {
+  test::RobotOptions options;
+  options.config_edits = RateEdits(rate_hz);
+  test::Robot robot(options);
+  auto c = robot.Connect("");
+  test::MotorsReady(c);
+  const auto missed = [&] {
+    double n = 0;
+    if (const auto e = test::WaitEvent(c, [](const auto& m) { return m.has_diagnostics(); }, 3s)) {
+      for (const auto& b : e->diagnostics().can_health()) n += static_cast<double>(b.missed_replies());
+    }
+    return n;
+  };
+  const double missed0 = missed();
+  const double cpu0 = CpuSeconds(robot.daemon_pid());
+  const std::int64_t t0 = test::NowUs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
+  const std::int64_t t1 = test::NowUs();
+  const double cpu1 = CpuSeconds(robot.daemon_pid());
+  const double missed1 = missed();
+  RunResult r;
+  r.rate_hz = rate_hz;
+  FromWire(robot.monitor(), t0, t1, &r);
+  const double commands = r.achieved_hz * 25.0 * static_cast<double>(t1 - t0) / 1e6;
+  r.replies = commands > 0 ? 1.0 - (missed1 - missed0) / commands : 0;
+  r.cpu_share = (cpu1 - cpu0) / (static_cast<double>(t1 - t0) / 1e6);
+  r.sustained = r.achieved_hz >= 0.95 * rate_hz && r.replies >= 0.99;
+  return r;
+}
+
+int Run(const std::string& rows_file, bool quick) {
+  const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
+  const std::string source = harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
+  const std::vector<double> rates = quick ? std::vector<double>{100, 500}
+                                          : std::vector<double>{25, 50, 100, 200, 300, 400, 500, 750, 1000};
+  const double seconds = quick ? 2 : 5;
+  std::map<std::string, std::vector<RunResult>> results;
+  for (double rate : rates) {
+    for (const std::string impl : {"python-can bridge", "robot-edged"}) {
+      const RunResult r = impl == "robot-edged" ? RunRobotEdged(rate, seconds) : RunPython(rate, seconds);
+      std::printf("  %-18s %6.0f Hz: achieved %7.1f Hz, replies %5.1f %%, CPU %5.1f %%, period "
+                  "p50 %6.0f p99 %6.0f max %6.0f us %s\n",
+                  impl.c_str(), rate, r.achieved_hz, 100 * r.replies, 100 * r.cpu_share,
+                  r.period_us.p50, r.period_us.p99, r.period_us.max, r.sustained ? "" : "(not sustained)");
+      std::fflush(stdout);
+      results[impl].push_back(r);
+    }
+  }
+  const std::string section = "side by side: robot-edged and a python-can bridge, same robot";
+  std::vector<Row> rows;
+  std::map<std::string, double> best;
+  for (const auto& [impl, runs] : results) {
+    double highest = 0;
+    for (const auto& r : runs) {
+      if (r.sustained) highest = std::max(highest, r.rate_hz);
+    }
+    best[impl] = highest;
+    rows.push_back({section, impl + ": highest rate sustained (every reply)", Format(highest, 0), "",
+                    "Hz", "", source, "rates tried: " + Format(rates.front(), 0) + " .. " +
+                                          Format(rates.back(), 0) + " Hz, " + Format(seconds, 0) + " s each"});
+    for (const auto& r : runs) {
+      if (r.rate_hz != 500) continue;
+      rows.push_back({section, impl + ": CPU share at 500 Hz", Format(100 * r.cpu_share, 1), "",
+                      "% of one CPU", "", source, "achieved " + Format(r.achieved_hz, 0) + " Hz"});
+      rows.push_back({section, impl + ": period at 500 Hz, p50 / p99 / max",
+                      Format(r.period_us.p50, 0) + " / " + Format(r.period_us.p99, 0) + " / " +
+                          Format(r.period_us.max, 0),
+                      "", "µs", "", source, "joint 0's command frames on the wire"});
+    }
+  }
+  const double ratio = best["python-can bridge"] > 0 ? best["robot-edged"] / best["python-can bridge"]
+                                                     : std::nan("");
+  rows.push_back({section, "highest sustained rate: robot-edged / python-can bridge", Format(ratio, 1),
+                  "≥ 10", "x", ratio >= 10 ? "ok" : "MISS", source,
+                  "or the bus / the simulator is the limit first: see the rates above"});
+  WriteRows(rows_file, rows);
+  return 0;
+}
+
+}  // namespace
+}  // namespace robot_edge::bench
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_peers ROWS_FILE [--quick]\n");
+    return 2;
+  }
+  return robot_edge::bench::Run(argv[1], argc > 2 && std::string(argv[2]) == "--quick");
+}
