@@ -420,16 +420,22 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
 
 // yaml-cpp keeps every entry of a mapping but a lookup finds only the first: a key given twice
 // would silently lose the second value. Reported with both lines.
-void CheckDuplicateKeys(const YAML::Node& node, const std::string& path, ParseContext* ctx) {
+// Every key anywhere in the file must be a plain scalar given once; the readers rely on it.
+void CheckKeys(const YAML::Node& node, const std::string& path, ParseContext* ctx) {
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i) {
-      CheckDuplicateKeys(node[i], Indexed(path.c_str(), i), ctx);
+      CheckKeys(node[i], Indexed(path.c_str(), i), ctx);
     }
     return;
   }
   if (!node.IsMap()) return;
   std::map<std::string, int> first_line;
   for (const auto& item : node) {
+    if (!item.first.IsScalar()) {
+      ctx->Error(item.first, path.empty() ? "(top level)" : path,
+                 "a key must be a plain name, not a list, a mapping or empty");
+      continue;
+    }
     const std::string key = item.first.Scalar();
     const int line = item.first.Mark().line + 1;
     const std::string child = path.empty() ? key : path + "." + key;
@@ -439,8 +445,26 @@ void CheckDuplicateKeys(const YAML::Node& node, const std::string& path, ParseCo
                  "given twice (lines " + std::to_string(it->second) + " and " +
                      std::to_string(line) + "): remove one");
     }
-    CheckDuplicateKeys(item.second, child, ctx);
+    CheckKeys(item.second, child, ctx);
   }
+}
+
+void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
+  MapReader top(root, "", ctx);
+  ParseRobot(top.Child("robot"), ctx, c);
+  ParseControl(top.Child("control"), ctx, &c->control);
+  ParseRealtime(top.Child("realtime"), ctx, &c->realtime);
+  ParseTelemetry(top.Child("telemetry"), ctx, &c->telemetry);
+  ParseSafety(top.Child("safety"), ctx, &c->safety);
+  ParseVelocity(top.Child("velocity"), ctx, &c->velocity);
+  ParseMotors(top.Child("motors"), ctx, &c->motors);
+  ParseBuses(top.Child("buses"), ctx, &c->buses);
+  ParseJoints(top.Child("joints"), ctx, c);
+  ParseImu(top.Child("imu"), ctx, c);
+  ParseApi(top.Child("api"), ctx, &c->api);
+  ParseSim(top.Child("sim"), ctx, &c->sim);
+  ParsePolicy(top.Child("policy"), ctx, c);
+  top.Finish();
 }
 
 }  // namespace
@@ -496,27 +520,19 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
     throw ConfigError({c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
   }
   if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
-  CheckDuplicateKeys(root, "", &ctx);
-
-  MapReader top(root, "", &ctx);
-  ParseRobot(top.Child("robot"), &ctx, &c);
-  ParseControl(top.Child("control"), &ctx, &c.control);
-  ParseRealtime(top.Child("realtime"), &ctx, &c.realtime);
-  ParseTelemetry(top.Child("telemetry"), &ctx, &c.telemetry);
-  ParseSafety(top.Child("safety"), &ctx, &c.safety);
-  ParseVelocity(top.Child("velocity"), &ctx, &c.velocity);
-  ParseMotors(top.Child("motors"), &ctx, &c.motors);
-  ParseBuses(top.Child("buses"), &ctx, &c.buses);
-  ParseJoints(top.Child("joints"), &ctx, &c);
-  ParseImu(top.Child("imu"), &ctx, &c);
-  ParseApi(top.Child("api"), &ctx, &c.api);
-  ParseSim(top.Child("sim"), &ctx, &c.sim);
-  ParsePolicy(top.Child("policy"), &ctx, &c);
-  top.Finish();
-
+  CheckKeys(root, "", &ctx);
+  if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
+  try {
+    ParseSections(root, &ctx, &c);
+  } catch (const YAML::Exception& e) {
+    // Backstop: the readers check every node's shape first, so this names a parser bug.
+    ctx.errors.push_back(c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   return c;
 }
+
+
 
 Config ParseConfigFile(const std::string& path) {
   std::ifstream in(path);

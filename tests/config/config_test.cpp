@@ -572,6 +572,16 @@ TEST(Rejects, DuplicatesInsideFlowMappingsAndListsToo) {
   EXPECT_NE(p[0].find("joints[3].name: given twice"), std::string::npos) << p[0];
 }
 
+// Found by fuzz_config: a complex key (YAML's "? [a]") used to escape as a yaml-cpp exception.
+TEST(Rejects, AKeyThatIsAListOrAMappingIsAnErrorNotAnException) {
+  for (const char* key : {"? [cloud]\n    : {}", "? {cloud: 1}\n    : {}", "? \n    : {}"}) {
+    const std::string text = Replaced(DefaultYaml(), "roles: {}", std::string("roles:\n    ") + key);
+    const auto p = Problems(text);
+    ASSERT_EQ(p.size(), 1u) << key;
+    EXPECT_NE(p[0].find("api.roles: a key must be a plain name"), std::string::npos) << p[0];
+  }
+}
+
 TEST(Roles, EveryKeyIsParsedAndTheTokenFileIsRelativeToTheFile) {
   const Config c = ParseConfig(
       Replaced(DefaultYaml(), "roles: {}",
