@@ -14,8 +14,9 @@ namespace {
 
 // A user-mode-linux process can be held for 100 ms and more; the robot's kernel needs ~10 ms.
 constexpr double kEmulatorMarginMs = 250;
-// Starting a process (ExecStopPost) takes ~300 ms there, 10 ms on the development machine.
-constexpr double kEmulatorProcessStartMs = 300;
+// Starting a process (ExecStopPost) takes ~300 ms there on an idle host and over a second on a
+// busy one (1.36 s seen); 10 ms on the development machine. bench/ measures the real figure.
+constexpr double kEmulatorProcessStartMs = 1500;
 
 class EveryFault : public testing::TestWithParam<FaultInfo> {};
 
