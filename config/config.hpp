@@ -189,6 +189,13 @@ struct SimConfig {
   double imu_rate_hz = 200.0;           ///< imu_rate_hz: IMU frames per second
   double joint_inertia = 0.02;          ///< joint_inertia (kg·m²): default per joint
   double joint_friction = 0.2;          ///< joint_friction (N·m·s/rad): viscous, default per joint
+  double command_latency_ms = 0.0;      ///< command_latency_ms: a command takes effect this late
+  double torque_bandwidth_hz = 0.0;     ///< torque_bandwidth_hz: mujoco torque low-pass; 0 = none
+  std::string physics = "kinematic";    ///< physics: kinematic | mujoco (robot-edge-sim --physics)
+  std::string model;                    ///< model: MJCF file (relative to this file); "" = the
+                                        ///< built-in humanoid (robot-edge-sim --model)
+  double gantry_height_m = 0.0;         ///< gantry_height_m: mujoco starts hanging with its base
+                                        ///< this high; 0 = standing on the floor, no gantry
 };
 
 // One term of the policy's observation vector. yaml: policy.observation[i]

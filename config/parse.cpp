@@ -266,6 +266,12 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
   r.Read("imu_rate_hz", &c->imu_rate_hz);
   r.Read("joint_inertia", &c->joint_inertia);
   r.Read("joint_friction", &c->joint_friction);
+  r.Read("command_latency_ms", &c->command_latency_ms);
+  r.Read("torque_bandwidth_hz", &c->torque_bandwidth_hz);
+  r.Read("physics", &c->physics);
+  r.Read("model", &c->model);
+  if (!c->model.empty()) c->model = RelativeToConfig(ctx->source, c->model);
+  r.Read("gantry_height_m", &c->gantry_height_m);
   r.Finish();
 }
 

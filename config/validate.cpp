@@ -265,6 +265,12 @@ void CheckSim(const Config& c, Checker* k) {
   k->Range("sim.imu_rate_hz", s.imu_rate_hz, 1, 2000);
   k->Positive("sim.joint_inertia", s.joint_inertia);
   k->Range("sim.joint_friction", s.joint_friction, 0, 100);
+  k->Range("sim.command_latency_ms", s.command_latency_ms, 0, 100);
+  k->Range("sim.torque_bandwidth_hz", s.torque_bandwidth_hz, 0, 10000);
+  k->Range("sim.gantry_height_m", s.gantry_height_m, 0, 10);
+  if (s.physics != "kinematic" && s.physics != "mujoco") {
+    k->Fail("sim.physics", "'" + s.physics + "' is not kinematic or mujoco");
+  }
 }
 
 // `values` holds one value for every item or one per item (`count`); empty is allowed when

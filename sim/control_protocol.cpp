@@ -9,7 +9,8 @@ namespace robot_edge::sim {
 
 const char* const kControlHelp =
     "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; "
-    "tilt ROLL_DEG PITCH_DEG; imu on|off; busoff BUS; restarted BUS; link BUS down|up; "
+    "tilt ROLL_DEG PITCH_DEG; imu on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
+    "truth; busoff BUS; restarted BUS; link BUS down|up; "
     "get JOINT; status; help (JOINT = name or index, BUS = name or interface)";
 
 namespace {
@@ -164,6 +165,29 @@ std::string ParseImu(const ArgParser& a, ControlCommand* c) {
   return a.Switch(1, "on", "off", &c->on);
 }
 
+std::string ParseGantry(const ArgParser& a, ControlCommand* c) {
+  c->verb = ControlVerb::kGantry;
+  c->on = a.word(1) != "off";
+  if (!c->on) return {};
+  return a.Number(1, 0, 5, "gantry height (m)", &c->height_m);
+}
+
+std::string ParsePush(const ArgParser& a, ControlCommand* c) {
+  c->verb = ControlVerb::kPush;
+  c->body = std::string(a.word(1));
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (std::string e = a.Number(2 + i, -5000, 5000, "force (N)", &c->force_n[i]); !e.empty()) {
+      return e;
+    }
+  }
+  return a.Number(5, 0, 10, "duration (s)", &c->seconds);
+}
+
+std::string ParseTruth(const ArgParser&, ControlCommand* c) {
+  c->verb = ControlVerb::kTruth;
+  return {};
+}
+
 std::string ParseBusOff(const ArgParser& a, ControlCommand* c) {
   c->verb = ControlVerb::kBusOff;
   return a.Bus(1, &c->bus);
@@ -201,6 +225,9 @@ constexpr VerbSpec kVerbs[] = {
     {"fault", "fault JOINT CODE", 2, ParseFault},
     {"tilt", "tilt ROLL_DEG PITCH_DEG", 2, ParseTilt},
     {"imu", "imu on|off", 1, ParseImu},
+    {"gantry", "gantry HEIGHT_M|off", 1, ParseGantry},
+    {"push", "push BODY FX FY FZ SECONDS", 5, ParsePush},
+    {"truth", "truth", 0, ParseTruth},
     {"busoff", "busoff BUS", 1, ParseBusOff},
     {"restarted", "restarted BUS", 1, ParseRestarted},
     {"link", "link BUS down|up", 2, ParseLink},

@@ -8,8 +8,13 @@
 //   temp JOINT release      let the thermal model run again from the pinned value
 //   silence JOINT on|off    a cut cable: the motor neither processes nor answers frames
 //   fault JOINT CODE        error code 0..255 in byte 7 of the AK reply (0 clears)
-//   tilt ROLL_DEG PITCH_DEG set the IMU attitude (each -180..180; 0 0 = upright)
+//   tilt ROLL_DEG PITCH_DEG set the IMU attitude (each -180..180; 0 0 = upright; kinematic only)
 //   imu on|off              start / stop sending IMU frames
+//   gantry HEIGHT_M|off     hold the base at this height (m, 0..5) on an elastic support, or
+//                           release it (physics only)
+//   push BODY FX FY FZ S    a force (N, world frame, each ±5000) on a body of the model for S
+//                           seconds (0..10) (physics only)
+//   truth                   ground truth: base pose and velocity, torso height, tilt, contacts
 //   busoff BUS              write one CAN_ERR_FLAG|CAN_ERR_BUSOFF error frame on the bus
 //   restarted BUS           write one CAN_ERR_FLAG|CAN_ERR_RESTARTED error frame on the bus
 //   link BUS down|up        clear / set IFF_UP on the bus's interface (needs CAP_NET_ADMIN)
@@ -19,6 +24,7 @@
 // Every reply is one line: "ok ..." or "error: ...".
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -36,6 +42,9 @@ enum class ControlVerb {
   kFault,        // joint, code
   kTilt,         // roll_deg, pitch_deg
   kImu,          // on
+  kGantry,       // on, height_m
+  kPush,         // body, force_n, seconds
+  kTruth,
   kBusOff,       // bus
   kRestarted,    // bus
   kLink,         // bus, on (= up)
@@ -53,6 +62,10 @@ struct ControlCommand {
   std::uint8_t code = 0;
   double roll_deg = 0;
   double pitch_deg = 0;
+  double height_m = 0;
+  std::string body;
+  std::array<double, 3> force_n{};
+  double seconds = 0;
 };
 
 // Exactly one of the two is set.

@@ -35,14 +35,21 @@ double TiltFromUprightDeg(double roll_deg, double pitch_deg) {
   return std::acos(std::clamp(c, -1.0, 1.0)) / kRadPerDeg;
 }
 
-void ImuModel::SetTilt(double roll_deg, double pitch_deg) {
-  roll_deg_ = roll_deg;
-  pitch_deg_ = pitch_deg;
+double TiltFromUprightDeg(const std::array<double, 4>& q) {
+  // World-z component of the body's z axis: R[2][2] = 1 − 2(x² + y²) for a unit quaternion.
+  const double c = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
+  return std::acos(std::clamp(c, -1.0, 1.0)) / kRadPerDeg;
 }
 
-std::array<can_frame, 2> ImuModel::Frames() const {
-  return {MakeFrame(quat_id_, can::EncodeImuQuaternion(TiltQuaternion(roll_deg_, pitch_deg_)), 8),
-          MakeFrame(gyro_id_, can::EncodeImuGyro(gyro_rad_s()), 6)};
+std::array<can_frame, 2> ImuModel::Frames(const ImuSample& sample) const {
+  const auto& q = sample.quaternion;
+  const auto& g = sample.gyro_rad_s;
+  const std::array<float, 4> quat{static_cast<float>(q[0]), static_cast<float>(q[1]),
+                                  static_cast<float>(q[2]), static_cast<float>(q[3])};
+  const std::array<float, 3> gyro{static_cast<float>(g[0]), static_cast<float>(g[1]),
+                                  static_cast<float>(g[2])};
+  return {MakeFrame(quat_id_, can::EncodeImuQuaternion(quat), 8),
+          MakeFrame(gyro_id_, can::EncodeImuGyro(gyro), 6)};
 }
 
 }  // namespace robot_edge::sim

@@ -1,14 +1,15 @@
-// The simulated IMU: an attitude set by fault injection (roll and pitch, no yaw) and the two CAN
-// frames it sends. Pure logic: no clock, no socket.
+// The simulated IMU's CAN side: the two frames it sends for a reading of the plant's IMU
+// (ImuSample), and the switch that stops them (fault injection). Pure logic: no clock, no socket.
 //
-// Attitude convention: body-to-world rotation R = Rz(yaw = 0) · Ry(pitch) · Rx(roll) (aerospace
-// ZYX), as a unit quaternion w, x, y, z; upright (0, 0) is 1, 0, 0, 0. A tilt takes effect at once
-// (a step, no motion), so the gyro reads 0 rad/s on every axis.
+// Attitude convention: body-to-world rotation R = Rz(yaw) · Ry(pitch) · Rx(roll) (aerospace
+// ZYX), as a unit quaternion w, x, y, z; upright is 1, 0, 0, 0.
 #pragma once
 
 #include <linux/can.h>
 
 #include <array>
+
+#include "sim/plant.hpp"
 
 namespace robot_edge::sim {
 
@@ -17,30 +18,24 @@ std::array<float, 4> TiltQuaternion(double roll_deg, double pitch_deg);
 
 // Angle between the body's up axis and the world's up axis (°), 0..180.
 double TiltFromUprightDeg(double roll_deg, double pitch_deg);
+double TiltFromUprightDeg(const std::array<double, 4>& quaternion_wxyz);
 
 class ImuModel {
  public:
   ImuModel(canid_t quat_id, canid_t gyro_id) : quat_id_(quat_id), gyro_id_(gyro_id) {}
 
-  void SetTilt(double roll_deg, double pitch_deg);
   // imu on|off: whether the simulator sends frames at all.
   void SetEnabled(bool enabled) { enabled_ = enabled; }
 
-  // The quaternion frame (8 bytes, quat_id) and the gyro frame (6 bytes, gyro_id).
-  std::array<can_frame, 2> Frames() const;
+  // The quaternion frame (8 bytes, quat_id) and the gyro frame (6 bytes, gyro_id) of `sample`.
+  std::array<can_frame, 2> Frames(const ImuSample& sample) const;
 
   bool enabled() const { return enabled_; }
-  double roll_deg() const { return roll_deg_; }
-  double pitch_deg() const { return pitch_deg_; }
-  double tilt_deg() const { return TiltFromUprightDeg(roll_deg_, pitch_deg_); }
-  std::array<float, 3> gyro_rad_s() const { return {0.0f, 0.0f, 0.0f}; }
 
  private:
   canid_t quat_id_;
   canid_t gyro_id_;
   bool enabled_ = true;
-  double roll_deg_ = 0;
-  double pitch_deg_ = 0;
 };
 
 }  // namespace robot_edge::sim

@@ -8,10 +8,12 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <system_error>
 #include <vector>
 
 #include "config/config.hpp"
+#include "sim/mujoco_plant.hpp"
 #include "sim/options.hpp"
 #include "sim/simulator.hpp"
 
@@ -34,14 +36,27 @@ int RunSimulator(const CommandLine& c) {
     std::fprintf(stderr, "robot-edge-sim: bad config:\n%s\n", e.what());
     return 2;
   }
+  robot_edge::sim::SimulatorOptions options;
+  options.control_path = c.control_path;
+  options.status_lines = !c.quiet;
+  options.physics = c.physics.empty() ? config.sim.physics : c.physics;
+  options.model_path = !c.model_path.empty()     ? c.model_path
+                       : !config.sim.model.empty() ? config.sim.model
+                                                   : robot_edge::sim::DefaultModelPath();
+  options.gantry_height_m = c.gantry_height_m.value_or(config.sim.gantry_height_m);
   try {
-    robot_edge::sim::Simulator simulator(config, {c.control_path, !c.quiet});
-    spdlog::info("{} joints on {} buses from {}{}{}", config.joints.size(), config.buses.size(),
-                 c.config_path, c.control_path.empty() ? "" : ", control socket ", c.control_path);
+    robot_edge::sim::Simulator simulator(config, options);
+    spdlog::info("{} joints on {} buses from {}{}{}; physics {}{}", config.joints.size(),
+                 config.buses.size(), c.config_path,
+                 c.control_path.empty() ? "" : ", control socket ", c.control_path,
+                 options.physics, options.physics == "mujoco" ? " (" + options.model_path + ")" : "");
     std::fputs("robot-edge-sim: ready\n", stdout);
     std::fflush(stdout);
     simulator.Run();
   } catch (const std::system_error& e) {
+    std::fprintf(stderr, "robot-edge-sim: %s\n", e.what());
+    return 2;
+  } catch (const std::runtime_error& e) {  // the MuJoCo model: its load error or missing joints
     std::fprintf(stderr, "robot-edge-sim: %s\n", e.what());
     return 2;
   }

@@ -15,107 +15,69 @@ SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint) {
   p.can_id = j.can_id;
   p.ranges = can::RangesOf(m);
   p.layout = can::LayoutOf(m);
-  p.min_rad = j.min_rad;
-  p.max_rad = j.max_rad;
-  p.inertia_kgm2 = j.sim_inertia_kgm2 > 0 ? j.sim_inertia_kgm2 : s.joint_inertia;
-  p.friction_nms = j.sim_friction_nms > 0 ? j.sim_friction_nms : s.joint_friction;
   p.ambient_c = s.ambient_c;
   p.thermal_time_constant_s = s.thermal_time_constant_s;
   p.heating_c_per_nm2_s = s.heating_c_per_nm2_s;
   p.can_timeout_us = static_cast<std::int64_t>(m.can_timeout_ms) * 1000;
+  p.latency_us = static_cast<std::int64_t>(std::llround(s.command_latency_ms * 1000));
+  p.torque_bandwidth_hz = s.torque_bandwidth_hz;
   return p;
 }
 
-SimMotor::SimMotor(const SimMotorParams& params, std::int64_t start_us)
-    : params_(params), last_us_(start_us), temperature_c_(params.ambient_c) {
-  position_rad_ =
-      std::clamp(0.0, params_.min_rad - kHardStopMarginRad, params_.max_rad + kHardStopMarginRad);
-}
+SimMotor::SimMotor(const SimMotorParams& params)
+    : params_(params), temperature_c_(params.ambient_c) {}
 
 bool SimMotor::IsActive(std::int64_t now_us) const {
   if (!motor_mode_ || !has_command_) return false;
   return params_.can_timeout_us == 0 || now_us - last_command_us_ <= params_.can_timeout_us;
 }
 
-void SimMotor::Advance(std::int64_t now_us) {
-  while (last_us_ < now_us) {
-    const std::int64_t step_us = std::min(kSubstepUs, now_us - last_us_);
-    Step(last_us_, static_cast<double>(step_us) * 1e-6);
-    last_us_ += step_us;
+TorqueLaw SimMotor::LawAt(std::int64_t now_us) {
+  std::size_t due = 0;
+  while (due < pending_count_ && pending_[due].effective_us <= now_us) ++due;
+  if (due > 0) {
+    command_ = pending_[due - 1].command;
+    has_command_ = true;
+    std::copy(pending_.begin() + static_cast<std::ptrdiff_t>(due),
+              pending_.begin() + static_cast<std::ptrdiff_t>(pending_count_), pending_.begin());
+    pending_count_ -= due;
   }
+  TorqueLaw law;
+  law.active = IsActive(now_us);
+  law.kp = command_.kp;
+  law.kd = command_.kd;
+  law.position_rad = command_.position_rad + zero_offset_rad_;
+  law.velocity_rad_s = command_.velocity_rad_s;
+  law.torque_nm = command_.torque_nm;
+  law.torque_max_nm = params_.ranges.t_max;
+  law.bandwidth_hz = params_.torque_bandwidth_hz;
+  return law;
 }
 
-double SimMotor::Target() const { return command_.position_rad + zero_offset_rad_; }
-
-double SimMotor::ClampedTorque(double p, double v) const {
-  const double torque = command_.kp * (Target() - p) + command_.kd * (command_.velocity_rad_s - v) +
-                        command_.torque_nm;
-  const double t_max = params_.ranges.t_max;
-  return std::clamp(torque, -t_max, t_max);
-}
-
-// One backward-Euler substep starting at `start_us`. With a = kp·(p_des' − p) + kd·v_des + t_ff
-// (p_des' the target in the true joint frame) and p_new = p + dt·v_new:
-//   J·(v_new − v)/dt = a − kp·dt·v_new − kd·v_new − b·v_new
-// which solves for v_new directly; if the torque that gives exceeds t_max, the clamped torque is
-// applied as a constant with implicit friction instead.
-void SimMotor::Step(std::int64_t start_us, double dt) {
-  const double j = params_.inertia_kgm2;
-  const double b = params_.friction_nms;
-  const double p = position_rad_;
-  const double v = velocity_rad_s_;
-  double torque = 0;
-  double v_new;
-  if (IsActive(start_us)) {
-    const double kp = command_.kp, kd = command_.kd;
-    const double a = kp * (Target() - p) + kd * command_.velocity_rad_s + command_.torque_nm;
-    v_new = (v + dt / j * a) / (1.0 + dt / j * (kp * dt + kd + b));
-    torque = a - (kp * dt + kd) * v_new;
-    const double t_max = params_.ranges.t_max;
-    if (std::abs(torque) > t_max) {
-      torque = std::copysign(t_max, torque);
-      v_new = (v + dt / j * torque) / (1.0 + dt / j * b);
-    }
-  } else {
-    v_new = v / (1.0 + dt / j * b);
-  }
-  double p_new = p + dt * v_new;
-  const double lo = params_.min_rad - kHardStopMarginRad;
-  const double hi = params_.max_rad + kHardStopMarginRad;
-  if (p_new <= lo || p_new >= hi) {
-    // Against a stop: held there, not moving into it; the motor sees that state.
-    p_new = std::clamp(p_new, lo, hi);
-    v_new = p_new == lo ? std::max(v_new, 0.0) : std::min(v_new, 0.0);
-    if (IsActive(start_us)) torque = ClampedTorque(p_new, v_new);
-  }
-  position_rad_ = p_new;
-  velocity_rad_s_ = v_new;
-  torque_nm_ = torque;
-  if (!pinned_) {
-    // Exact over the substep for a constant torque: T relaxes towards its equilibrium.
-    const double tau_s = params_.thermal_time_constant_s;
-    const double equilibrium =
-        params_.ambient_c + params_.heating_c_per_nm2_s * torque * torque * tau_s;
-    temperature_c_ = equilibrium + (temperature_c_ - equilibrium) * std::exp(-dt / tau_s);
-  }
+void SimMotor::OnStep(const ShaftState& shaft, std::int64_t start_us, double dt_s) {
+  shaft_ = shaft;
+  last_step_us_ = start_us;
+  if (pinned_) return;
+  // Exact over the step for a constant torque: T relaxes towards its equilibrium.
+  const double tau_s = params_.thermal_time_constant_s;
+  const double equilibrium =
+      params_.ambient_c + params_.heating_c_per_nm2_s * shaft.torque_nm * shaft.torque_nm * tau_s;
+  temperature_c_ = equilibrium + (temperature_c_ - equilibrium) * std::exp(-dt_s / tau_s);
 }
 
 std::optional<SimReply> SimMotor::OnFrame(std::span<const std::uint8_t> data, std::int64_t now_us) {
   if (silenced_) return std::nullopt;
-  Advance(now_us);
   can::SpecialCommand special;
   if (can::DecodeSpecial(data, &special)) {
     switch (special) {
       case can::SpecialCommand::kEnterMotorMode:
-        motor_mode_ = true;
-        has_command_ = false;
-        break;
       case can::SpecialCommand::kExitMotorMode:
-        motor_mode_ = false;
+        motor_mode_ = special == can::SpecialCommand::kEnterMotorMode;
         has_command_ = false;
+        pending_count_ = 0;
         break;
       case can::SpecialCommand::kSetZero:
-        zero_offset_rad_ = position_rad_;
+        zero_offset_rad_ = shaft_.position_rad;
         break;
     }
     return MakeReply();
@@ -123,8 +85,11 @@ std::optional<SimReply> SimMotor::OnFrame(std::span<const std::uint8_t> data, st
   if (!motor_mode_) return std::nullopt;
   can::MitCommand command;
   if (!can::DecodeCommand(data, params_.ranges, &command)) return std::nullopt;
-  command_ = command;
-  has_command_ = true;
+  if (pending_count_ == kMaxPending) {  // more in flight than the actuator holds: oldest lost
+    std::copy(pending_.begin() + 1, pending_.end(), pending_.begin());
+    --pending_count_;
+  }
+  pending_[pending_count_++] = {command, now_us + params_.latency_us};
   last_command_us_ = now_us;
   ++commands_;
   return MakeReply();
@@ -133,9 +98,9 @@ std::optional<SimReply> SimMotor::OnFrame(std::span<const std::uint8_t> data, st
 SimReply SimMotor::MakeReply() {
   can::MitReply reply;
   reply.motor_id = static_cast<std::uint8_t>(params_.can_id & 0xFF);
-  reply.position_rad = static_cast<float>(position_rad_ - zero_offset_rad_);
-  reply.velocity_rad_s = static_cast<float>(velocity_rad_s_);
-  reply.torque_nm = static_cast<float>(torque_nm_);
+  reply.position_rad = static_cast<float>(shaft_.position_rad - zero_offset_rad_);
+  reply.velocity_rad_s = static_cast<float>(shaft_.velocity_rad_s);
+  reply.torque_nm = static_cast<float>(shaft_.torque_nm);
   reply.temperature_c =
       static_cast<std::uint8_t>(std::clamp(std::round(temperature_c_), 0.0, 255.0));
   reply.error_code = error_code_;
@@ -154,13 +119,13 @@ void SimMotor::ReleaseTemperature() { pinned_ = false; }
 
 SimMotorState SimMotor::state() const {
   SimMotorState s;
-  s.position_rad = position_rad_ - zero_offset_rad_;
-  s.joint_position_rad = position_rad_;
-  s.velocity_rad_s = velocity_rad_s_;
-  s.torque_nm = torque_nm_;
+  s.position_rad = shaft_.position_rad - zero_offset_rad_;
+  s.joint_position_rad = shaft_.position_rad;
+  s.velocity_rad_s = shaft_.velocity_rad_s;
+  s.torque_nm = shaft_.torque_nm;
   s.temperature_c = temperature_c_;
   s.motor_mode = motor_mode_;
-  s.active = IsActive(last_us_);
+  s.active = IsActive(last_step_us_);
   s.silenced = silenced_;
   s.temperature_pinned = pinned_;
   s.error_code = error_code_;

@@ -1,14 +1,20 @@
 #include "sim/options.hpp"
 
 #include <array>
+#include <charconv>
 
 namespace robot_edge::sim {
 
 const char* const kUsage =
-    "usage: robot-edge-sim --config FILE [--control PATH] "
-    "[--log-level trace|debug|info|warn|error] [--quiet]\n"
+    "usage: robot-edge-sim --config FILE [--control PATH] [--physics kinematic|mujoco] "
+    "[--model FILE] [--gantry HEIGHT_M] [--log-level trace|debug|info|warn|error] [--quiet]\n"
     "  --config FILE     the robot-edge YAML config (buses, joints, motors, imu, sim)\n"
     "  --control PATH    Unix socket for fault injection (one command per line; try 'help')\n"
+    "  --physics NAME    kinematic (independent joints, nothing falls) or mujoco (the whole\n"
+    "                    robot with gravity and contacts); default: the config's sim.physics\n"
+    "  --model FILE      mujoco: an MJCF model whose actuators (or joints) are named like the\n"
+    "                    config's joints; default: sim.model, else the built-in humanoid\n"
+    "  --gantry HEIGHT_M mujoco: start hanging with the base this high (0 = on the floor)\n"
     "  --log-level LVL   stderr log level (default info)\n"
     "  --quiet           no status line every second\n";
 
@@ -37,9 +43,13 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
       c.quiet = true;
       continue;
     }
+    std::string gantry;
     std::string* target = name == "--config"      ? &c.config_path
                           : name == "--control"   ? &c.control_path
                           : name == "--log-level" ? &c.log_level
+                          : name == "--physics"   ? &c.physics
+                          : name == "--model"     ? &c.model_path
+                          : name == "--gantry"    ? &gantry
                                                   : nullptr;
     if (target == nullptr) return {std::nullopt, "unknown option '" + std::string(args[i]) + "'"};
     if (inline_value) {
@@ -50,6 +60,18 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
       return {std::nullopt, std::string(name) + " needs a value"};
     }
     if (target->empty()) return {std::nullopt, std::string(name) + " needs a value"};
+    if (target == &gantry) {
+      double height = 0;
+      const auto [ptr, ec] = std::from_chars(gantry.data(), gantry.data() + gantry.size(), height);
+      if (ec != std::errc() || ptr != gantry.data() + gantry.size() || !(height >= 0) ||
+          height > 10) {
+        return {std::nullopt, "--gantry '" + gantry + "' is not a height in metres (0..10)"};
+      }
+      c.gantry_height_m = height;
+    }
+  }
+  if (!c.physics.empty() && c.physics != "kinematic" && c.physics != "mujoco") {
+    return {std::nullopt, "--physics '" + c.physics + "' is not kinematic or mujoco"};
   }
   if (c.help) return {c, {}};
   if (c.config_path.empty()) return {std::nullopt, "--config FILE is required"};

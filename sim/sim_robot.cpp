@@ -5,8 +5,32 @@
 
 namespace robot_edge::sim {
 
+std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<TorqueLaw> laws,
+                          std::int64_t* physics_us, std::int64_t now_us) {
+  const std::int64_t step = plant.step_us();
+  const double dt = static_cast<double>(step) * 1e-6;
+  std::uint64_t steps = 0;
+  while (*physics_us + step <= now_us) {
+    for (std::size_t i = 0; i < motors.size(); ++i) laws[i] = motors[i].LawAt(*physics_us);
+    plant.Step(laws);
+    for (std::size_t i = 0; i < motors.size(); ++i) {
+      motors[i].OnStep(plant.shaft(i), *physics_us, dt);
+    }
+    *physics_us += step;
+    ++steps;
+  }
+  return steps;
+}
+
 SimRobot::SimRobot(const config::Config& config, std::int64_t start_us)
-    : by_bus_(config.buses.size()),
+    : SimRobot(config, std::make_unique<KinematicPlant>(config), start_us) {}
+
+SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
+                   std::int64_t start_us)
+    : plant_(std::move(plant)),
+      kinematic_(dynamic_cast<KinematicPlant*>(plant_.get())),
+      physics_us_(start_us),
+      by_bus_(config.buses.size()),
       joint_by_id_(config.buses.size()),
       imu_bus_(config.imu.bus),
       imu_(config.imu.quat_id, config.imu.gyro_id),
@@ -19,10 +43,12 @@ SimRobot::SimRobot(const config::Config& config, std::int64_t start_us)
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
     const config::JointConfig& joint = config.joints[j];
     joint_names_.push_back(joint.name);
-    motors_.emplace_back(MotorParamsFor(config, j), start_us);
+    motors_.emplace_back(MotorParamsFor(config, j));
     by_bus_[joint.bus].push_back(j);
     joint_by_id_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
   }
+  laws_.resize(motors_.size());
+  AdvanceAll(start_us);  // the motors see the plant's initial state
 }
 
 std::vector<std::uint32_t> SimRobot::MotorIdsOn(std::size_t bus) const {
@@ -33,7 +59,7 @@ std::vector<std::uint32_t> SimRobot::MotorIdsOn(std::size_t bus) const {
 
 void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std::int64_t now_us,
                         std::vector<can_frame>* replies) {
-  for (std::size_t j : by_bus_[bus]) motors_[j].Advance(now_us);
+  AdvanceAll(now_us);
   for (const can_frame& frame : frames) {
     ++totals_.frames;
     const bool standard = (frame.can_id & (CAN_EFF_FLAG | CAN_RTR_FLAG | CAN_ERR_FLAG)) == 0;
@@ -59,17 +85,21 @@ void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std:
 }
 
 void SimRobot::AdvanceAll(std::int64_t now_us) {
-  for (SimMotor& m : motors_) m.Advance(now_us);
+  if (now_us - physics_us_ > kMaxLagUs) {
+    const std::int64_t skip = now_us - kMaxLagUs - physics_us_;
+    totals_.lagged_us += skip;
+    physics_us_ += skip;
+  }
+  // A frame between steps sees the state at the last step's end, at most one step earlier.
+  totals_.steps += StepPhysics(*plant_, motors_, laws_, &physics_us_, now_us);
 }
 
 std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
   const bool joint_verb = c.verb == ControlVerb::kTemp || c.verb == ControlVerb::kTempRelease ||
                           c.verb == ControlVerb::kSilence || c.verb == ControlVerb::kFault ||
                           c.verb == ControlVerb::kGet;
-  if (joint_verb) {
-    if (c.joint >= motors_.size()) return "error: no joint " + std::to_string(c.joint);
-    motors_[c.joint].Advance(now_us);
-  }
+  if (joint_verb && c.joint >= motors_.size()) return "error: no joint " + std::to_string(c.joint);
+  AdvanceAll(now_us);
   SimMotor* m = joint_verb ? &motors_[c.joint] : nullptr;
   switch (c.verb) {
     case ControlVerb::kTemp:
@@ -87,13 +117,22 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
     case ControlVerb::kGet:
       return GetLine(c.joint);
     case ControlVerb::kTilt:
-      imu_.SetTilt(c.roll_deg, c.pitch_deg);
+      if (kinematic_ == nullptr) {
+        return std::string("error: tilt sets the kinematic backend's IMU; in ") + plant_->name() +
+               " push the robot over instead";
+      }
+      kinematic_->SetTilt(c.roll_deg, c.pitch_deg);
       return "ok";
+    case ControlVerb::kGantry:
+      return plant_->SetGantry(c.on ? std::optional<double>(c.height_m) : std::nullopt);
+    case ControlVerb::kPush:
+      return plant_->Push(c.body, c.force_n, c.seconds);
+    case ControlVerb::kTruth:
+      return TruthLine();
     case ControlVerb::kImu:
       imu_.SetEnabled(c.on);
       return "ok";
     case ControlVerb::kStatus:
-      AdvanceAll(now_us);
       return "ok " + StatusLine();
     case ControlVerb::kHelp:
       return std::string("ok ") + kControlHelp;
@@ -117,6 +156,22 @@ std::string SimRobot::GetLine(std::size_t joint) const {
                 static_cast<unsigned>(s.error_code), static_cast<unsigned long long>(s.commands),
                 static_cast<unsigned long long>(s.replies), s.silenced ? 1 : 0,
                 s.temperature_pinned ? 1 : 0);
+  return line;
+}
+
+std::string SimRobot::TruthLine() const {
+  const std::optional<GroundTruth> t = plant_->truth();
+  if (!t) return std::string("error: no ground truth in the ") + plant_->name() + " backend";
+  char line[400];
+  std::snprintf(line, sizeof(line),
+                "ok base=%.4f,%.4f,%.4f quat=%.4f,%.4f,%.4f,%.4f vel=%.4f,%.4f,%.4f "
+                "angvel=%.4f,%.4f,%.4f torso_height=%.4f tilt=%.2f contacts=%d feet=%d",
+                t->base_position_m[0], t->base_position_m[1], t->base_position_m[2],
+                t->base_quaternion[0], t->base_quaternion[1], t->base_quaternion[2],
+                t->base_quaternion[3], t->base_velocity_m_s[0], t->base_velocity_m_s[1],
+                t->base_velocity_m_s[2], t->base_angular_velocity_rad_s[0],
+                t->base_angular_velocity_rad_s[1], t->base_angular_velocity_rad_s[2],
+                t->torso_height_m, t->tilt_deg, t->contacts, t->foot_contacts);
   return line;
 }
 
@@ -144,10 +199,11 @@ std::string SimRobot::StatusLine() const {
   std::snprintf(
       line, sizeof(line),
       "motor_mode=%zu/%zu active=%zu silenced=%zu faults=%zu frames/s=%.0f replies/s=%.0f "
-      "hottest=%s:%.1fC imu=%s roll=%.1f pitch=%.1f tilt=%.1f",
+      "hottest=%s:%.1fC imu=%s tilt=%.1f physics=%s lagged_ms=%.0f",
       motor_mode, motors_.size(), active, silenced, faults, commands_per_s_, replies_per_s_,
       motors_.empty() ? "-" : joint_names_[hottest].c_str(), hottest_c,
-      imu_.enabled() ? "on" : "off", imu_.roll_deg(), imu_.pitch_deg(), imu_.tilt_deg());
+      imu_.enabled() ? "on" : "off", TiltFromUprightDeg(plant_->imu().quaternion),
+      plant_->name(), static_cast<double>(totals_.lagged_us) * 1e-3);
   return line;
 }
 

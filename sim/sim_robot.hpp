@@ -1,15 +1,22 @@
-// The whole simulated robot behind its buses: one SimMotor per configured joint, grouped by bus,
-// and the IMU. Pure logic (no clock, socket or logger): the simulator hands it the frames each bus
-// received with the time, and sends what it returns.
+// The whole simulated robot behind its buses: one SimMotor (firmware) per configured joint,
+// grouped by bus, the Plant that moves them (kinematic or MuJoCo), and the IMU. Pure logic (no
+// clock, socket or logger): the simulator hands it the frames each bus received with the time,
+// and sends what it returns.
+//
+// Time: the plant steps at its fixed period, each motor applying the law its firmware holds at
+// the step's start (zero-order hold), up to the time it is given. Physics that falls more than
+// kMaxLagUs behind is not caught up: that time is skipped and counted (lagged_us), so a slow
+// machine shows as a reported lag, never as a slower robot.
 //
 // Threads: one owner (the simulator's event loop thread).
-// Allocation: OnFrames() does not allocate when `replies` has capacity for frames.size() more
-// frames (the simulator reserves it once).
+// Allocation: OnFrames() and AdvanceAll() do not allocate when `replies` has capacity for
+// frames.size() more frames (the simulator reserves it once).
 #pragma once
 
 #include <linux/can.h>
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -18,6 +25,7 @@
 #include "config/config.hpp"
 #include "sim/control_protocol.hpp"
 #include "sim/imu_model.hpp"
+#include "sim/kinematic_plant.hpp"
 #include "sim/motor_model.hpp"
 
 namespace robot_edge::sim {
@@ -27,11 +35,22 @@ struct SimTotals {
   std::uint64_t frames = 0;   // frames received for a motor of this robot
   std::uint64_t replies = 0;  // replies produced
   std::uint64_t ignored = 0;  // frames for an unknown id, or that a motor did not answer
+  std::uint64_t steps = 0;    // physics steps taken
+  std::int64_t lagged_us = 0;  // physics time skipped because it fell behind
 };
+
+// Steps `plant` from *physics_us while a whole step fits before `now_us`, motor i applying
+// motors[i]'s law; `laws` is scratch of motors.size(). Returns the steps taken.
+std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<TorqueLaw> laws,
+                          std::int64_t* physics_us, std::int64_t now_us);
 
 class SimRobot {
  public:
-  // `config` must be valid (config::Validate); it is copied where needed, not kept.
+  static constexpr std::int64_t kMaxLagUs = 50'000;
+
+  // `config` must be valid (config::Validate); it is copied where needed, not kept. `plant` has
+  // one motor per config joint; without one, a KinematicPlant of the config.
+  SimRobot(const config::Config& config, std::unique_ptr<Plant> plant, std::int64_t start_us = 0);
   explicit SimRobot(const config::Config& config, std::int64_t start_us = 0);
 
   // The motor ids on bus `bus`, for the kernel receive filter.
@@ -43,13 +62,12 @@ class SimRobot {
   void OnFrames(std::size_t bus, std::span<const can_frame> frames, std::int64_t now_us,
                 std::vector<can_frame>* replies);
 
-  // Advances every motor to `now_us` (the 1 Hz status tick does, so that a quiet bus does not
-  // accumulate a long interval to integrate).
+  // Advances the physics to `now_us` (the simulator's physics timer does between frames).
   void AdvanceAll(std::int64_t now_us);
 
-  // Executes a joint, IMU or report command (temp, silence, fault, tilt, imu, get, status, help)
-  // and returns its one-line reply ("ok ..." or "error: ..."). Bus commands (busoff, restarted,
-  // link) are the simulator's: they return an error here.
+  // Executes a joint, IMU, physics or report command (temp, silence, fault, tilt, imu, gantry,
+  // push, truth, get, status, help) and returns its one-line reply ("ok ..." or "error: ...").
+  // Bus commands (busoff, restarted, link) are the simulator's: they return an error here.
   std::string Execute(const ControlCommand& command, std::int64_t now_us);
 
   // Recomputes commands/s and replies/s from the totals since the previous call.
@@ -60,6 +78,9 @@ class SimRobot {
 
   std::size_t imu_bus() const { return imu_bus_; }
   const ImuModel& imu() const { return imu_; }
+  // The IMU frames of the plant's present reading.
+  std::array<can_frame, 2> ImuFrames() const { return imu_.Frames(plant_->imu()); }
+  const Plant& plant() const { return *plant_; }
   SimMotor& motor(std::size_t joint) { return motors_[joint]; }
   const SimMotor& motor(std::size_t joint) const { return motors_[joint]; }
   std::size_t joint_count() const { return motors_.size(); }
@@ -67,9 +88,14 @@ class SimRobot {
 
  private:
   std::string GetLine(std::size_t joint) const;
+  std::string TruthLine() const;
 
   std::vector<std::string> joint_names_;
-  std::vector<SimMotor> motors_;                  // firmware order
+  std::unique_ptr<Plant> plant_;
+  KinematicPlant* kinematic_ = nullptr;  // plant_, when it is one (tilt)
+  std::vector<SimMotor> motors_;         // firmware order
+  std::vector<TorqueLaw> laws_;          // scratch: one per motor
+  std::int64_t physics_us_;              // the plant's time
   std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
   // bus -> (CAN id -> joint + 1, 0 = none).
   std::vector<std::array<std::uint16_t, CAN_SFF_MASK + 1>> joint_by_id_;

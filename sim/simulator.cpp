@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include "sim/bus_faults.hpp"
+#include "sim/mujoco_plant.hpp"
 
 namespace robot_edge::sim {
 namespace {
@@ -34,11 +35,20 @@ can::SocketCanOptions TransportOptions(const config::Config& config, const SimRo
 
 }  // namespace
 
+std::unique_ptr<Plant> MakePlant(const config::Config& config, const SimulatorOptions& options) {
+  if (options.physics == "mujoco") {
+    std::optional<double> gantry;
+    if (options.gantry_height_m > 0) gantry = options.gantry_height_m;
+    return std::make_unique<MujocoPlant>(config, options.model_path, gantry);
+  }
+  return std::make_unique<KinematicPlant>(config);
+}
+
 Simulator::Simulator(const config::Config& config, SimulatorOptions options)
     : config_(config),
       options_(std::move(options)),
       start_(Clock::now()),
-      robot_(config, 0),
+      robot_(config, MakePlant(config, options_), 0),
       imu_timer_(io_),
       status_timer_(io_),
       signals_(io_, SIGINT, SIGTERM),
@@ -116,8 +126,9 @@ void Simulator::ScheduleImu() {
   imu_timer_.expires_at(next_imu_);
   imu_timer_.async_wait([this](std::error_code ec) {
     if (ec || stopping_) return;
+    robot_.AdvanceAll(NowUs());
     if (robot_.imu().enabled()) {
-      const std::array<can_frame, 2> frames = robot_.imu().Frames();
+      const std::array<can_frame, 2> frames = robot_.ImuFrames();
       const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
       const std::array<can::BusFrame, 2> out = {can::BusFrame{bus, frames[0]},
                                                 can::BusFrame{bus, frames[1]}};
@@ -140,6 +151,14 @@ void Simulator::ScheduleStatus() {
         send_failures += transport_->counters(b).send_failures.load();
       }
       spdlog::info("{} send_failures={}", robot_.StatusLine(), send_failures);
+    }
+    const std::int64_t lag_us = robot_.totals().lagged_us;
+    if (lag_us > reported_lag_us_) {
+      spdlog::warn("the physics fell behind real time: {:.0f} ms of simulated time skipped in "
+                   "the last second ({:.0f} ms in all); the machine is too slow for this model",
+                   static_cast<double>(lag_us - reported_lag_us_) * 1e-3,
+                   static_cast<double>(lag_us) * 1e-3);
+      reported_lag_us_ = lag_us;
     }
     ScheduleStatus();
   });

@@ -7,8 +7,9 @@
 // one Send() (one sendmmsg). No per-frame system call, log line or (in steady state) allocation.
 // A wake costs five system calls: asio's epoll_wait and its epoll_ctl re-arm of the wait, one
 // clock_gettime, the recvmmsg and the sendmmsg — about one wake per control tick of the daemon.
-// Timers: IMU frames at sim.imu_rate_hz on the IMU's bus (one Send() of two frames); the status
-// line once a second. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
+// Timers: the physics advanced to now and IMU frames at sim.imu_rate_hz on the IMU's bus (one
+// Send() of two frames), so the robot moves (and falls) between the daemon's frames too; the
+// status line once a second, with a warning when the physics fell behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
 //
 // Threads: construction and Run() on the same thread; nothing else touches this object.
 #pragma once
@@ -32,7 +33,13 @@ namespace robot_edge::sim {
 struct SimulatorOptions {
   std::string control_path;  // --control: Unix socket for fault injection; "" = none
   bool status_lines = true;  // !--quiet: log the status line every second
+  std::string physics = "kinematic";  // kinematic | mujoco
+  std::string model_path;             // mujoco: the MJCF file
+  double gantry_height_m = 0;         // mujoco: start hanging this high; 0 = on the floor
 };
+
+// The plant `options` ask for (throws std::runtime_error when the MuJoCo model is unusable).
+std::unique_ptr<Plant> MakePlant(const config::Config& config, const SimulatorOptions& options);
 
 class Simulator {
  public:
@@ -62,6 +69,7 @@ class Simulator {
   std::chrono::steady_clock::time_point start_;
   SimRobot robot_;
   std::unique_ptr<can::SocketCanTransport> transport_;  // every bus, one socket
+  std::int64_t reported_lag_us_ = 0;
   asio::steady_timer imu_timer_;
   asio::steady_timer status_timer_;
   asio::signal_set signals_;

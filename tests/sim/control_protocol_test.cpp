@@ -62,6 +62,27 @@ TEST(ControlProtocol, TiltAndImu) {
   EXPECT_TRUE(Parse("imu on").on);
 }
 
+TEST(ControlProtocol, GantryPushAndTruth) {
+  ControlCommand g = Parse("gantry 0.9");
+  EXPECT_EQ(g.verb, ControlVerb::kGantry);
+  EXPECT_TRUE(g.on);
+  EXPECT_DOUBLE_EQ(g.height_m, 0.9);
+  g = Parse("gantry off");
+  EXPECT_EQ(g.verb, ControlVerb::kGantry);
+  EXPECT_FALSE(g.on);
+  const ControlCommand p = Parse("push torso 0 -250.5 10 0.2");
+  EXPECT_EQ(p.verb, ControlVerb::kPush);
+  EXPECT_EQ(p.body, "torso");
+  EXPECT_DOUBLE_EQ(p.force_n[1], -250.5);
+  EXPECT_DOUBLE_EQ(p.force_n[2], 10);
+  EXPECT_DOUBLE_EQ(p.seconds, 0.2);
+  EXPECT_EQ(Parse("truth").verb, ControlVerb::kTruth);
+  EXPECT_EQ(Error("gantry high"), "bad number 'high' for gantry height (m)");
+  EXPECT_EQ(Error("gantry 6"), "gantry height (m) 6 is outside 0..5");
+  EXPECT_EQ(Error("push torso 9000 0 0 1"), "force (N) 9000 is outside -5000..5000");
+  EXPECT_EQ(Error("push torso 1 0 0"), "missing argument, usage: push BODY FX FY FZ SECONDS");
+}
+
 TEST(ControlProtocol, BusCommandsTakeANameOrAnInterface) {
   ControlCommand c = Parse("busoff arm");
   EXPECT_EQ(c.verb, ControlVerb::kBusOff);

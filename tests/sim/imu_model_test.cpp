@@ -47,7 +47,8 @@ TEST(TiltFromUpright, IsTheAngleOfTheBodyUpAxis) {
 TEST(ImuModel, FramesCarryTheTiltOnTheConfiguredIds) {
   ImuModel imu(0x101, 0x102);
   EXPECT_TRUE(imu.enabled());
-  auto frames = imu.Frames();
+  ImuSample upright;
+  auto frames = imu.Frames(upright);
   EXPECT_EQ(frames[0].can_id, 0x101u);
   EXPECT_EQ(frames[0].len, 8);
   EXPECT_EQ(can::test::Hexify(frames[0].data, 8), "ff7f000000000000");  // 32767, 0, 0, 0
@@ -55,15 +56,23 @@ TEST(ImuModel, FramesCarryTheTiltOnTheConfiguredIds) {
   EXPECT_EQ(frames[1].len, 6);
   EXPECT_EQ(can::test::Hexify(frames[1].data, 6), "000000000000");  // still: no rotation rate
 
-  imu.SetTilt(0, 90);
-  EXPECT_NEAR(imu.tilt_deg(), 90, 1e-9);
-  frames = imu.Frames();
+  ImuSample pitched;
+  const std::array<float, 4> tilt = TiltQuaternion(0, 90);
+  pitched.quaternion = {tilt[0], tilt[1], tilt[2], tilt[3]};
+  pitched.gyro_rad_s = {0.5, -1.0, 2.0};
+  EXPECT_NEAR(TiltFromUprightDeg(pitched.quaternion), 90, 1e-4);
+  frames = imu.Frames(pitched);
   std::array<float, 4> q{};
   ASSERT_TRUE(can::DecodeImuQuaternion(frames[0].data, &q));
   EXPECT_NEAR(q[0], kHalf, 1e-4f);
   EXPECT_NEAR(q[1], 0, 1e-4f);
   EXPECT_NEAR(q[2], kHalf, 1e-4f);
   EXPECT_NEAR(q[3], 0, 1e-4f);
+  std::array<float, 3> gyro{};
+  ASSERT_TRUE(can::DecodeImuGyro(frames[1].data, &gyro));
+  EXPECT_NEAR(gyro[0], 0.5f, 1e-3f);
+  EXPECT_NEAR(gyro[1], -1.0f, 1e-3f);
+  EXPECT_NEAR(gyro[2], 2.0f, 1e-3f);
 }
 
 TEST(ImuModel, CanBeSwitchedOff) {

@@ -1,6 +1,6 @@
-// SimMotor: the MIT firmware's answers (FC/FD/FE, rest mode, reply layouts, fault injection) and
-// the joint's physics (PD convergence, saturation, CAN timeout, hard stops, heating), with time
-// advanced by hand.
+// SimMotor on a KinematicPlant joint: the MIT firmware's answers (FC/FD/FE, rest mode, reply
+// layouts, fault injection, latency) and the joint's physics (PD convergence, saturation, CAN
+// timeout, hard stops, heating), with time advanced by hand.
 #include "sim/motor_model.hpp"
 
 #include <gtest/gtest.h>
@@ -22,8 +22,11 @@ using test::Fe;
 constexpr std::int64_t kMs = 1000;
 constexpr std::int64_t kS = 1'000'000;
 
-SimMotorParams Params() {
-  SimMotorParams p;
+using test::MotorAndJoint;
+using test::MotorOnJoint;
+
+MotorAndJoint Params() {
+  MotorAndJoint p;
   p.can_id = 1;
   p.min_rad = -3.0;
   p.max_rad = 3.0;
@@ -42,7 +45,7 @@ can::Payload Command(const SimMotorParams& p, float position, float kp, float kd
 }
 
 // Sends `command` every `period_us` from `from_us` to `to_us` (exclusive); the motor answers each.
-void Hold(SimMotor* m, const can::Payload& command, std::int64_t from_us, std::int64_t to_us,
+void Hold(MotorOnJoint* m, const can::Payload& command, std::int64_t from_us, std::int64_t to_us,
           std::int64_t period_us = 2 * kMs) {
   for (std::int64_t t = from_us; t < to_us; t += period_us) {
     ASSERT_TRUE(m->OnFrame(command, t).has_value()) << "no reply at " << t << " µs";
@@ -51,8 +54,8 @@ void Hold(SimMotor* m, const can::Payload& command, std::int64_t from_us, std::i
 }
 
 TEST(SimMotor, IgnoresCommandsBeforeFc) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   EXPECT_FALSE(m.OnFrame(Command(p, 1.0f, 50, 1), 0).has_value());
   m.Advance(100 * kMs);
   EXPECT_EQ(m.state().commands, 0u);
@@ -61,8 +64,8 @@ TEST(SimMotor, IgnoresCommandsBeforeFc) {
 }
 
 TEST(SimMotor, FcEntersMotorModeAndRepliesWithTheState) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   const auto reply = m.OnFrame(Fc(), 0);
   ASSERT_TRUE(reply.has_value());
   // id 1, position 0 (0x8000), velocity 0 (0x800), torque 0 (0x800), 30 °C, no error.
@@ -73,8 +76,8 @@ TEST(SimMotor, FcEntersMotorModeAndRepliesWithTheState) {
 }
 
 TEST(SimMotor, FdLeavesMotorModeAndCommandsGetNoReply) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   ASSERT_TRUE(m.OnFrame(Command(p, 0, 10, 1), 1 * kMs).has_value());
   ASSERT_TRUE(m.OnFrame(Fd(), 2 * kMs).has_value());  // FD itself is answered
@@ -84,8 +87,8 @@ TEST(SimMotor, FdLeavesMotorModeAndCommandsGetNoReply) {
 }
 
 TEST(SimMotor, FcForgetsThePreviousCommand) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.OnFrame(Command(p, 0, 0, 0, 5.0f), 1 * kMs);
   m.OnFrame(Fc(), 2 * kMs);
@@ -95,8 +98,8 @@ TEST(SimMotor, FcForgetsThePreviousCommand) {
 }
 
 TEST(SimMotor, FeMakesThePresentPositionReadZero) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 0.5f, 50, 1), 0, 1 * kS);
   ASSERT_NEAR(m.state().position_rad, 0.5, 0.01);
@@ -110,8 +113,8 @@ TEST(SimMotor, FeMakesThePresentPositionReadZero) {
 }
 
 TEST(SimMotor, PdCommandConvergesToItsTarget) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 1.0f, 50, 1), 0, 1 * kS);
   EXPECT_NEAR(m.state().position_rad, 1.0, 0.01);
@@ -124,8 +127,8 @@ TEST(SimMotor, PdCommandConvergesToItsTarget) {
 TEST(SimMotor, VelocityTargetWithDampingOnly) {
   // kd only: the joint settles where kd·(v_des − v) + t_ff = friction·v (t_ff = 0 encodes as
   // half a step above 0).
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   const can::Payload command = Command(p, 0, 0, 2.0f, 0, 1.0f);
   can::MitCommand sent;  // the quantised values the motor sees
@@ -136,9 +139,9 @@ TEST(SimMotor, VelocityTargetWithDampingOnly) {
 }
 
 TEST(SimMotor, TorqueSaturatesAtTMax) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.ranges.t_max = 5.0f;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.OnFrame(Command(p, 2.0f, 500, 0), 0);  // 500 · 2 = 1000 N·m asked
   m.Advance(10 * kMs);
@@ -150,8 +153,8 @@ TEST(SimMotor, TorqueSaturatesAtTMax) {
 }
 
 TEST(SimMotor, GoesLimpAfterItsCanTimeout) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 0, 0, 0, 0.5f), 0, 50 * kMs);  // last command at 48 ms
   m.Advance(148 * kMs);                              // exactly the timeout: still driven
@@ -171,9 +174,9 @@ TEST(SimMotor, GoesLimpAfterItsCanTimeout) {
 }
 
 TEST(SimMotor, ZeroCanTimeoutNeverGoesLimp) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.can_timeout_us = 0;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.OnFrame(Command(p, 0, 0, 0, 0.5f), 0);
   m.Advance(10 * kS);
@@ -181,24 +184,24 @@ TEST(SimMotor, ZeroCanTimeoutNeverGoesLimp) {
 }
 
 TEST(SimMotor, HardStopsAtTheJointLimitsPlusMargin) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.min_rad = -0.5;
   p.max_rad = 0.5;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 2.0f, 10, 1), 0, 500 * kMs);
-  EXPECT_DOUBLE_EQ(m.state().position_rad, 0.5 + SimMotor::kHardStopMarginRad);
+  EXPECT_DOUBLE_EQ(m.state().position_rad, 0.5 + KinematicPlant::kHardStopMarginRad);
   EXPECT_EQ(m.state().velocity_rad_s, 0.0);
   EXPECT_NEAR(m.state().torque_nm, 10 * (2.0 - 0.55), 0.05);  // still pushing
   Hold(&m, Command(p, -2.0f, 10, 1), 500 * kMs, 1 * kS);
-  EXPECT_DOUBLE_EQ(m.state().position_rad, -0.5 - SimMotor::kHardStopMarginRad);
+  EXPECT_DOUBLE_EQ(m.state().position_rad, -0.5 - KinematicPlant::kHardStopMarginRad);
 }
 
 TEST(SimMotor, StableWithStiffGainsOnATinyInertia) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.inertia_kgm2 = 1e-5;
   p.friction_nms = 0;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 0.3f, 500, 5), 0, 200 * kMs);
   EXPECT_NEAR(m.state().position_rad, 0.3, 0.01);
@@ -206,10 +209,10 @@ TEST(SimMotor, StableWithStiffGainsOnATinyInertia) {
 }
 
 TEST(SimMotor, HeatsWithTorqueSquaredAndCoolsTowardAmbient) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.min_rad = -0.1;
   p.max_rad = 0.1;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   // 10 N·m against the hard stop for 10 s: T → 30 + 0.01·100·120·(1 − e^(−10/120)) ≈ 39.6 °C.
   Hold(&m, Command(p, 0, 0, 0, 10.0f), 0, 10 * kS, 50 * kMs);
@@ -225,8 +228,8 @@ TEST(SimMotor, HeatsWithTorqueSquaredAndCoolsTowardAmbient) {
 }
 
 TEST(SimMotor, PinnedTemperatureIsReportedInByte6) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.PinTemperature(85.4);
   Hold(&m, Command(p, 0, 0, 0, 10.0f), 0, 1 * kS);  // heating would move it; pinned does not
@@ -244,8 +247,8 @@ TEST(SimMotor, PinnedTemperatureIsReportedInByte6) {
 }
 
 TEST(SimMotor, SilencedMotorNeitherProcessesNorReplies) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.OnFrame(Command(p, 0, 0, 0, 0.5f), 0);
   m.SetSilenced(true);
@@ -260,8 +263,8 @@ TEST(SimMotor, SilencedMotorNeitherProcessesNorReplies) {
 }
 
 TEST(SimMotor, ErrorCodeIsReportedInByte7) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.SetErrorCode(static_cast<std::uint8_t>(can::MotorError::kEncoder));
   EXPECT_EQ(m.OnFrame(Fc(), 0)->data[7], 5);
   m.SetErrorCode(0);
@@ -269,10 +272,10 @@ TEST(SimMotor, ErrorCodeIsReportedInByte7) {
 }
 
 TEST(SimMotor, ClassicLayoutRepliesSixBytesWithoutTemperature) {
-  SimMotorParams p = Params();
+  MotorAndJoint p = Params();
   p.layout = can::ReplyLayout::kClassic6Byte;
   p.can_id = 0x23;
-  SimMotor m(p);
+  MotorOnJoint m(p);
   m.PinTemperature(70);
   m.SetErrorCode(2);
   const auto reply = m.OnFrame(Fc(), 0);
@@ -282,8 +285,8 @@ TEST(SimMotor, ClassicLayoutRepliesSixBytesWithoutTemperature) {
 }
 
 TEST(SimMotor, IgnoresFramesItDoesNotUnderstand) {
-  const SimMotorParams p = Params();
-  SimMotor m(p);
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   const std::uint8_t short_frame[6] = {0x80, 0, 0x80, 0, 0, 0x08};
   EXPECT_FALSE(m.OnFrame(short_frame, 1 * kMs).has_value());
@@ -296,15 +299,37 @@ TEST(SimMotor, ParamsComeFromTheConfigWithPerJointOverrides) {
   const config::Config c = test::SmallConfig();
   const SimMotorParams knee = MotorParamsFor(c, 0);
   EXPECT_EQ(knee.can_id, 1u);
-  EXPECT_DOUBLE_EQ(knee.inertia_kgm2, 0.02);  // sim default
-  EXPECT_DOUBLE_EQ(knee.friction_nms, 0.2);
   EXPECT_DOUBLE_EQ(knee.ambient_c, 25);
   EXPECT_EQ(knee.can_timeout_us, 100'000);
+  EXPECT_EQ(knee.latency_us, 0);
   EXPECT_EQ(knee.layout, can::ReplyLayout::kAk8Byte);
-  const SimMotorParams hip = MotorParamsFor(c, 1);
-  EXPECT_DOUBLE_EQ(hip.inertia_kgm2, 0.5);  // per joint
-  EXPECT_DOUBLE_EQ(hip.friction_nms, 3.0);
   EXPECT_EQ(MotorParamsFor(c, 2).layout, can::ReplyLayout::kClassic6Byte);
+  const KinematicJoint knee_joint = KinematicJointFor(c, 0);
+  EXPECT_DOUBLE_EQ(knee_joint.inertia_kgm2, 0.02);  // sim default
+  EXPECT_DOUBLE_EQ(knee_joint.friction_nms, 0.2);
+  EXPECT_DOUBLE_EQ(knee_joint.min_rad, -1.0);
+  const KinematicJoint hip_joint = KinematicJointFor(c, 1);
+  EXPECT_DOUBLE_EQ(hip_joint.inertia_kgm2, 0.5);  // per joint
+  EXPECT_DOUBLE_EQ(hip_joint.friction_nms, 3.0);
+}
+
+TEST(SimMotor, ACommandTakesEffectAfterTheActuatorsLatency) {
+  MotorAndJoint p = Params();
+  p.latency_us = 10 * kMs;
+  MotorOnJoint m(p);
+  m.OnFrame(Fc(), 0);
+  ASSERT_TRUE(m.OnFrame(Command(p, 0, 0, 0, 1.0f), 2 * kMs).has_value());  // answered at once
+  m.Advance(11 * kMs);
+  EXPECT_EQ(m.state().torque_nm, 0.0);  // still in flight
+  m.Advance(13 * kMs);
+  EXPECT_NEAR(m.state().torque_nm, 1.0, 0.01);
+  // A stream keeps its order and its delay: each command applies 10 ms after it arrived.
+  m.OnFrame(Command(p, 0, 0, 0, 2.0f), 14 * kMs);
+  m.OnFrame(Command(p, 0, 0, 0, 3.0f), 16 * kMs);
+  m.Advance(24 * kMs + 500);
+  EXPECT_NEAR(m.state().torque_nm, 2.0, 0.01);
+  m.Advance(26 * kMs + 500);
+  EXPECT_NEAR(m.state().torque_nm, 3.0, 0.01);
 }
 
 }  // namespace

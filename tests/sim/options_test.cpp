@@ -20,12 +20,29 @@ TEST(CommandLine, AllOptions) {
   EXPECT_TRUE(r.command_line->quiet);
 }
 
+TEST(CommandLine, PhysicsModelAndGantry) {
+  const auto r = Parse({"--config=robot.yaml", "--physics", "mujoco", "--model=my_robot.xml",
+                        "--gantry", "0.9"});
+  ASSERT_TRUE(r.command_line.has_value()) << r.error;
+  EXPECT_EQ(r.command_line->physics, "mujoco");
+  EXPECT_EQ(r.command_line->model_path, "my_robot.xml");
+  EXPECT_EQ(r.command_line->gantry_height_m, 0.9);
+  EXPECT_EQ(Parse({"--config=a.yaml", "--physics=bullet"}).error,
+            "--physics 'bullet' is not kinematic or mujoco");
+  EXPECT_EQ(Parse({"--config=a.yaml", "--gantry=high"}).error,
+            "--gantry 'high' is not a height in metres (0..10)");
+  EXPECT_EQ(Parse({"--config=a.yaml", "--gantry=-1"}).error,
+            "--gantry '-1' is not a height in metres (0..10)");
+}
+
 TEST(CommandLine, Defaults) {
   const auto r = Parse({"--config=robot.yaml"});
   ASSERT_TRUE(r.command_line.has_value()) << r.error;
   EXPECT_EQ(r.command_line->control_path, "");
   EXPECT_EQ(r.command_line->log_level, "info");
   EXPECT_FALSE(r.command_line->quiet);
+  EXPECT_EQ(r.command_line->physics, "");  // the config's
+  EXPECT_FALSE(r.command_line->gantry_height_m.has_value());
 }
 
 TEST(CommandLine, HelpNeedsNothingElse) {

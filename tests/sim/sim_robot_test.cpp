@@ -125,8 +125,8 @@ TEST_F(SimRobotTest, FaultInjectionShowsInTheReplies) {
 
 TEST_F(SimRobotTest, TiltAndImuSwitch) {
   EXPECT_EQ(Execute("tilt 0 90"), "ok");
-  EXPECT_NEAR(robot_.imu().pitch_deg(), 90, 1e-9);
-  EXPECT_EQ(Hexify(robot_.imu().Frames()[0].data, 8),
+  EXPECT_NEAR(TiltFromUprightDeg(robot_.plant().imu().quaternion), 90, 1e-4);
+  EXPECT_EQ(Hexify(robot_.ImuFrames()[0].data, 8),
             "825a0000825a0000");  // w = y = 0.7071 = 23170/32767
   EXPECT_EQ(Execute("imu off"), "ok");
   EXPECT_FALSE(robot_.imu().enabled());
@@ -155,10 +155,27 @@ TEST_F(SimRobotTest, StatusLineAndRates) {
   robot_.UpdateRates(500 * kMs);  // over half a second
   EXPECT_EQ(robot_.StatusLine(),
             "motor_mode=2/3 active=0 silenced=1 faults=1 frames/s=4 replies/s=4 "
-            "hottest=Hip:70.0C imu=on roll=0.0 pitch=0.0 tilt=0.0");
+            "hottest=Hip:70.0C imu=on tilt=0.0 physics=kinematic lagged_ms=0");
   robot_.UpdateRates(1500 * kMs);  // nothing since
   EXPECT_NE(robot_.StatusLine().find(" frames/s=0 replies/s=0 "), std::string::npos);
   EXPECT_EQ(Execute("status").rfind("ok motor_mode=2/3 ", 0), 0u);
+}
+
+TEST_F(SimRobotTest, PhysicsCommandsNeedThePhysicsBackend) {
+  EXPECT_EQ(Execute("gantry 1.0"),
+            "error: the gantry needs the physics backend (this one is kinematic)");
+  EXPECT_EQ(Execute("push torso 100 0 0 0.1"),
+            "error: push needs the physics backend (this one is kinematic)");
+  EXPECT_EQ(Execute("truth"), "error: no ground truth in the kinematic backend");
+}
+
+TEST_F(SimRobotTest, PhysicsThatFallsBehindSkipsAheadAndCountsIt) {
+  robot_.AdvanceAll(10 * kMs);
+  EXPECT_EQ(robot_.totals().steps, 20u);  // 0.5 ms steps
+  EXPECT_EQ(robot_.totals().lagged_us, 0);
+  robot_.AdvanceAll(1010 * kMs);  // a second without a call: only the last kMaxLagUs is stepped
+  EXPECT_EQ(robot_.totals().lagged_us, 1000 * kMs - SimRobot::kMaxLagUs);
+  EXPECT_EQ(robot_.totals().steps, 20u + SimRobot::kMaxLagUs / 500);
 }
 
 TEST_F(SimRobotTest, HelpAndBusCommands) {

@@ -10,7 +10,9 @@
 
 #include "can/mit_codec.hpp"
 #include "config/config.hpp"
+#include "sim/kinematic_plant.hpp"
 #include "sim/motor_model.hpp"
+#include "sim/sim_robot.hpp"
 
 namespace robot_edge::sim::test {
 
@@ -40,6 +42,42 @@ sim: {ambient_c: 25, thermal_time_constant_s: 60, heating_c_per_nm2_s: 0.02, imu
 inline can::Payload Fc() { return can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode); }
 inline can::Payload Fd() { return can::EncodeSpecial(can::SpecialCommand::kExitMotorMode); }
 inline can::Payload Fe() { return can::EncodeSpecial(can::SpecialCommand::kSetZero); }
+
+// A motor's firmware parameters and the kinematic joint it drives.
+struct MotorAndJoint : SimMotorParams {
+  double min_rad = -1.0;
+  double max_rad = 1.0;
+  double inertia_kgm2 = 0.02;
+  double friction_nms = 0.2;
+};
+
+// One SimMotor on one KinematicPlant joint, stepped as SimRobot steps a robot (StepPhysics).
+class MotorOnJoint {
+ public:
+  explicit MotorOnJoint(const MotorAndJoint& p)
+      : motors_{SimMotor(p)},
+        plant_({KinematicJoint{p.min_rad, p.max_rad, p.inertia_kgm2, p.friction_nms}}) {
+    Advance(0);
+  }
+  // Advances to `now_us`, then hands the frame to the motor.
+  std::optional<SimReply> OnFrame(std::span<const std::uint8_t> data, std::int64_t now_us) {
+    Advance(now_us);
+    return motors_[0].OnFrame(data, now_us);
+  }
+  void Advance(std::int64_t now_us) { StepPhysics(plant_, motors_, laws_, &time_us_, now_us); }
+
+  SimMotorState state() const { return motors_[0].state(); }
+  void PinTemperature(double celsius) { motors_[0].PinTemperature(celsius); }
+  void ReleaseTemperature() { motors_[0].ReleaseTemperature(); }
+  void SetSilenced(bool on) { motors_[0].SetSilenced(on); }
+  void SetErrorCode(std::uint8_t code) { motors_[0].SetErrorCode(code); }
+
+ private:
+  std::array<SimMotor, 1> motors_;
+  KinematicPlant plant_;
+  std::array<TorqueLaw, 1> laws_{};
+  std::int64_t time_us_ = 0;
+};
 
 inline can::MitReply Decode(const SimReply& reply, const SimMotorParams& params) {
   can::MitReply out;

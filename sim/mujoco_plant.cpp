@@ -1,0 +1,276 @@
+#include "sim/mujoco_plant.hpp"
+
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <stdexcept>
+
+#include "sim/imu_model.hpp"
+
+namespace robot_edge::sim {
+namespace {
+
+// The gantry: stiff enough to hold ~35 kg within a few cm, damped near critically.
+constexpr double kGantryStiffnessNPerM = 8000;
+constexpr double kGantryDampingNsPerM = 1200;
+constexpr double kGantryAngularStiffness = 800;  // N·m/rad
+constexpr double kGantryAngularDamping = 80;     // N·m·s/rad
+constexpr double kGantrySpeedMPerS = 0.25;       // the hoist raises or lowers the anchor this fast
+
+bool NameContainsFoot(const char* name) {
+  if (name == nullptr) return false;
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return lower.find("foot") != std::string::npos;
+}
+
+}  // namespace
+
+std::string DefaultModelPath() {
+  // A binary in its build tree uses the tree's model; an installed one, the installed copy.
+  const std::filesystem::path source =
+      std::filesystem::path(ROBOT_EDGE_SOURCE_MODEL_DIR) / "humanoid.xml";
+  if (std::filesystem::exists(source)) return source.string();
+  return (std::filesystem::path(ROBOT_EDGE_INSTALLED_MODEL_DIR) / "humanoid.xml").string();
+}
+
+MujocoPlant::MujocoPlant(const config::Config& config, const std::string& model_path,
+                         std::optional<double> gantry_height_m)
+    : gantry_height_m_(gantry_height_m) {
+  char error[1000] = "";
+  model_ = mj_loadXML(model_path.c_str(), nullptr, error, sizeof(error));
+  if (model_ == nullptr) {
+    throw std::runtime_error("cannot load the MuJoCo model " + model_path + ": " + error);
+  }
+  if (model_->opt.integrator == mjINT_RK4) {
+    mj_deleteModel(model_);
+    throw std::runtime_error(model_path +
+                             ": integrator RK4 cannot step with per-step motor laws; use Euler "
+                             "or implicit");
+  }
+  data_ = mj_makeData(model_);
+  step_us_ = std::max<std::int64_t>(1, std::llround(model_->opt.timestep * 1e6));
+  try {
+    MapMotors(config);
+  } catch (...) {
+    mj_deleteData(data_);
+    mj_deleteModel(model_);
+    throw;
+  }
+  FindSensors();
+  const int stand = mj_name2id(model_, mjOBJ_KEY, "stand");
+  if (stand >= 0) mj_resetDataKeyframe(model_, data_, stand);
+  if (base_qpos_ >= 0) {
+    gantry_xy_ = {data_->qpos[base_qpos_], data_->qpos[base_qpos_ + 1]};
+    if (gantry_height_m_) data_->qpos[base_qpos_ + 2] = *gantry_height_m_;
+    anchor_height_m_ = data_->qpos[base_qpos_ + 2];
+  }
+  mj_forward(model_, data_);
+  shafts_.resize(motors_.size());
+  for (std::size_t i = 0; i < motors_.size(); ++i) shafts_[i] = ReadShaft(motors_[i]);
+}
+
+ShaftState MujocoPlant::ReadShaft(const Motor& motor) const {
+  if (motor.actuator >= 0) {
+    return {data_->actuator_length[motor.actuator], data_->actuator_velocity[motor.actuator], 0};
+  }
+  return {data_->qpos[motor.qpos], data_->qvel[motor.dof], 0};
+}
+
+MujocoPlant::~MujocoPlant() {
+  mj_deleteData(data_);
+  mj_deleteModel(model_);
+}
+
+void MujocoPlant::MapMotors(const config::Config& config) {
+  std::string missing;
+  for (const config::JointConfig& joint : config.joints) {
+    Motor motor;
+    const int actuator = mj_name2id(model_, mjOBJ_ACTUATOR, joint.name.c_str());
+    const int model_joint = mj_name2id(model_, mjOBJ_JOINT, joint.name.c_str());
+    if (actuator >= 0) {
+      const bool torque_motor = model_->actuator_dyntype[actuator] == mjDYN_NONE &&
+                                model_->actuator_gaintype[actuator] == mjGAIN_FIXED &&
+                                model_->actuator_biastype[actuator] == mjBIAS_NONE &&
+                                model_->actuator_gainprm[actuator * mjNGAIN] == 1.0;
+      if (!torque_motor) {
+        throw std::runtime_error("actuator " + joint.name +
+                                 " is not a torque motor (<motor>, gain 1): robot-edge-sim "
+                                 "applies the MIT law itself");
+      }
+      motor.actuator = actuator;
+    } else if (model_joint >= 0 && (model_->jnt_type[model_joint] == mjJNT_HINGE ||
+                                    model_->jnt_type[model_joint] == mjJNT_SLIDE)) {
+      motor.qpos = model_->jnt_qposadr[model_joint];
+      motor.dof = model_->jnt_dofadr[model_joint];
+    } else {
+      missing += (missing.empty() ? "" : ", ") + joint.name;
+      continue;
+    }
+    motors_.push_back(motor);
+  }
+  if (!missing.empty()) {
+    throw std::runtime_error(
+        "the model has no actuator or hinge joint named like these config joints: " + missing);
+  }
+  for (int j = 0; j < model_->njnt; ++j) {
+    if (model_->jnt_type[j] != mjJNT_FREE) continue;
+    base_body_ = model_->jnt_bodyid[j];
+    base_qpos_ = model_->jnt_qposadr[j];
+    base_dof_ = model_->jnt_dofadr[j];
+    break;
+  }
+}
+
+void MujocoPlant::FindSensors() {
+  auto address = [this](const char* name, int type) {
+    const int id = mj_name2id(model_, mjOBJ_SENSOR, name);
+    return id >= 0 && model_->sensor_type[id] == type ? model_->sensor_adr[id] : -1;
+  };
+  quat_adr_ = address("imu_quat", mjSENS_FRAMEQUAT);
+  gyro_adr_ = address("imu_gyro", mjSENS_GYRO);
+  accel_adr_ = address("imu_accel", mjSENS_ACCELEROMETER);
+  imu_site_ = mj_name2id(model_, mjOBJ_SITE, "imu");
+  is_foot_.resize(static_cast<std::size_t>(model_->nbody));
+  for (int b = 0; b < model_->nbody; ++b) {
+    is_foot_[static_cast<std::size_t>(b)] = NameContainsFoot(mj_id2name(model_, mjOBJ_BODY, b));
+  }
+}
+
+void MujocoPlant::Step(std::span<const TorqueLaw> laws) {
+  mj_step1(model_, data_);
+  for (std::size_t i = 0; i < motors_.size(); ++i) {
+    Motor& motor = motors_[i];
+    const ShaftState now = ReadShaft(motor);
+    const double q = now.position_rad, qd = now.velocity_rad_s;
+    const TorqueLaw& law = laws[i];
+    const double wanted = law.Evaluate(q, qd);
+    double torque = wanted;
+    if (law.bandwidth_hz > 0) {
+      const double alpha =
+          1 - std::exp(-2 * std::numbers::pi * law.bandwidth_hz * model_->opt.timestep);
+      torque = motor.filtered_torque_nm + alpha * (wanted - motor.filtered_torque_nm);
+    }
+    motor.filtered_torque_nm = torque;
+    if (motor.actuator >= 0) {
+      data_->ctrl[motor.actuator] = torque;
+    } else {
+      data_->qfrc_applied[motor.dof] = torque;
+    }
+    shafts_[i] = {q, qd, torque};
+  }
+  ApplyGantry();
+  ApplyPush();
+  mj_step2(model_, data_);
+}
+
+void MujocoPlant::ApplyGantry() {
+  if (base_body_ < 0) return;
+  double* f = data_->xfrc_applied + 6 * base_body_;
+  std::fill(f, f + 6, 0.0);
+  if (!gantry_height_m_) return;
+  const double* p = data_->qpos + base_qpos_;
+  const double* v = data_->qvel + base_dof_;  // linear: world frame
+  const double max_move = kGantrySpeedMPerS * model_->opt.timestep;
+  anchor_height_m_ += std::clamp(*gantry_height_m_ - anchor_height_m_, -max_move, max_move);
+  const double target[3] = {gantry_xy_[0], gantry_xy_[1], anchor_height_m_};
+  for (int k = 0; k < 3; ++k) {
+    f[k] = kGantryStiffnessNPerM * (target[k] - p[k]) - kGantryDampingNsPerM * v[k];
+  }
+  // Upright: a torque about the axis that turns the base's up axis onto the world's.
+  const double* r = data_->xmat + 9 * base_body_;  // row-major body-to-world rotation
+  const double up[3] = {r[2], r[5], r[8]};         // the body's z axis in the world
+  const double axis[3] = {up[1], -up[0], 0.0};     // up × world z: sin(tilt) about it
+  double w_world[3];
+  mju_rotVecMat(w_world, v + 3, r);  // body-frame angular velocity to world
+  for (int k = 0; k < 3; ++k) {
+    f[3 + k] = kGantryAngularStiffness * axis[k] - kGantryAngularDamping * w_world[k];
+  }
+}
+
+void MujocoPlant::ApplyPush() {
+  if (push_.body < 0) return;
+  double* f = data_->xfrc_applied + 6 * push_.body;
+  const bool base = push_.body == base_body_;  // ApplyGantry() rewrote the base's force
+  if (push_.steps_left-- <= 0) {
+    if (!base) std::fill(f, f + 3, 0.0);
+    push_.body = -1;
+    return;
+  }
+  for (int k = 0; k < 3; ++k) {
+    f[k] = (base ? f[k] : 0.0) + push_.force_n[static_cast<std::size_t>(k)];
+  }
+}
+
+std::string MujocoPlant::SetGantry(std::optional<double> height_m) {
+  // Hooked on where the base is now; the hoist then moves it to the height asked.
+  if (height_m && !gantry_height_m_ && base_qpos_ >= 0) {
+    anchor_height_m_ = data_->qpos[base_qpos_ + 2];
+  }
+  gantry_height_m_ = height_m;
+  return height_m ? "ok gantry holds the base at " + std::to_string(*height_m) + " m"
+                  : "ok gantry released";
+}
+
+std::string MujocoPlant::Push(const std::string& body, const std::array<double, 3>& force_n,
+                              double seconds) {
+  const int id = mj_name2id(model_, mjOBJ_BODY, body.c_str());
+  if (id <= 0) return "error: the model has no body '" + body + "'";
+  if (push_.body >= 0 && push_.body != base_body_) {
+    std::fill(data_->xfrc_applied + 6 * push_.body, data_->xfrc_applied + 6 * push_.body + 3, 0.0);
+  }
+  push_ = {id, force_n, std::llround(seconds * 1e6 / static_cast<double>(step_us_))};
+  return "ok";
+}
+
+ImuSample MujocoPlant::imu() const {
+  ImuSample s;
+  const double* sd = data_->sensordata;
+  if (quat_adr_ >= 0) {
+    std::copy(sd + quat_adr_, sd + quat_adr_ + 4, s.quaternion.begin());
+  } else if (base_qpos_ >= 0) {
+    std::copy(data_->qpos + base_qpos_ + 3, data_->qpos + base_qpos_ + 7, s.quaternion.begin());
+  }
+  if (gyro_adr_ >= 0) {
+    std::copy(sd + gyro_adr_, sd + gyro_adr_ + 3, s.gyro_rad_s.begin());
+  } else if (base_dof_ >= 0) {
+    std::copy(data_->qvel + base_dof_ + 3, data_->qvel + base_dof_ + 6, s.gyro_rad_s.begin());
+  }
+  if (accel_adr_ >= 0) std::copy(sd + accel_adr_, sd + accel_adr_ + 3, s.accel_m_s2.begin());
+  return s;
+}
+
+std::optional<GroundTruth> MujocoPlant::truth() const {
+  if (base_body_ < 0) return std::nullopt;
+  GroundTruth t;
+  std::copy(data_->qpos + base_qpos_, data_->qpos + base_qpos_ + 3, t.base_position_m.begin());
+  std::copy(data_->qpos + base_qpos_ + 3, data_->qpos + base_qpos_ + 7,
+            t.base_quaternion.begin());
+  std::copy(data_->qvel + base_dof_, data_->qvel + base_dof_ + 3, t.base_velocity_m_s.begin());
+  std::copy(data_->qvel + base_dof_ + 3, data_->qvel + base_dof_ + 6,
+            t.base_angular_velocity_rad_s.begin());
+  const int frame_body = imu_site_ >= 0 ? model_->site_bodyid[imu_site_] : base_body_;
+  const double* r = data_->xmat + 9 * frame_body;
+  t.tilt_deg = std::acos(std::clamp(r[8], -1.0, 1.0)) * 180 / std::numbers::pi;
+  t.torso_height_m = imu_site_ >= 0 ? data_->site_xpos[3 * imu_site_ + 2] : t.base_position_m[2];
+  for (int c = 0; c < data_->ncon; ++c) {
+    const mjContact& contact = data_->contact[c];
+    const int b1 = model_->geom_bodyid[contact.geom1];
+    const int b2 = model_->geom_bodyid[contact.geom2];
+    if (b1 != 0 && b2 != 0) continue;  // not with the world (the floor)
+    ++t.contacts;
+    const int other = b1 == 0 ? b2 : b1;
+    if (is_foot_[static_cast<std::size_t>(other)]) ++t.foot_contacts;
+  }
+  return t;
+}
+
+double MujocoPlant::total_mass_kg() const { return mj_getTotalmass(model_); }
+double MujocoPlant::time_s() const { return data_->time; }
+
+}  // namespace robot_edge::sim
