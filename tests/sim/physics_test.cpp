@@ -120,6 +120,16 @@ std::size_t JointIndex(const std::string& name) {
   return 0;
 }
 
+// As on a bring-up stand: STAND while hanging at 1 m, lowered onto the feet, released, settled.
+void StandOnTheFloor(Driver* d) {
+  d->Stand();
+  d->Run(2 * kS);  // hanging, the legs reach the stand pose
+  ASSERT_EQ(d->Execute("gantry 0.62").rfind("ok", 0), 0u);
+  d->Run(2 * kS);  // lowered onto its feet
+  ASSERT_EQ(d->Execute("gantry off"), "ok gantry released");
+  d->Run(1 * kS);  // settles on its own
+}
+
 TEST(Physics, TheModelIsAHumanoidOfAbout35Kg) {
   MujocoPlant plant(Config(), DefaultModelPath(), std::nullopt);
   EXPECT_EQ(plant.motor_count(), 25u);
@@ -129,12 +139,7 @@ TEST(Physics, TheModelIsAHumanoidOfAbout35Kg) {
 
 TEST(Physics, StandOnTheGantryThenReleasedHoldsHeightAndUprightFor10s) {
   Driver d(Config(), 1.0);
-  d.Stand();
-  d.Run(2 * kS);  // hanging, legs reach the stand pose
-  EXPECT_EQ(d.Execute("gantry 0.62").rfind("ok", 0), 0u);
-  d.Run(2 * kS);  // lowered onto its feet
-  EXPECT_EQ(d.Execute("gantry off"), "ok gantry released");
-  d.Run(1 * kS);  // settles on its own
+  StandOnTheFloor(&d);
   const double nominal = d.Truth().torso_height_m;
   double worst_height = 0, worst_tilt = 0;
   d.Run(10 * kS, [&](std::int64_t) {
@@ -150,12 +155,7 @@ TEST(Physics, StandOnTheGantryThenReleasedHoldsHeightAndUprightFor10s) {
 
 TEST(Physics, DampWhileStandingSinksWithoutAViolentCollapse) {
   Driver d(Config(), 1.0);
-  d.Stand();
-  d.Run(2 * kS);
-  d.Execute("gantry 0.62");
-  d.Run(2 * kS);
-  d.Execute("gantry off");
-  d.Run(1 * kS);
+  StandOnTheFloor(&d);
   const double standing = d.Truth().torso_height_m;
   d.Damp();
   double fastest_fall = 0;
@@ -168,12 +168,7 @@ TEST(Physics, DampWhileStandingSinksWithoutAViolentCollapse) {
 
 TEST(Physics, ALateralPushTopplesAStandingRobot) {
   Driver d(Config(), 1.0);
-  d.Stand();
-  d.Run(2 * kS);
-  d.Execute("gantry 0.62");
-  d.Run(2 * kS);
-  d.Execute("gantry off");
-  d.Run(1 * kS);
+  StandOnTheFloor(&d);
   EXPECT_EQ(d.Execute("push torso 0 400 0 0.2"), "ok");
   double tilt = 0;
   d.Run(3 * kS, [&](std::int64_t) { tilt = std::max(tilt, d.Truth().tilt_deg); });
