@@ -203,7 +203,13 @@ TEST(HostileClients, FiftyClientsAtOnceLeaveTheLoopOnTime) {
   for (auto& c : clients) telemetry += c.WaitTelemetry(5s).has_value();
   EXPECT_EQ(telemetry, 50) << "every client gets telemetry";
   ExpectStillOnTime(cloud, observer, baseline);
-  EXPECT_EQ(NextDiagnostics(observer).connected_clients(), 52u);
+  // Diagnostics come once a second and the observer may read one computed before the last
+  // Hellos (a busy host, seen in CI): the count must reach 52 within a few of them.
+  std::uint32_t connected = 0;
+  for (int i = 0; i < 5 && connected != 52u; ++i) {
+    connected = NextDiagnostics(observer).connected_clients();
+  }
+  EXPECT_EQ(connected, 52u);
   EXPECT_TRUE(robot.DaemonRunning());
 }
 
