@@ -42,6 +42,7 @@ CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us,
                                                   std::uint32_t sequence, bool is_damp) {
   Verdict v;
   v.sent_us = received_us;
+  if (timestamp_us > kMaxTimestampUs) timestamp_us = 0;  // unjudgeable, as if it had none
   if (timestamp_us != 0) {
     const std::int64_t offset_us = received_us - static_cast<std::int64_t>(timestamp_us);
     UpdateFloor(received_us, offset_us);

@@ -2,7 +2,9 @@
 // client's clock to agree with ours (pure: times are passed in). One per client connection.
 //
 // The rule, for every command but DAMP (which is never dropped, and whose sequence counts):
-//   no_timestamp             CloudCommand.timestamp_us is 0: its age cannot be judged.
+//   no_timestamp             CloudCommand.timestamp_us is 0, or above kMaxTimestampUs (2^62 µs,
+//                            146 000 years: a hostile or broken client): its age cannot be
+//                            judged. The bound keeps every difference below in int64 range.
 //   sequence_not_increasing  its sequence is not above the last one accepted from this
 //                            connection, in serial-number arithmetic (RFC 1982: a is above b
 //                            when 0 < a − b < 2^31, so the counter may wrap): a replay, a
@@ -42,6 +44,7 @@ class CommandFreshness {
   static constexpr std::int64_t kDriftPpm = 1000;
   static constexpr std::int64_t kResyncUs = 1'000'000;
   static constexpr std::uint32_t kResyncCommands = 5;
+  static constexpr std::uint64_t kMaxTimestampUs = std::uint64_t{1} << 62;
 
   struct Verdict {
     std::optional<sm::Reason> drop;  // kNoTimestamp, kSequenceNotIncreasing or kCommandStale

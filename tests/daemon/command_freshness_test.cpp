@@ -113,6 +113,22 @@ TEST(CommandFreshness, ACommandWithoutTimestampIsDropped) {
 
 // The client's clock steps back 5 s (NTP): everything looks 5 s late. After 1 s of consistently
 // late commands the floor moves and the client is served again, without reconnecting.
+// Found by fuzz_api_session: a timestamp beyond int64 range overflowed the offset arithmetic.
+TEST(CommandFreshness, AnAbsurdTimestampIsDroppedAsUnjudgeableAndLeavesTheClientWorking) {
+  Client c;
+  ASSERT_FALSE(c.Send(0, 2 * kMs).drop);
+  for (const std::uint64_t absurd : {~std::uint64_t{0}, std::uint64_t{1} << 63,
+                                     CommandFreshness::kMaxTimestampUs + 1}) {
+    const auto v = c.freshness.Judge(10 * kMs, absurd, ++c.sequence, /*is_damp=*/false);
+    EXPECT_EQ(v.drop, sm::Reason::kNoTimestamp) << absurd;
+    EXPECT_FALSE(c.freshness.Judge(11 * kMs, absurd, ++c.sequence, /*is_damp=*/true).drop)
+        << "DAMP is never dropped";
+  }
+  const auto next = c.Send(20 * kMs, 2 * kMs);
+  EXPECT_FALSE(next.drop);
+  EXPECT_EQ(next.age_us, 0);
+}
+
 TEST(CommandFreshness, AClientClockSteppingBackRecoversAfterOneSecond) {
   Client c;
   for (std::int64_t t = 0; t < kS; t += 20 * kMs) ASSERT_FALSE(c.Send(t, 2 * kMs).drop);

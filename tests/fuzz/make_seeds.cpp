@@ -83,6 +83,7 @@ std::string Frame(std::uint8_t bus, std::uint32_t id, const std::uint8_t* data, 
 
 void CanSeeds(const config::Config& c, const fs::path& dir) {
   std::string healthy;
+  std::string first_tick;
   for (int tick = 0; tick < 4; ++tick) {
     for (std::size_t j = 0; j < c.joints.size(); ++j) {
       const auto& joint = c.joints[j];
@@ -98,9 +99,13 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
     healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.quat_id, q.data(), 8);
     const auto g = can::EncodeImuGyro({0.01f, -0.02f, 0.3f});
     healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.gyro_id, g.data(), 6);
-    healthy += '\xFF';  // the tick runs
+    healthy += '\xFF';  // the tick runs,
+    healthy += '\x00';  // one period later
+    if (tick == 0) first_tick = healthy;
   }
   Write(dir, "replies-imu-overtemp-fault", healthy);
+  // One tick of replies, then the buses fall silent for 62 ms and 130 ms: MOTOR_TIMEOUT, IMU loss.
+  Write(dir, "replies-then-silence", first_tick + "\xFF\x1E" + "\xFF\x40");
 }
 
 void SimSeeds(const config::Config& c, const fs::path& dir) {
