@@ -19,14 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-can_frame Frame(std::uint32_t id, const std::uint8_t* data, std::uint8_t len) {
-  can_frame f{};
-  f.can_id = id;
-  f.len = len;
-  std::copy(data, data + len, f.data);
-  return f;
-}
-
 }  // namespace
 
 // ---- LoopbackTransport ----
@@ -70,31 +62,12 @@ class LoopbackTransport::RingSource final : public FrameSource {
 };
 
 LoopbackTransport::LoopbackTransport(const config::Config& config)
-    : reply_of_(config.buses.size()), ring_(kRingFrames) {
+    : replies_(config), ring_(kRingFrames) {
   for (const auto& b : config.buses) {
     buses_.push_back(std::make_unique<Bus>());
     buses_.back()->name = b.interface;
   }
-  for (auto& ids : reply_of_) ids.fill(-1);
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const auto& joint = config.joints[j];
-    const auto& motor = config.motor_of(j);
-    can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
-                        static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0};
-    can::Payload out;
-    const std::uint8_t len =
-        can::EncodeReply(reply, can::RangesOf(motor), can::LayoutOf(motor), &out);
-    reply_of_[joint.bus][joint.can_id] = static_cast<int>(replies_.size());
-    replies_.push_back({static_cast<std::uint32_t>(joint.bus),
-                        Frame(config.buses[joint.bus].master_id, out.data(), len)});
-  }
-  imu_frames_ = replies_.size();
-  const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
-  const auto quat = can::EncodeImuQuaternion({1, 0, 0, 0});
-  replies_.push_back({imu_bus, Frame(config.imu.quat_id, quat.data(), 8)});
-  const auto gyro = can::EncodeImuGyro({0, 0, 0});
-  replies_.push_back({imu_bus, Frame(config.imu.gyro_id, gyro.data(), 6)});
-  inbox_.reserve(4 * replies_.size() + 64);
+  inbox_.reserve(4 * replies_.all().size() + 64);
 }
 
 std::size_t LoopbackTransport::Send(std::span<const can::BusFrame> frames) {
@@ -107,12 +80,12 @@ std::size_t LoopbackTransport::Send(std::span<const can::BusFrame> frames) {
   for (const can::BusFrame& f : frames) {
     ring_[head++ % kRingFrames] = {now, static_cast<int>(f.bus), f.frame};
     can::BusCounters::Add(buses_[f.bus]->counters.frames_sent, 1);
-    const int reply = reply_of_[f.bus][f.frame.can_id & CAN_SFF_MASK];
-    if (reply >= 0 && inbox_.size() < inbox_.capacity()) inbox_.push_back(replies_[static_cast<std::size_t>(reply)]);
+    const can::BusFrame* reply = replies_.ReplyTo(f.bus, f.frame.can_id);
+    if (reply && inbox_.size() < inbox_.capacity()) inbox_.push_back(*reply);
   }
   head_.store(head, std::memory_order_release);
-  for (std::size_t i = imu_frames_; i < replies_.size(); ++i) {
-    if (inbox_.size() < inbox_.capacity()) inbox_.push_back(replies_[i]);
+  for (const can::BusFrame& f : replies_.imu()) {
+    if (inbox_.size() < inbox_.capacity()) inbox_.push_back(f);
   }
   return frames.size();
 }

@@ -25,6 +25,7 @@
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
 #include "e2e_rig.hpp"
+#include "sim/canned_replies.hpp"
 #include "wire.hpp"
 
 namespace robot_edge::bench {
@@ -55,9 +56,7 @@ class LoopbackTransport final : public can::Transport {
     can::BusCounters counters;
   };
   std::vector<std::unique_ptr<Bus>> buses_;
-  std::vector<std::array<int, 0x800>> reply_of_;  // bus -> id -> index into replies_, -1 = none
-  std::vector<can::BusFrame> replies_;            // per joint, then the IMU's two frames
-  std::size_t imu_frames_ = 0;                    // index of the first IMU frame in replies_
+  sim::CannedReplies replies_;  // the robot double's canned mode
   std::vector<can::BusFrame> inbox_;
   std::size_t inbox_read_ = 0;
   std::vector<TappedFrame> ring_;

@@ -21,14 +21,6 @@ std::vector<std::string> InterfacesOf(const config::Config& c) {
   return names;
 }
 
-can_frame Frame(std::uint32_t id, std::span<const std::uint8_t> payload) {
-  can_frame f{};
-  f.can_id = id;
-  f.len = static_cast<std::uint8_t>(payload.size());
-  std::copy(payload.begin(), payload.end(), f.data);
-  return f;
-}
-
 }  // namespace
 
 const config::Config& DefaultConfig() {
@@ -75,32 +67,11 @@ config::Config GeneratedConfig(std::size_t joints) {
 // ---- AnsweringRobot ----
 
 AnsweringRobot::AnsweringRobot(const config::Config& config)
-    : config_(config), transport_(InterfacesOf(config), /*capacity=*/4 * 1024) {
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const auto& joint = config.joints[j];
-    can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
-                        static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0};
-    can::Payload out;
-    const auto& motor = config.motor_of(j);
-    const std::uint8_t len =
-        can::EncodeReply(reply, can::RangesOf(motor), can::LayoutOf(motor), &out);
-    replies_.push_back({static_cast<std::uint32_t>(joint.bus),
-                        Frame(config.buses[joint.bus].master_id, std::span(out.data(), len))});
-  }
-  const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
-  const auto quat = can::EncodeImuQuaternion({1, 0, 0, 0});
-  replies_.push_back({imu_bus, Frame(config.imu.quat_id, quat)});
-  const auto gyro = can::EncodeImuGyro({0, 0, 0});
-  replies_.push_back({imu_bus, Frame(config.imu.gyro_id, std::span(gyro.data(), 6))});
-}
+    : transport_(InterfacesOf(config), /*capacity=*/4 * 1024), replies_(config) {}
 
 void AnsweringRobot::Answer() {
   transport_.ClearSent();
-  for (const can::BusFrame& f : replies_) transport_.Inject(f.bus, f.frame);
-}
-
-void AnsweringRobot::SetTemperature(std::size_t joint, std::uint8_t celsius) {
-  replies_[joint].frame.data[6] = celsius;  // AK layout: byte 6 is the temperature
+  for (const can::BusFrame& f : replies_.all()) transport_.Inject(f.bus, f.frame);
 }
 
 // ---- LoopRig ----

@@ -18,6 +18,7 @@
 #include "daemon/control_loop.hpp"
 #include "daemon/message_reader.hpp"
 #include "edge_api.pb.h"
+#include "sim/canned_replies.hpp"
 
 namespace robot_edge::bench {
 
@@ -32,21 +33,23 @@ const config::Config& DefaultConfig();
 // throws config::ConfigError if a rule is broken.
 config::Config GeneratedConfig(std::size_t joints);
 
-// A robot that answers: before each tick, Answer() forgets the frames sent and queues one reply per
-// motor (position = its stand pose, 30 °C, no error) and the IMU's two frames (upright, still).
-// The replies are encoded once, so a tick's cost is not mixed with the robot's.
+// A robot that answers from the robot double's canned mode (sim::CannedReplies): before each
+// tick, Answer() forgets the frames sent and queues one reply per motor (its stand pose, 30 °C,
+// no error) and the IMU's two frames. The replies are encoded once, so a tick's cost is not mixed
+// with the robot's (bench_sim measures the simulated robot's own).
 class AnsweringRobot {
  public:
   explicit AnsweringRobot(const config::Config& config);
   can::FakeTransport& transport() { return transport_; }
   void Answer();
   // Makes motor `joint` report `celsius` from now on (to raise and clear alerts).
-  void SetTemperature(std::size_t joint, std::uint8_t celsius);
+  void SetTemperature(std::size_t joint, std::uint8_t celsius) {
+    replies_.SetTemperature(joint, celsius);
+  }
 
  private:
-  const config::Config& config_;
   can::FakeTransport transport_;
-  std::vector<can::BusFrame> replies_;  // one per motor, then the IMU frames
+  sim::CannedReplies replies_;
 };
 
 // The control thread's objects, driven by hand: the loop ticks every 2 ms of a fake clock.

@@ -16,6 +16,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -99,7 +100,8 @@ class MotorScheduler {
     MitRanges ranges;
     ReplyLayout layout;
     bool awaiting_reply = false;
-    std::int64_t last_motor_mode_request_us = -1;
+    // Never asked yet: a silent motor is asked at the first tick, whatever the clock reads.
+    std::int64_t last_motor_mode_request_us = std::numeric_limits<std::int64_t>::min() / 2;
   };
 
   void HandleFrame(std::size_t bus, const can_frame& frame, std::int64_t now_us);

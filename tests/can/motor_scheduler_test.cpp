@@ -467,22 +467,24 @@ TEST_F(SchedulerTest, SendDampThenExitSendsDampThenFdToEveryMotor) {
 }
 
 TEST_F(SchedulerTest, FramesTheBusRefusesCountAsSendFailures) {
+  // The first tick asks every motor (silent, never asked) to enter motor mode, then commands
+  // it: two frames per motor; the second tick, one.
   fake_.set_send_limit(0, 2);
   scheduler_->Send(targets_, kPeriodUs);
   EXPECT_EQ(Sent(0).size(), 2u);
   EXPECT_EQ(fake_.counters(0).frames_sent.load(), 2u);
-  EXPECT_EQ(fake_.counters(0).send_failures.load(), 4u);
+  EXPECT_EQ(fake_.counters(0).send_failures.load(), 2u * 6u - 2u);
   EXPECT_EQ(fake_.counters(1).send_failures.load(), 0u);
-  EXPECT_EQ(fake_.counters(1).frames_sent.load(), 6u);
+  EXPECT_EQ(fake_.counters(1).frames_sent.load(), 2u * 6u);
 
   fake_.set_link_up(3, false);
   scheduler_->Send(targets_, 2 * kPeriodUs);
   EXPECT_EQ(fake_.counters(3).send_failures.load(), 5u);
-  EXPECT_EQ(fake_.counters(3).frames_sent.load(), 5u);  // the first tick's
+  EXPECT_EQ(fake_.counters(3).frames_sent.load(), 2u * 5u);  // the first tick's
   // A bus that refuses frames does not hold back the others in the same batch.
   EXPECT_EQ(fake_.send_calls(), 2u);
-  EXPECT_EQ(fake_.counters(4).frames_sent.load(), 2u * 3u);
-  EXPECT_EQ(fake_.counters(2).frames_sent.load(), 2u * 5u);
+  EXPECT_EQ(fake_.counters(4).frames_sent.load(), 3u * 3u);
+  EXPECT_EQ(fake_.counters(2).frames_sent.load(), 3u * 5u);
 }
 
 TEST_F(SchedulerTest, ErrorFramesAreCountedByTheBusNotTakenAsReplies) {

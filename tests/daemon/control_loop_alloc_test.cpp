@@ -1,12 +1,13 @@
 // The control thread never allocates in steady state: thousands of ticks with commands streaming
 // through the hand-off, mode changes, alerts and events, under a counting global allocator
-// (the model: ros2_control's test_rt_allocation).
+// (the model: ros2_control's test_rt_allocation). The simulated robot answering runs inside the
+// count too, and allocates nothing either.
 #include <gtest/gtest.h>
 
 
 #include "daemon/control_loop.hpp"
 #include "allocation_counter.hpp"
-#include "fake_robot.hpp"
+#include "sim/in_memory_robot.hpp"
 
 
 namespace robot_edge::daemon {
@@ -14,13 +15,13 @@ namespace {
 
 TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
   const config::Config config = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  test::FakeRobot robot(config);
+  sim::InMemoryRobot robot(config);
   ControlChannels channels(config, 8, 4096);
   ControlLoop loop(config, robot.transport(), nullptr, &channels);
 
   std::int64_t t = 0;
   const auto tick = [&] {
-    robot.Answer();
+    robot.Answer(t);
     loop.Tick(t);
     t += 2000;
     ControlEvent e;
@@ -57,9 +58,9 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
         tick();
       }
       for (int i = 0; i < 150; ++i) tick();  // trajectory timeout -> DAMP
-      robot.temperature_[4] = 90;            // alert raised ...
+      robot.robot().motor(4).PinTemperature(90);  // alert raised ...
       for (int i = 0; i < 5; ++i) tick();
-      robot.temperature_[4] = 30;            // ... and cleared
+      robot.robot().motor(4).PinTemperature(30);  // ... and cleared
       for (int i = 0; i < 5; ++i) tick();
     }
     allocations = counter.count();

@@ -6,7 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "fake_robot.hpp"
+#include "sim/in_memory_robot.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -29,7 +29,7 @@ class ControlLoopTest : public testing::Test {
   // Ticks every 2 ms from `from` to `to` with the robot answering.
   void Run(std::int64_t from, std::int64_t to) {
     for (std::int64_t t = from; t < to; t += 2 * kMs) {
-      robot_.Answer();
+      robot_.Answer(t);
       loop_->Tick(t);
       now_ = t;
     }
@@ -62,7 +62,7 @@ class ControlLoopTest : public testing::Test {
     return {};
   }
 
-  test::FakeRobot robot_;
+  sim::InMemoryRobot robot_;
   ControlChannels channels_;
   std::unique_ptr<ControlLoop> loop_;
   std::int64_t now_ = 0;
@@ -70,7 +70,7 @@ class ControlLoopTest : public testing::Test {
 
 TEST_F(ControlLoopTest, EveryTickSendsOneDampCommandPerMotorAtBoot) {
   Run(0, 20 * kMs);
-  robot_.Answer();
+  robot_.Answer(20 * kMs);
   loop_->Tick(20 * kMs);
   std::size_t frames = 0;
   for (std::size_t b = 0; b < 5; ++b) frames += robot_.transport().sent(b).size();
@@ -133,7 +133,7 @@ TEST_F(ControlLoopTest, AnUrgentDampIsAppliedAfterThePipesCommandsOnTheNextTick)
 
 TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {
   Run(0, 10 * kMs);
-  robot_.temperature_[15] = 85;
+  robot_.robot().motor(15).PinTemperature(85);
   Run(10 * kMs, 20 * kMs);
   bool raised = false;
   for (const auto& e : Events()) {
@@ -151,7 +151,7 @@ TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {
 TEST_F(ControlLoopTest, AnImuWhoseGyroFrameStopsTimesOut) {
   Run(0, 200 * kMs);
   EXPECT_EQ(channels_.snapshots.Latest().alert_count, 0u);
-  robot_.send_gyro_ = false;  // the quaternion keeps coming
+  robot_.set_gyro(false);  // the quaternion keeps coming
   Run(200 * kMs, 600 * kMs);
   bool raised = false;
   for (const auto& e : Events()) {
@@ -179,7 +179,7 @@ TEST_F(ControlLoopTest, ShutdownSendsDampThenExitsMotorModeOnEveryBus) {
   Run(0, 10 * kMs);
   Send(stand);
   Run(10 * kMs, 20 * kMs);
-  robot_.Answer();  // clears what was sent so far
+  robot_.Answer(20 * kMs);  // clears what was sent so far
   loop_->Shutdown(20 * kMs);
   for (std::size_t b = 0; b < 5; ++b) {
     const auto& sent = robot_.transport().sent(b);

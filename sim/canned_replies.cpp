@@ -1,0 +1,60 @@
+#include "sim/canned_replies.hpp"
+
+#include <algorithm>
+
+#include "can/imu_codec.hpp"
+#include "can/motor_scheduler.hpp"
+
+namespace robot_edge::sim {
+namespace {
+
+can::BusFrame FrameOn(std::size_t bus, canid_t id, std::span<const std::uint8_t> data) {
+  can::BusFrame f{};
+  f.bus = static_cast<std::uint32_t>(bus);
+  f.frame.can_id = id;
+  f.frame.len = static_cast<std::uint8_t>(data.size());
+  std::copy(data.begin(), data.end(), f.frame.data);
+  return f;
+}
+
+}  // namespace
+
+CannedReplies::CannedReplies(const config::Config& config) : index_(config.buses.size()) {
+  for (auto& ids : index_) ids.fill(-1);
+  for (std::size_t j = 0; j < config.joints.size(); ++j) {
+    const config::JointConfig& joint = config.joints[j];
+    const config::MotorModel& model = config.motor_of(j);
+    motors_.push_back({{static_cast<std::uint8_t>(joint.can_id),
+                        static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0},
+                       can::RangesOf(model), can::LayoutOf(model)});
+    index_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::int16_t>(j);
+    frames_.push_back(FrameOn(joint.bus, config.buses[joint.bus].master_id, {}));
+    Encode(j);
+  }
+  const auto quat = can::EncodeImuQuaternion({1, 0, 0, 0});
+  frames_.push_back(FrameOn(config.imu.bus, config.imu.quat_id, quat));
+  const auto gyro = can::EncodeImuGyro({0, 0, 0});
+  frames_.push_back(FrameOn(config.imu.bus, config.imu.gyro_id, std::span(gyro.data(), 6)));
+}
+
+const can::BusFrame* CannedReplies::ReplyTo(std::size_t bus, canid_t id) const {
+  if (bus >= index_.size() || (id & ~CAN_SFF_MASK) != 0) return nullptr;
+  const std::int16_t j = index_[bus][id];
+  return j < 0 ? nullptr : &frames_[static_cast<std::size_t>(j)];
+}
+
+void CannedReplies::SetTemperature(std::size_t joint, std::uint8_t celsius) {
+  motors_[joint].reply.temperature_c = celsius;
+  Encode(joint);
+}
+
+void CannedReplies::Encode(std::size_t joint) {
+  const Motor& m = motors_[joint];
+  can::Payload out;
+  const std::uint8_t len = can::EncodeReply(m.reply, m.ranges, m.layout, &out);
+  can_frame& f = frames_[joint].frame;
+  f.len = len;
+  std::copy(out.begin(), out.begin() + len, f.data);
+}
+
+}  // namespace robot_edge::sim
