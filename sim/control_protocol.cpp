@@ -10,7 +10,7 @@ namespace robot_edge::sim {
 const char* const kControlHelp =
     "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; "
     "tilt ROLL_DEG PITCH_DEG; imu on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
-    "truth; busoff BUS; restarted BUS; link BUS down|up; "
+    "truth; record; qpos; busoff BUS; restarted BUS; link BUS down|up; "
     "get JOINT; status; help (JOINT = name or index, BUS = name or interface)";
 
 namespace {
@@ -188,6 +188,16 @@ std::string ParseTruth(const ArgParser&, ControlCommand* c) {
   return {};
 }
 
+std::string ParseRecord(const ArgParser&, ControlCommand* c) {
+  c->verb = ControlVerb::kRecord;
+  return {};
+}
+
+std::string ParseQpos(const ArgParser&, ControlCommand* c) {
+  c->verb = ControlVerb::kQpos;
+  return {};
+}
+
 std::string ParseBusOff(const ArgParser& a, ControlCommand* c) {
   c->verb = ControlVerb::kBusOff;
   return a.Bus(1, &c->bus);
@@ -228,6 +238,8 @@ constexpr VerbSpec kVerbs[] = {
     {"gantry", "gantry HEIGHT_M|off", 1, ParseGantry},
     {"push", "push BODY FX FY FZ SECONDS", 5, ParsePush},
     {"truth", "truth", 0, ParseTruth},
+    {"record", "record", 0, ParseRecord},
+    {"qpos", "qpos", 0, ParseQpos},
     {"busoff", "busoff BUS", 1, ParseBusOff},
     {"restarted", "restarted BUS", 1, ParseRestarted},
     {"link", "link BUS down|up", 2, ParseLink},

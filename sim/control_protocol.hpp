@@ -45,6 +45,8 @@ enum class ControlVerb {
   kGantry,       // on, height_m
   kPush,         // body, force_n, seconds
   kTruth,
+  kRecord,       // per joint: peak |torque| and limit hits since the previous record
+  kQpos,         // the physics model's generalized positions (robot-edge-viewer)
   kBusOff,       // bus
   kRestarted,    // bus
   kLink,         // bus, on (= up)

@@ -5,9 +5,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <spawn.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <stdexcept>
 #include <system_error>
 #include <vector>
@@ -28,6 +33,34 @@ void SetUpLogging(const CommandLine& c) {
   spdlog::set_default_logger(logger);
 }
 
+// robot-edge-viewer beside this program (installed together), else in the build tree.
+std::string FindViewer() {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path dir = self.parent_path();
+  for (const auto& candidate :
+       {dir / "robot-edge-viewer", dir / ".." / "tools" / "render" / "robot-edge-viewer"}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
+  }
+  throw std::runtime_error("--viewer: no robot-edge-viewer beside " + self.string());
+}
+
+// Starts the viewer on the control socket; its exit (window closed, no display) leaves the
+// simulation running, and it exits by itself when the simulator goes.
+void StartViewer(const std::string& viewer, const std::string& control, const std::string& model) {
+  std::signal(SIGCHLD, SIG_IGN);  // reaped by the kernel: no zombie when it exits first
+  std::vector<std::string> args = {viewer, "--control", control, "--model", model};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int e = ::posix_spawn(&pid, viewer.c_str(), nullptr, nullptr, argv.data(), environ);
+      e != 0) {
+    spdlog::warn("--viewer: cannot start {}: {}", viewer, std::strerror(e));
+    return;
+  }
+  spdlog::info("viewer started ({}, pid {})", viewer, pid);
+}
+
 int RunSimulator(const CommandLine& c) {
   robot_edge::config::Config config;
   try {
@@ -44,12 +77,19 @@ int RunSimulator(const CommandLine& c) {
                        : !config.sim.model.empty() ? config.sim.model
                                                    : robot_edge::sim::DefaultModelPath();
   options.gantry_height_m = c.gantry_height_m.value_or(config.sim.gantry_height_m);
+  if (c.viewer && options.physics != "mujoco") {
+    std::fputs("robot-edge-sim: --viewer draws the physics backend: add --physics mujoco\n",
+               stderr);
+    return 2;
+  }
   try {
+    const std::string viewer = c.viewer ? FindViewer() : "";
     robot_edge::sim::Simulator simulator(config, options);
     spdlog::info("{} joints on {} buses from {}{}{}; physics {}{}", config.joints.size(),
                  config.buses.size(), c.config_path,
                  c.control_path.empty() ? "" : ", control socket ", c.control_path,
                  options.physics, options.physics == "mujoco" ? " (" + options.model_path + ")" : "");
+    if (c.viewer) StartViewer(viewer, c.control_path, options.model_path);
     std::fputs("robot-edge-sim: ready\n", stdout);
     std::fflush(stdout);
     simulator.Run();

@@ -208,8 +208,10 @@ void MujocoPlant::ApplyPush() {
 }
 
 std::string MujocoPlant::SetGantry(std::optional<double> height_m) {
-  // Hooked on where the base is now; the hoist then moves it to the height asked.
+  // Hooked on where the base is now (above it, wherever it has walked or fallen); the hoist then
+  // moves it to the height asked.
   if (height_m && !gantry_height_m_ && base_qpos_ >= 0) {
+    gantry_xy_ = {data_->qpos[base_qpos_], data_->qpos[base_qpos_ + 1]};
     anchor_height_m_ = data_->qpos[base_qpos_ + 2];
   }
   gantry_height_m_ = height_m;
@@ -243,6 +245,10 @@ ImuSample MujocoPlant::imu() const {
   }
   if (accel_adr_ >= 0) std::copy(sd + accel_adr_, sd + accel_adr_ + 3, s.accel_m_s2.begin());
   return s;
+}
+
+std::span<const double> MujocoPlant::generalized_positions() const {
+  return {data_->qpos, static_cast<std::size_t>(model_->nq)};
 }
 
 std::optional<GroundTruth> MujocoPlant::truth() const {

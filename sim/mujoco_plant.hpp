@@ -54,12 +54,16 @@ class MujocoPlant final : public Plant {
   ShaftState shaft(std::size_t motor) const override { return shafts_[motor]; }
   ImuSample imu() const override;
   std::optional<GroundTruth> truth() const override;
+  std::span<const double> generalized_positions() const override;
   std::string SetGantry(std::optional<double> height_m) override;
   std::string Push(const std::string& body, const std::array<double, 3>& force_n,
                    double seconds) override;
 
   double total_mass_kg() const;
   double time_s() const;
+  // The model and its present state, read-only: for a renderer (tools/render).
+  const mjModel_* model() const { return model_; }
+  const mjData_* data() const { return data_; }
 
  private:
   struct Motor {

@@ -7,7 +7,8 @@ namespace robot_edge::sim {
 
 const char* const kUsage =
     "usage: robot-edge-sim --config FILE [--control PATH] [--physics kinematic|mujoco] "
-    "[--model FILE] [--gantry HEIGHT_M] [--log-level trace|debug|info|warn|error] [--quiet]\n"
+    "[--model FILE] [--gantry HEIGHT_M] [--viewer] [--log-level trace|debug|info|warn|error] "
+    "[--quiet]\n"
     "  --config FILE     the robot-edge YAML config (buses, joints, motors, imu, sim)\n"
     "  --control PATH    Unix socket for fault injection (one command per line; try 'help')\n"
     "  --physics NAME    kinematic (independent joints, nothing falls) or mujoco (the whole\n"
@@ -15,6 +16,8 @@ const char* const kUsage =
     "  --model FILE      mujoco: an MJCF model whose actuators (or joints) are named like the\n"
     "                    config's joints; default: sim.model, else the built-in humanoid\n"
     "  --gantry HEIGHT_M mujoco: start hanging with the base this high (0 = on the floor)\n"
+    "  --viewer          mujoco: open a window on the robot (robot-edge-viewer; needs a display\n"
+    "                    and --control); closing it leaves the simulation running\n"
     "  --log-level LVL   stderr log level (default info)\n"
     "  --quiet           no status line every second\n";
 
@@ -41,6 +44,10 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
     }
     if (name == "--quiet") {
       c.quiet = true;
+      continue;
+    }
+    if (name == "--viewer") {
+      c.viewer = true;
       continue;
     }
     std::string gantry;
@@ -75,6 +82,9 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
   }
   if (c.help) return {c, {}};
   if (c.config_path.empty()) return {std::nullopt, "--config FILE is required"};
+  if (c.viewer && c.control_path.empty()) {
+    return {std::nullopt, "--viewer needs --control PATH (the viewer reads the state there)"};
+  }
   bool known_level = false;
   for (std::string_view level : kLogLevels) known_level |= c.log_level == level;
   if (!known_level) {

@@ -1,7 +1,7 @@
 // robot-edge-sim's command line, parsed without I/O:
 //   robot-edge-sim --config FILE [--control PATH] [--physics kinematic|mujoco] [--model FILE]
-//                  [--gantry HEIGHT_M] [--log-level trace|debug|info|warn|error] [--quiet]
-//                  [--help]
+//                  [--gantry HEIGHT_M] [--viewer] [--log-level trace|debug|info|warn|error]
+//                  [--quiet] [--help]
 // --physics, --model and --gantry override the config's sim.physics, sim.model and
 // sim.gantry_height_m.
 // Each option also accepts the --name=value form.
@@ -21,6 +21,7 @@ struct CommandLine {
   std::string control_path;        // --control; "" = no control socket
   std::string log_level = "info";  // --log-level
   bool quiet = false;              // --quiet: no status line every second
+  bool viewer = false;             // --viewer: start robot-edge-viewer on the control socket
   std::string physics;             // --physics; "" = the config's
   std::string model_path;          // --model; "" = the config's
   std::optional<double> gantry_height_m;  // --gantry; none = the config's

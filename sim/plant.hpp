@@ -74,6 +74,9 @@ class Plant {
   virtual ShaftState shaft(std::size_t motor) const = 0;
   virtual ImuSample imu() const = 0;
   virtual std::optional<GroundTruth> truth() const { return std::nullopt; }
+  // The whole model's generalized positions (MuJoCo's qpos: what a viewer needs to draw the
+  // robot); empty when the backend has none.
+  virtual std::span<const double> generalized_positions() const { return {}; }
 
   // The physics backend's control verbs; each returns "ok ..." or "error: ...".
   // Gantry: an elastic support holds the base at `height_m` above the floor; nullopt releases it.

@@ -6,7 +6,8 @@
 namespace robot_edge::sim {
 
 std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<TorqueLaw> laws,
-                          std::int64_t* physics_us, std::int64_t now_us) {
+                          std::int64_t* physics_us, std::int64_t now_us,
+                          std::span<JointRecord> records) {
   const std::int64_t step = plant.step_us();
   const double dt = static_cast<double>(step) * 1e-6;
   std::uint64_t steps = 0;
@@ -16,6 +17,7 @@ std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<To
     for (std::size_t i = 0; i < motors.size(); ++i) {
       motors[i].OnStep(plant.shaft(i), *physics_us, dt);
     }
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].Observe(plant.shaft(i));
     *physics_us += step;
     ++steps;
   }
@@ -44,6 +46,7 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
     const config::JointConfig& joint = config.joints[j];
     joint_names_.push_back(joint.name);
     motors_.emplace_back(MotorParamsFor(config, j));
+    records_.push_back({.min_rad = joint.min_rad, .max_rad = joint.max_rad});
     by_bus_[joint.bus].push_back(j);
     joint_by_id_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
   }
@@ -91,7 +94,7 @@ void SimRobot::AdvanceAll(std::int64_t now_us) {
     physics_us_ += skip;
   }
   // A frame between steps sees the state at the last step's end, at most one step earlier.
-  totals_.steps += StepPhysics(*plant_, motors_, laws_, &physics_us_, now_us);
+  totals_.steps += StepPhysics(*plant_, motors_, laws_, &physics_us_, now_us, records_);
 }
 
 std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
@@ -129,6 +132,10 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
       return plant_->Push(c.body, c.force_n, c.seconds);
     case ControlVerb::kTruth:
       return TruthLine();
+    case ControlVerb::kRecord:
+      return RecordLine();
+    case ControlVerb::kQpos:
+      return QposLine();
     case ControlVerb::kImu:
       imu_.SetEnabled(c.on);
       return "ok";
@@ -172,6 +179,32 @@ std::string SimRobot::TruthLine() const {
                 t->base_velocity_m_s[2], t->base_angular_velocity_rad_s[0],
                 t->base_angular_velocity_rad_s[1], t->base_angular_velocity_rad_s[2],
                 t->torso_height_m, t->tilt_deg, t->contacts, t->foot_contacts);
+  return line;
+}
+
+std::string SimRobot::QposLine() const {
+  const std::span<const double> q = plant_->generalized_positions();
+  if (q.empty()) {
+    return std::string("error: no generalized positions in the ") + plant_->name() + " backend";
+  }
+  std::string line = "ok";
+  char number[32];
+  for (const double v : q) {
+    std::snprintf(number, sizeof(number), " %.6g", v);
+    line += number;
+  }
+  return line;
+}
+
+std::string SimRobot::RecordLine() {
+  std::string line = "ok";
+  char field[96];
+  for (std::size_t j = 0; j < records_.size(); ++j) {
+    std::snprintf(field, sizeof(field), " %s=%.2f/%u", joint_names_[j].c_str(),
+                  records_[j].peak_torque_nm, records_[j].limit_hits);
+    line += field;
+    records_[j].Restart();
+  }
   return line;
 }
 

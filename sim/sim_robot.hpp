@@ -25,6 +25,7 @@
 #include "config/config.hpp"
 #include "sim/control_protocol.hpp"
 #include "sim/imu_model.hpp"
+#include "sim/joint_record.hpp"
 #include "sim/kinematic_plant.hpp"
 #include "sim/motor_model.hpp"
 
@@ -40,9 +41,11 @@ struct SimTotals {
 };
 
 // Steps `plant` from *physics_us while a whole step fits before `now_us`, motor i applying
-// motors[i]'s law; `laws` is scratch of motors.size(). Returns the steps taken.
+// motors[i]'s law; `laws` is scratch of motors.size(); `records`, empty or one per motor,
+// observes every step. Returns the steps taken.
 std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<TorqueLaw> laws,
-                          std::int64_t* physics_us, std::int64_t now_us);
+                          std::int64_t* physics_us, std::int64_t now_us,
+                          std::span<JointRecord> records = {});
 
 class SimRobot {
  public:
@@ -66,7 +69,7 @@ class SimRobot {
   void AdvanceAll(std::int64_t now_us);
 
   // Executes a joint, IMU, physics or report command (temp, silence, fault, tilt, imu, gantry,
-  // push, truth, get, status, help) and returns its one-line reply ("ok ..." or "error: ...").
+  // push, truth, record, qpos, get, status, help) and returns its one-line reply ("ok ..." or "error: ...").
   // Bus commands (busoff, restarted, link) are the simulator's: they return an error here.
   std::string Execute(const ControlCommand& command, std::int64_t now_us);
 
@@ -89,12 +92,15 @@ class SimRobot {
  private:
   std::string GetLine(std::size_t joint) const;
   std::string TruthLine() const;
+  std::string RecordLine();  // and restarts the records
+  std::string QposLine() const;
 
   std::vector<std::string> joint_names_;
   std::unique_ptr<Plant> plant_;
   KinematicPlant* kinematic_ = nullptr;  // plant_, when it is one (tilt)
   std::vector<SimMotor> motors_;         // firmware order
   std::vector<TorqueLaw> laws_;          // scratch: one per motor
+  std::vector<JointRecord> records_;     // one per motor
   std::int64_t physics_us_;              // the plant's time
   std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
   // bus -> (CAN id -> joint + 1, 0 = none).

@@ -77,6 +77,8 @@ TEST(ControlProtocol, GantryPushAndTruth) {
   EXPECT_DOUBLE_EQ(p.force_n[2], 10);
   EXPECT_DOUBLE_EQ(p.seconds, 0.2);
   EXPECT_EQ(Parse("truth").verb, ControlVerb::kTruth);
+  EXPECT_EQ(Parse("record").verb, ControlVerb::kRecord);
+  EXPECT_EQ(Parse("qpos").verb, ControlVerb::kQpos);
   EXPECT_EQ(Error("gantry high"), "bad number 'high' for gantry height (m)");
   EXPECT_EQ(Error("gantry 6"), "gantry height (m) 6 is outside 0..5");
   EXPECT_EQ(Error("push torso 9000 0 0 1"), "force (N) 9000 is outside -5000..5000");

@@ -35,6 +35,15 @@ TEST(CommandLine, PhysicsModelAndGantry) {
             "--gantry '-1' is not a height in metres (0..10)");
 }
 
+TEST(CommandLine, TheViewerReadsTheControlSocket) {
+  const auto r = Parse({"--config=robot.yaml", "--control=/tmp/sim.sock", "--viewer"});
+  ASSERT_TRUE(r.command_line.has_value()) << r.error;
+  EXPECT_TRUE(r.command_line->viewer);
+  EXPECT_FALSE(Parse({"--config=robot.yaml"}).command_line->viewer);
+  EXPECT_EQ(Parse({"--config=a.yaml", "--viewer"}).error,
+            "--viewer needs --control PATH (the viewer reads the state there)");
+}
+
 TEST(CommandLine, Defaults) {
   const auto r = Parse({"--config=robot.yaml"});
   ASSERT_TRUE(r.command_line.has_value()) << r.error;

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
+#include "sim/bus_driver.hpp"
 #include "sim/mujoco_plant.hpp"
 #include "sim/sim_robot.hpp"
 #include "sim_test_util.hpp"
@@ -17,94 +19,7 @@
 namespace robot_edge::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000;
 constexpr std::int64_t kS = 1'000'000;
-constexpr std::int64_t kPeriodUs = 2 * kMs;  // the daemon's 500 Hz
-
-// Drives every motor of a SimRobot as robot-edged does: FC, then one MIT command per motor per
-// 2 ms period with the targets and gains of the present "mode".
-class Driver {
- public:
-  explicit Driver(const config::Config& config, std::optional<double> gantry_m)
-      : config_(config),
-        robot_(config, std::make_unique<MujocoPlant>(config, DefaultModelPath(), gantry_m)),
-        plant_(dynamic_cast<const MujocoPlant&>(robot_.plant())),
-        targets_(config.joints.size()),
-        kp_(config.joints.size()),
-        kd_(config.joints.size()) {
-    Broadcast([](std::size_t) { return test::Fc(); });
-  }
-
-  // Stand: the config's stand pose at its kp/kd. Damp: kp 0, damp_kd.
-  void Stand() {
-    for (std::size_t j = 0; j < config_.joints.size(); ++j) {
-      targets_[j] = static_cast<float>(config_.joints[j].stand_rad);
-      kp_[j] = static_cast<float>(config_.joints[j].kp);
-      kd_[j] = static_cast<float>(config_.joints[j].kd);
-    }
-  }
-  void Damp() {
-    for (std::size_t j = 0; j < config_.joints.size(); ++j) {
-      kp_[j] = 0;
-      kd_[j] = static_cast<float>(config_.joints[j].damp_kd);
-    }
-  }
-  void SetTarget(std::size_t joint, float rad) { targets_[joint] = rad; }
-
-  // Runs for `duration_us`, calling `each(now)` after every period.
-  template <typename Fn>
-  void Run(std::int64_t duration_us, Fn each) {
-    const std::int64_t end = now_us_ + duration_us;
-    while (now_us_ < end) {
-      now_us_ += kPeriodUs;
-      Broadcast([this](std::size_t j) {
-        const auto& ranges = robot_.motor(j).params().ranges;
-        return can::EncodeCommand({targets_[j], 0, kp_[j], kd_[j], 0}, ranges);
-      });
-      each(now_us_);
-    }
-  }
-  void Run(std::int64_t duration_us) {
-    Run(duration_us, [](std::int64_t) {});
-  }
-
-  std::string Execute(std::string_view line) {
-    const ParseResult r = ParseControlLine(line, config_);
-    EXPECT_TRUE(r.command.has_value()) << r.error;
-    return robot_.Execute(*r.command, now_us_);
-  }
-  GroundTruth Truth() const { return plant_.truth().value(); }
-  const SimRobot& robot() const { return robot_; }
-  std::uint64_t replies() const { return replies_; }
-
- private:
-  template <typename PayloadOf>
-  void Broadcast(PayloadOf payload_of) {
-    for (std::size_t bus = 0; bus < config_.buses.size(); ++bus) {
-      frames_.clear();
-      for (std::size_t j = 0; j < config_.joints.size(); ++j) {
-        if (config_.joints[j].bus != bus) continue;
-        can_frame f{};
-        f.can_id = config_.joints[j].can_id;
-        f.len = 8;
-        const can::Payload p = payload_of(j);
-        std::copy(p.begin(), p.end(), f.data);
-        frames_.push_back(f);
-      }
-      replies_buffer_.clear();
-      robot_.OnFrames(bus, frames_, now_us_, &replies_buffer_);
-      replies_ += replies_buffer_.size();
-    }
-  }
-
-  const config::Config& config_;
-  SimRobot robot_;
-  const MujocoPlant& plant_;
-  std::vector<float> targets_, kp_, kd_;
-  std::vector<can_frame> frames_, replies_buffer_;
-  std::int64_t now_us_ = 0;
-  std::uint64_t replies_ = 0;
-};
 
 const config::Config& Config() {
   static const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
@@ -120,8 +35,14 @@ std::size_t JointIndex(const std::string& name) {
   return 0;
 }
 
+// The built-in humanoid behind a BusDriver (robot-edged's commands), hanging at `gantry_m`.
+BusDriver Humanoid(std::optional<double> gantry_m) {
+  return BusDriver(Config(), std::make_unique<MujocoPlant>(Config(), DefaultModelPath(), gantry_m));
+}
+GroundTruth Truth(const BusDriver& d) { return d.robot().plant().truth().value(); }
+
 // As on a bring-up stand: STAND while hanging at 1 m, lowered onto the feet, released, settled.
-void StandOnTheFloor(Driver* d) {
+void StandOnTheFloor(BusDriver* d) {
   d->Stand();
   d->Run(2 * kS);  // hanging, the legs reach the stand pose
   ASSERT_EQ(d->Execute("gantry 0.62").rfind("ok", 0), 0u);
@@ -138,45 +59,84 @@ TEST(Physics, TheModelIsAHumanoidOfAbout35Kg) {
 }
 
 TEST(Physics, StandOnTheGantryThenReleasedHoldsHeightAndUprightFor10s) {
-  Driver d(Config(), 1.0);
+  BusDriver d = Humanoid(1.0);
   StandOnTheFloor(&d);
-  const double nominal = d.Truth().torso_height_m;
+  const double nominal = Truth(d).torso_height_m;
   double worst_height = 0, worst_tilt = 0;
   d.Run(10 * kS, [&](std::int64_t) {
-    const GroundTruth t = d.Truth();
+    const GroundTruth t = Truth(d);
     worst_height = std::max(worst_height, std::abs(t.torso_height_m - nominal));
     worst_tilt = std::max(worst_tilt, t.tilt_deg);
   });
   EXPECT_LT(worst_height, 0.03);
   EXPECT_LT(worst_tilt, 5.0);
-  EXPECT_GE(d.Truth().foot_contacts, 2);
+  EXPECT_GE(Truth(d).foot_contacts, 2);
   EXPECT_GT(d.replies(), 0u);
 }
 
 TEST(Physics, DampWhileStandingSinksWithoutAViolentCollapse) {
-  Driver d(Config(), 1.0);
+  BusDriver d = Humanoid(1.0);
   StandOnTheFloor(&d);
-  const double standing = d.Truth().torso_height_m;
+  const double standing = Truth(d).torso_height_m;
   d.Damp();
   double fastest_fall = 0;
   d.Run(5 * kS, [&](std::int64_t) {
-    fastest_fall = std::max(fastest_fall, -d.Truth().base_velocity_m_s[2]);
+    fastest_fall = std::max(fastest_fall, -Truth(d).base_velocity_m_s[2]);
   });
-  EXPECT_LT(d.Truth().torso_height_m, standing - 0.15);  // it went down
+  EXPECT_LT(Truth(d).torso_height_m, standing - 0.15);  // it went down
   EXPECT_LT(fastest_fall, 2.5);                           // m/s: sinking, not dropping
 }
 
 TEST(Physics, ALateralPushTopplesAStandingRobot) {
-  Driver d(Config(), 1.0);
+  BusDriver d = Humanoid(1.0);
   StandOnTheFloor(&d);
   EXPECT_EQ(d.Execute("push torso 0 400 0 0.2"), "ok");
   double tilt = 0;
-  d.Run(3 * kS, [&](std::int64_t) { tilt = std::max(tilt, d.Truth().tilt_deg); });
+  d.Run(3 * kS, [&](std::int64_t) { tilt = std::max(tilt, Truth(d).tilt_deg); });
   EXPECT_GT(tilt, 60.0);
 }
 
+TEST(Physics, TheGantryHooksOnWhereTheFallenRobotLiesAndLiftsItStraightUp) {
+  BusDriver d = Humanoid(1.0);
+  StandOnTheFloor(&d);
+  EXPECT_EQ(d.Execute("push torso 0 400 0 0.2"), "ok");
+  d.Damp();
+  d.Run(3 * kS);  // fallen, limp
+  const GroundTruth fallen = Truth(d);
+  ASSERT_GT(fallen.tilt_deg, 60.0);
+  ASSERT_EQ(d.Execute("gantry 1.0").rfind("ok", 0), 0u);
+  double fastest = 0;
+  d.Run(4 * kS, [&](std::int64_t) {
+    const auto& v = Truth(d).base_velocity_m_s;
+    fastest = std::max(fastest, std::hypot(v[0], v[1], v[2]));
+  });
+  const GroundTruth lifted = Truth(d);
+  EXPECT_NEAR(lifted.base_position_m[2], 1.0, 0.05);
+  EXPECT_LT(lifted.tilt_deg, 10.0);  // hanging upright again
+  EXPECT_LT(std::hypot(lifted.base_position_m[0] - fallen.base_position_m[0],
+                       lifted.base_position_m[1] - fallen.base_position_m[1]),
+            0.05)
+      << "lifted where it lay, not dragged back to where it started";
+  EXPECT_LT(fastest, 2.0) << "m/s: a hoist, not a catapult";
+}
+
+TEST(Physics, QposGivesTheWholeModelsPositionsForAViewer) {
+  BusDriver d = Humanoid(1.0);
+  d.Run(100'000);
+  const std::string line = d.Execute("qpos");
+  ASSERT_EQ(line.rfind("ok ", 0), 0u) << line;
+  std::istringstream in(line.substr(3));
+  std::vector<double> q;
+  for (double v; in >> v;) q.push_back(v);
+  const auto& plant = dynamic_cast<const MujocoPlant&>(d.robot().plant());
+  ASSERT_EQ(q.size(), plant.generalized_positions().size());
+  EXPECT_GE(q.size(), 7u + 25u);  // the free base (x y z and a quaternion), then the joints
+  EXPECT_NEAR(q[2], 1.0, 0.05);    // hanging at the gantry's 1 m
+  EXPECT_NEAR(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6], 1.0, 1e-4);
+}
+
 TEST(Physics, TheLeftArmReachesItsTargetUnderGravity) {
-  Driver d(Config(), 1.0);
+  BusDriver d = Humanoid(1.0);
   d.Stand();
   d.Run(2 * kS);
   const std::size_t shoulder = JointIndex("L_Shoulder_Pitch");
@@ -186,7 +146,7 @@ TEST(Physics, TheLeftArmReachesItsTargetUnderGravity) {
 }
 
 TEST(Physics, TheImuReportsTheTorsoUprightAndGravity) {
-  Driver d(Config(), 1.0);
+  BusDriver d = Humanoid(1.0);
   d.Stand();
   d.Run(1 * kS);
   const ImuSample imu = d.robot().plant().imu();

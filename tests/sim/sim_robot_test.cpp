@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../can/hex.hpp"
+#include "sim/bus_driver.hpp"
 #include "sim_test_util.hpp"
 
 namespace robot_edge::sim {
@@ -161,12 +162,33 @@ TEST_F(SimRobotTest, StatusLineAndRates) {
   EXPECT_EQ(Execute("status").rfind("ok motor_mode=2/3 ", 0), 0u);
 }
 
+TEST_F(SimRobotTest, RecordReportsPeakTorqueAndLimitHitsThenStartsAnew) {
+  EnterMotorMode(0, 0);
+  // Knee (limits -1..2 rad) driven past its upper limit, back, and past it again.
+  std::int64_t t = 0;
+  for (const float target : {2.3f, 0.0f, 2.3f}) {
+    const can_frame cmd = Frame(1, can::EncodeCommand({target, 0, 5, 1, 0}, {}));
+    for (const std::int64_t end = t + 3000 * kMs; t < end; t += 2 * kMs) Exchange(0, cmd, t);
+  }
+  const std::string line = Execute("record", t);
+  // The first command's torque: about kp 5 × 2.3 rad = 11.5 N·m (not clamped: t_max 18), less
+  // what the knee moved in the step before the torque is read; two entries into the limit.
+  EXPECT_EQ(line.rfind("ok Knee=11.", 0), 0u) << line;
+  EXPECT_NE(line.find("/2 Hip=0.00/0 Elbow=0.00/0"), std::string::npos) << line;
+  // Resting at the limit is not a new hit; the peak counts from the previous record.
+  const std::string again = Execute("record", t + 100 * kMs);
+  EXPECT_EQ(again.rfind("ok Knee=", 0), 0u) << again;
+  EXPECT_NE(again.find("/0 Hip="), std::string::npos) << again;
+  EXPECT_LT(std::stod(again.substr(8)), 2.0) << again;
+}
+
 TEST_F(SimRobotTest, PhysicsCommandsNeedThePhysicsBackend) {
   EXPECT_EQ(Execute("gantry 1.0"),
             "error: the gantry needs the physics backend (this one is kinematic)");
   EXPECT_EQ(Execute("push torso 100 0 0 0.1"),
             "error: push needs the physics backend (this one is kinematic)");
   EXPECT_EQ(Execute("truth"), "error: no ground truth in the kinematic backend");
+  EXPECT_EQ(Execute("qpos"), "error: no generalized positions in the kinematic backend");
 }
 
 TEST_F(SimRobotTest, PhysicsThatFallsBehindSkipsAheadAndCountsIt) {
@@ -200,6 +222,23 @@ TEST(SimRobotDefaultConfig, StartsAtRestInsideEveryJointLimit) {
   }
   EXPECT_EQ(robot.MotorIdsOn(0), (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(robot.MotorIdsOn(4), (std::vector<std::uint32_t>{1, 2, 3}));
+}
+
+TEST(BusDriver, StandsEveryMotorThroughItsFramesAndCountsTheReplies) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  BusDriver d(c, std::make_unique<KinematicPlant>(c));
+  EXPECT_EQ(d.replies(), c.joints.size());  // motor mode, each motor answering
+  d.Run(3'000'000);
+  EXPECT_EQ(d.now_us(), 3'000'000);
+  EXPECT_EQ(d.replies(), c.joints.size() * (1 + 1500));
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    EXPECT_NEAR(d.robot().motor(j).state().position_rad, c.joints[j].stand_rad, 0.02)
+        << c.joints[j].name;
+  }
+  d.Damp();
+  d.Run(10 * kMs);
+  EXPECT_EQ(d.Execute("bogus").rfind("error: unknown command", 0), 0u);
+  EXPECT_EQ(d.Execute("get 0").rfind("ok joint=", 0), 0u);
 }
 
 }  // namespace
