@@ -1,0 +1,152 @@
+// robot-edge-render: the README's pictures of the simulated robot, rendered by MuJoCo offscreen.
+// The built-in humanoid (or --model) is driven as robot-edged drives it (sim::BusDriver: MIT
+// frames through the simulated motors): STAND while hanging in the gantry, lowered, released,
+// standing on its own; then DAMP, and 3 s later where it ended. CTest runs --compare against the
+// committed pictures, so they stay true to the model and the gains.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "config/config.hpp"
+#include "image.hpp"
+#include "offscreen.hpp"
+#include "sim/bus_driver.hpp"
+#include "sim/mujoco_plant.hpp"
+
+namespace robot_edge::render {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: robot-edge-render [--config FILE] [--model FILE.xml] (--out DIR | --compare DIR)\n"
+    "       robot-edge-render --same A.png B.png\n"
+    "  Renders standing.png (the robot on its own feet after the gantry released it) and\n"
+    "  damp.png (3 s after DAMP) with MuJoCo offscreen (EGL, no display needed).\n"
+    "  --out DIR      write the pictures into DIR\n"
+    "  --compare DIR  render them and compare with DIR's: exit 1 when more than 0.5 % of a\n"
+    "                 picture's pixels differ (the new ones are written to a temporary\n"
+    "                 directory, named in the output: look at them, then use --out)\n"
+    "  --same A B     exit 1 when more than 0.5 % of the two pictures' pixels differ\n";
+constexpr int kWidth = 640, kHeight = 480;
+constexpr double kMaxDiffering = 0.005;  // of the pixels (the robot alone covers ~10 %)
+constexpr int kChannelThreshold = 32;   // of 255: anti-aliasing and rasteriser differences pass
+constexpr std::int64_t kS = 1'000'000;
+
+struct Options {
+  std::string config = ROBOT_EDGE_DEFAULT_CONFIG;
+  std::string model = sim::DefaultModelPath();
+  std::string out, compare;
+  std::string same_a, same_b;
+};
+
+std::optional<Options> Parse(int argc, char** argv) {
+  Options o;
+  if (argc == 4 && std::string(argv[1]) == "--same") {
+    o.same_a = argv[2];
+    o.same_b = argv[3];
+    return o;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string* target = arg == "--config"    ? &o.config
+                          : arg == "--model"   ? &o.model
+                          : arg == "--out"     ? &o.out
+                          : arg == "--compare" ? &o.compare
+                                               : nullptr;
+    if (!target || i + 1 >= argc) return std::nullopt;
+    *target = argv[++i];
+  }
+  if (o.out.empty() == o.compare.empty()) return std::nullopt;
+  return o;
+}
+
+struct Picture {
+  std::string name;
+  Image image;
+};
+
+// The camera follows the base across the floor, at a fixed height and angle.
+Camera Following(const sim::MujocoPlant& plant) {
+  Camera c;
+  const sim::GroundTruth t = plant.truth().value();
+  c.lookat[0] = t.base_position_m[0];
+  c.lookat[1] = t.base_position_m[1];
+  return c;
+}
+
+std::vector<Picture> RenderSession(const config::Config& config, const std::string& model) {
+  auto plant = std::make_unique<sim::MujocoPlant>(config, model, 1.0);
+  const sim::MujocoPlant& physics = *plant;
+  sim::BusDriver d(config, std::move(plant));
+  OffscreenRenderer renderer(physics.model(), kWidth, kHeight);
+  std::vector<Picture> pictures;
+  d.Run(2 * kS);  // STAND, hanging
+  if (d.Execute("gantry 0.62").rfind("ok", 0) != 0) throw std::runtime_error("gantry refused");
+  d.Run(2 * kS);
+  d.Execute("gantry off");
+  d.Run(2 * kS);
+  pictures.push_back({"standing", renderer.Render(physics.data(), Following(physics))});
+  d.Damp();
+  d.Run(3 * kS);
+  pictures.push_back({"damp", renderer.Render(physics.data(), Following(physics))});
+  return pictures;
+}
+
+int Compare(const std::vector<Picture>& pictures, const std::string& dir) {
+  const std::filesystem::path fresh =
+      std::filesystem::temp_directory_path() / "robot-edge-render-new";
+  std::filesystem::create_directories(fresh);
+  int failures = 0;
+  for (const Picture& p : pictures) {
+    const std::string committed = dir + "/" + p.name + ".png";
+    WritePng((fresh / (p.name + ".png")).string(), p.image);
+    const double differing = DifferingPixels(ReadPng(committed), p.image, kChannelThreshold);
+    const bool ok = differing <= kMaxDiffering;
+    std::printf("robot-edge-render: %-10s %5.2f %% of the pixels differ from %s: %s\n",
+                p.name.c_str(), differing * 100, committed.c_str(), ok ? "ok" : "CHANGED");
+    failures += ok ? 0 : 1;
+  }
+  if (failures > 0) {
+    std::printf("robot-edge-render: the new pictures are in %s; if the change is meant, write "
+                "them with --out %s\n",
+                fresh.c_str(), dir.c_str());
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace robot_edge::render
+
+int main(int argc, char** argv) {
+  using namespace robot_edge::render;
+  const std::optional<Options> options = Parse(argc, argv);
+  if (!options) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  try {
+    if (!options->same_a.empty()) {
+      const double differing = DifferingPixels(ReadPng(options->same_a), ReadPng(options->same_b),
+                                               kChannelThreshold);
+      std::printf("robot-edge-render: %.2f %% of the pixels differ\n", differing * 100);
+      return differing <= kMaxDiffering ? 0 : 1;
+    }
+    const auto config = robot_edge::config::LoadConfig(options->config);
+    const std::vector<Picture> pictures = RenderSession(config, options->model);
+    if (!options->compare.empty()) return Compare(pictures, options->compare);
+    std::filesystem::create_directories(options->out);
+    for (const Picture& p : pictures) {
+      const std::string path = options->out + "/" + p.name + ".png";
+      WritePng(path, p.image);
+      std::printf("robot-edge-render: wrote %s\n", path.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "robot-edge-render: %s\n", e.what());
+    return 1;
+  }
+}
