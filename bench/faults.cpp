@@ -3,7 +3,9 @@
 // safe state measured from the frames on the buses. Run it inside tests/vcan/run; bench/run does.
 // tests/e2e runs the same code with a few trials and fails on a broken bound.
 //
-// Usage: bench_faults ROWS_FILE [--quick]
+// Then each fault once more on the MuJoCo humanoid standing on its feet: where the robot ends.
+//
+// Usage: bench_faults ROWS_FILE [--quick] [--ends-only]   (--ends-only: that last part alone)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,7 +31,7 @@ int TrialsOf(Fault fault, bool quick) {
   }
 }
 
-int Run(const std::string& rows_file, bool quick) {
+int Run(const std::string& rows_file, bool quick, bool ends_only) {
   // Under user-mode-linux (tests/vcan/run says which) a process can be held for 100 ms and more,
   // and starting one takes ~300 ms: the bounds get that margin; on a real kernel ~10 ms.
   const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
@@ -40,6 +42,7 @@ int Run(const std::string& rows_file, bool quick) {
   std::vector<Row> rows;
   bool problems = false;
   for (const test::FaultInfo& info : test::Faults()) {
+    if (ends_only) break;
     const int trials = TrialsOf(info.fault, quick);
     std::printf("\n%s: %d trials\n", info.name, trials);
     std::fflush(stdout);
@@ -58,6 +61,22 @@ int Run(const std::string& rows_file, bool quick) {
                         Format(margin, 0) + " ms; recovery: " + info.recovery +
                         (run.problems.empty() ? "" : "; PROBLEMS: " + run.problems.front())});
   }
+  // Where the robot ends: each fault once more, on the MuJoCo humanoid standing on its feet.
+  const std::string physical = "fault matrix on the MuJoCo humanoid: where the robot ends";
+  for (const test::FaultInfo& info : test::Faults()) {
+    std::printf("\n%s, standing on its feet (MuJoCo)\n", info.name);
+    std::fflush(stdout);
+    const test::Ending e = test::OnItsFeet(info.fault);
+    const std::string where = e.posture ? test::NameOf(*e.posture) : "?";
+    std::printf("  %s: torso %.2f m, tilt %.0f°%s\n", where.c_str(), e.torso_height_m, e.tilt_deg,
+                e.problem.empty() ? "" : ("; PROBLEM " + e.problem).c_str());
+    problems |= !e.posture;
+    rows.push_back({physical, std::string(info.name) + " (" + info.from + ")", where, "", "", "",
+                    source,
+                    "3 s after: torso " + Format(e.torso_height_m, 2) + " m, tilt " +
+                        Format(e.tilt_deg, 0) + "°; " + info.safe_state +
+                        (e.problem.empty() ? "" : "; PROBLEM: " + e.problem)});
+  }
   WriteRows(rows_file, rows);
   return problems ? 1 : 0;
 }
@@ -67,9 +86,14 @@ int Run(const std::string& rows_file, bool quick) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_faults ROWS_FILE [--quick]\n");
+    std::fprintf(stderr, "usage: bench_faults ROWS_FILE [--quick] [--ends-only]\n");
     return 2;
   }
-  const bool quick = argc > 2 && std::string(argv[2]) == "--quick";
-  return robot_edge::bench::Run(argv[1], quick);
+  bool quick = false, ends_only = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    quick |= arg == "--quick";
+    ends_only |= arg == "--ends-only";
+  }
+  return robot_edge::bench::Run(argv[1], quick, ends_only);
 }

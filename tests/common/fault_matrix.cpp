@@ -20,6 +20,8 @@ constexpr std::size_t kKneeJoint = 3;
 constexpr const char* kDownBus = "vcan2";
 constexpr const char* kBusOffBus = "vcan1";
 constexpr auto kStall = std::chrono::seconds(3);
+// How long after a fault the physics has settled where the robot ends.
+constexpr auto kSettle = std::chrono::seconds(3);
 
 // A robot and its two clients: `cloud` commands (it asks for results), `observer` watches.
 struct Session {
@@ -38,6 +40,24 @@ struct Session {
   client::Client cloud;
   client::Client observer;
 };
+
+// How the trials run: on the kinematic robot (the latency figures), or on the MuJoCo humanoid
+// standing on its feet (where it ends). `on_feet` sees the session once it stands on the floor;
+// `after` sees a death trial's session before it ends.
+struct Setup {
+  bool physics = false;
+  std::function<void(Session&)> on_feet;
+  std::function<void(Session&)> after;
+};
+
+// A session ready for a fault: on the MuJoCo robot, standing on the floor.
+void Prepare(Session& s, const Setup& setup) {
+  if (!setup.physics) return;
+  if (const std::string p = StandOnTheFloor(s.robot, s.cloud); !p.empty()) {
+    throw std::runtime_error("standing it on the floor: " + p);
+  }
+  if (setup.on_feet) setup.on_feet(s);
+}
 
 bool IsDampFrame(const SeenFrame& f) {
   return f.special ? f.which == can::SpecialCommand::kExitMotorMode : f.command.kp == 0.0f;
@@ -272,10 +292,11 @@ Trial SimFault(Session& s, const std::string& inject, const std::string& undo,
 
 // ---- Trials that end the daemon: one robot each ----
 
-Trial Death(int signal, bool exec_stop_post) {
+Trial Death(int signal, bool exec_stop_post, const Setup& setup) {
   const rlimit no_core{0, 0};  // no core files from SIGABRT / SIGSEGV
   ::setrlimit(RLIMIT_CORE, &no_core);
-  Session s{RobotOptions{}};
+  Session s{setup.physics ? WithPhysics() : RobotOptions{}};
+  Prepare(s, setup);
   if (!Stand(s)) return {std::nullopt, "STAND was refused"};
   const std::int64_t t0 = NowUs();
   const int status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
@@ -300,15 +321,17 @@ Trial Death(int signal, bool exec_stop_post) {
       return {std::nullopt, s.robot.config().joints[j].name + ": the last frame is not FD"};
     }
   }
+  if (setup.after) setup.after(s);
   return t;
 }
 
 // The robot a fault runs on (nullptr: one per trial).
-std::unique_ptr<Session> SessionFor(Fault fault, std::unique_ptr<CommandPolicy>* policy) {
-  RobotOptions options;
+std::unique_ptr<Session> SessionFor(Fault fault, std::unique_ptr<CommandPolicy>* policy,
+                                    const Setup& setup) {
+  RobotOptions options = setup.physics ? WithPhysics() : RobotOptions{};
   if (fault == Fault::kPolicyNonFinite || fault == Fault::kInferenceStall) {
     *policy = std::make_unique<CommandPolicy>(fault == Fault::kPolicyNonFinite);
-    options.config_edits = {(*policy)->ConfigEdit()};
+    options.config_edits.push_back((*policy)->ConfigEdit());
   }
   switch (fault) {
     case Fault::kSigterm:
@@ -318,13 +341,14 @@ std::unique_ptr<Session> SessionFor(Fault fault, std::unique_ptr<CommandPolicy>*
     default: break;
   }
   auto s = std::make_unique<Session>(options);
+  Prepare(*s, setup);
   if ((fault == Fault::kPolicyNonFinite || fault == Fault::kInferenceStall) && !Stand(*s)) {
     throw std::runtime_error("STAND was refused");
   }
   return s;
 }
 
-Trial RunOnce(Fault fault, Session* s) {
+Trial RunOnce(Fault fault, Session* s, const Setup& setup) {
   const config::Config* c = s != nullptr ? &s->robot.config() : nullptr;
   switch (fault) {
     case Fault::kStreamStops: return StreamStops(*s);
@@ -348,11 +372,13 @@ Trial RunOnce(Fault fault, Session* s) {
       return SimFault(*s, std::string("temp ") + kKnee + " 85",
                       std::string("temp ") + kKnee + " 60;temp " + kKnee + " release",
                       AllJoints(*c));
-    case Fault::kFall: return SimFault(*s, "tilt 0 75", "tilt 0 0", AllJoints(*c));
-    case Fault::kSigterm: return Death(SIGTERM, false);
-    case Fault::kSigkill: return Death(SIGKILL, true);
-    case Fault::kSigabrt: return Death(SIGABRT, false);
-    case Fault::kSigsegv: return Death(SIGSEGV, false);
+    case Fault::kFall:  // the physics falls for real: a push, as in tests/e2e/physics_test
+      return setup.physics ? SimFault(*s, "push torso 0 400 0 0.2", "", AllJoints(*c))
+                           : SimFault(*s, "tilt 0 75", "tilt 0 0", AllJoints(*c));
+    case Fault::kSigterm: return Death(SIGTERM, false, setup);
+    case Fault::kSigkill: return Death(SIGKILL, true, setup);
+    case Fault::kSigabrt: return Death(SIGABRT, false, setup);
+    case Fault::kSigsegv: return Death(SIGSEGV, false, setup);
   }
   return {std::nullopt, "unknown fault"};
 }
@@ -441,7 +467,7 @@ FaultRun RunFault(Fault fault, int trials, double margin_ms,
   std::unique_ptr<CommandPolicy> policy;
   std::unique_ptr<Session> session;
   try {
-    session = SessionFor(fault, &policy);
+    session = SessionFor(fault, &policy, Setup{});
   } catch (const std::exception& e) {
     run.problems.push_back(std::string("the robot did not start: ") + e.what());
     return run;
@@ -453,7 +479,7 @@ FaultRun RunFault(Fault fault, int trials, double margin_ms,
         session->Drain();
         session->robot.monitor().Forget(NowUs() - 1'000'000);
       }
-      t = RunOnce(fault, session.get());
+      t = RunOnce(fault, session.get(), Setup{});
     } catch (const std::exception& e) {
       t = {std::nullopt, e.what()};
     }
@@ -469,6 +495,35 @@ FaultRun RunFault(Fault fault, int trials, double margin_ms,
               : config::ParseConfig(Robot::ConfigText(RobotOptions{}), "robot-edge.yaml");
   run.bound_ms = BoundMs(fault, config, margin_ms);
   return run;
+}
+
+Ending OnItsFeet(Fault fault) {
+  Ending e;
+  std::unique_ptr<CommandPolicy> policy;
+  double standing_m = 0, fall_tilt_deg = 60;
+  const auto observe = [&](Session& s) {
+    std::this_thread::sleep_for(kSettle);
+    const Truth t = GetTruth(s.robot);
+    e.posture = PostureOf(t, standing_m, fall_tilt_deg);
+    e.torso_height_m = t.torso_height_m;
+    e.tilt_deg = t.tilt_deg;
+  };
+  Setup setup;
+  setup.physics = true;
+  setup.on_feet = [&](Session& s) {
+    standing_m = GetTruth(s.robot).torso_height_m;
+    fall_tilt_deg = s.robot.config().safety.fall_tilt_deg;
+  };
+  try {
+    std::unique_ptr<Session> session = SessionFor(fault, &policy, setup);
+    if (!session) setup.after = observe;  // the death trials start and end their own robot
+    const Trial t = RunOnce(fault, session.get(), setup);
+    if (!t.latency_us) e.problem = t.problem.empty() ? "no safe state" : t.problem;
+    if (session) observe(*session);
+  } catch (const std::exception& ex) {
+    e.problem = ex.what();
+  }
+  return e;
 }
 
 }  // namespace robot_edge::test

@@ -11,10 +11,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "robot_rig.hpp"
 
 namespace robot_edge::test {
 
@@ -71,5 +73,17 @@ struct FaultRun {
 // robot per trial). `progress`, when set, gets one line per trial.
 FaultRun RunFault(Fault fault, int trials, double margin_ms,
                   const std::function<void(const std::string&)>& progress = {});
+
+// Where the robot ends when `fault` hits it standing on its own feet: one trial on the MuJoCo
+// humanoid (lowered from the gantry and released first), read from the simulator's ground truth
+// 3 s after the safe state (a push stands in for the IMU's tilt). DAMP is limp: a standing robot
+// it reaches sinks and tips over; policy.on_fault: stand keeps it up.
+struct Ending {
+  std::optional<Posture> posture;  // nullopt when the trial failed (see problem)
+  double torso_height_m = 0;
+  double tilt_deg = 0;
+  std::string problem;
+};
+Ending OnItsFeet(Fault fault);
 
 }  // namespace robot_edge::test

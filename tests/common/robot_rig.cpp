@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace robot_edge::test {
 namespace {
@@ -385,6 +388,62 @@ edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<
 bool MotorsReady(client::Client& c, Millis timeout) {
   return WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, timeout)
       .has_value();
+}
+
+RobotOptions WithPhysics(RobotOptions options) {
+  options.config_edits.push_back({"physics: kinematic", "physics: mujoco"});
+  options.config_edits.push_back({"gantry_height_m: 0 ", "gantry_height_m: 1.0 "});
+  return options;
+}
+
+namespace {
+
+// The number after " KEY=" in `line` (its `index`-th when comma-separated); NAN when absent.
+double TruthField(const std::string& line, const std::string& key, int index = 0) {
+  std::size_t at = line.find(" " + key + "=");
+  if (at == std::string::npos) return NAN;
+  at += key.size() + 2;
+  for (int i = 0; i < index; ++i) at = line.find(',', at) + 1;
+  return std::strtod(line.c_str() + at, nullptr);
+}
+
+}  // namespace
+
+Truth GetTruth(Robot& robot) {
+  const std::string line = robot.Sim("truth");
+  if (line.rfind("ok ", 0) != 0) throw std::runtime_error("sim truth: " + line);
+  Truth t;
+  t.base_vz = TruthField(line, "vel", 2);
+  t.torso_height_m = TruthField(line, "torso_height");
+  t.tilt_deg = TruthField(line, "tilt");
+  t.feet = static_cast<int>(TruthField(line, "feet"));
+  return t;
+}
+
+std::string StandOnTheFloor(Robot& robot, client::Client& c) {
+  if (!MotorsReady(c)) return "the motors never all replied";
+  const edge::CommandResult r = Command(c, Mode(edge::MODE_STAND));
+  if (!r.accepted()) return "STAND refused: " + r.reason();
+  std::this_thread::sleep_for(2500ms);  // the 2 s ramp, hanging
+  if (const std::string g = robot.Sim("gantry 0.62"); g.rfind("ok", 0) != 0) return g;
+  std::this_thread::sleep_for(2s);  // lowered at 0.25 m/s
+  if (const std::string g = robot.Sim("gantry off"); g != "ok gantry released") return g;
+  std::this_thread::sleep_for(1s);
+  return {};
+}
+
+Posture PostureOf(const Truth& t, double standing_m, double fall_tilt_deg) {
+  if (t.tilt_deg >= fall_tilt_deg) return Posture::kFallen;
+  return t.torso_height_m >= 0.9 * standing_m ? Posture::kOnItsFeet : Posture::kSitting;
+}
+
+const char* NameOf(Posture p) {
+  switch (p) {
+    case Posture::kOnItsFeet: return "on its feet";
+    case Posture::kSitting: return "sitting";
+    case Posture::kFallen: return "fallen";
+  }
+  return "?";
 }
 
 }  // namespace robot_edge::test

@@ -189,4 +189,29 @@ edge::CloudCommand Stamped(edge::CloudCommand command);
 // Until every motor has replied recently (the daemon accepts STAND only then); false on timeout.
 bool MotorsReady(client::Client& c, Millis timeout = std::chrono::seconds(10));
 
+// ---- The physics backend (robot-edge-sim's MuJoCo humanoid) ----
+
+// `options` with the simulator on the MuJoCo humanoid, hanging from the gantry at 1 m.
+RobotOptions WithPhysics(RobotOptions options = {});
+
+// What the simulator's `truth` says (base=x,y,z ... vel=... torso_height=H tilt=T feet=F).
+struct Truth {
+  double base_vz = 0;  // m/s
+  double torso_height_m = 0;
+  double tilt_deg = 0;
+  int feet = 0;  // foot contacts
+};
+// Throws std::runtime_error when the simulator has no ground truth (the kinematic backend).
+Truth GetTruth(Robot& robot);
+
+// As on a bring-up stand: STAND while hanging, lowered onto the feet, released, settled (~6 s).
+// Empty when done, else what went wrong.
+std::string StandOnTheFloor(Robot& robot, client::Client& c);
+
+// Where the robot ended: on its feet (torso within 10 % of `standing_m` and tilt under
+// `fall_tilt_deg`), sitting (lower, not tipped over), fallen (tilted past `fall_tilt_deg`).
+enum class Posture { kOnItsFeet, kSitting, kFallen };
+Posture PostureOf(const Truth& t, double standing_m, double fall_tilt_deg);
+const char* NameOf(Posture p);
+
 }  // namespace robot_edge::test

@@ -46,5 +46,22 @@ std::string NameOf(const testing::TestParamInfo<FaultInfo>& p) {
 
 INSTANTIATE_TEST_SUITE_P(FaultMatrix, EveryFault, testing::ValuesIn(Faults()), NameOf);
 
+// The fault matrix's physical column, where it decides something (bench/ runs every fault): on the
+// MuJoCo humanoid standing on its own feet, policy.on_fault: stand keeps it up, and a fall is
+// caught with the robot down and DAMPed.
+TEST(FaultMatrixOnItsFeet, APolicyFaultLeavesTheRobotOnItsFeet) {
+  const Ending e = OnItsFeet(Fault::kPolicyNonFinite);
+  ASSERT_TRUE(e.posture) << e.problem;
+  EXPECT_EQ(*e.posture, Posture::kOnItsFeet)
+      << NameOf(*e.posture) << ": torso " << e.torso_height_m << " m, tilt " << e.tilt_deg;
+}
+
+TEST(FaultMatrixOnItsFeet, AFallIsCaughtWithTheRobotDown) {
+  const Ending e = OnItsFeet(Fault::kFall);
+  ASSERT_TRUE(e.posture) << e.problem;
+  EXPECT_EQ(*e.posture, Posture::kFallen)
+      << NameOf(*e.posture) << ": torso " << e.torso_height_m << " m, tilt " << e.tilt_deg;
+}
+
 }  // namespace
 }  // namespace robot_edge::test
