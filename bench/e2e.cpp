@@ -134,7 +134,7 @@ Latency MeasureLatency(Context& ctx, Target& robot) {
   const auto& joint = c.joints[kJoint];
   const std::string interface = c.buses[joint.bus].interface;
   const auto tap = robot.Tap(interface, {joint.can_id});
-  const can::MitRanges ranges = can::RangesOf(c.motor_of(kJoint));
+  const can::MitRanges ranges = can::ProtocolOf(c.motor_of(kJoint)).ranges;
   const std::uint32_t base = can::FloatToUint(-1.0f, -ranges.p_max, ranges.p_max, can::kPositionBits);
   auto client = robot.Connect("cloud", false, false);
   std::vector<float> pose = StandPose(c);

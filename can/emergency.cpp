@@ -7,19 +7,18 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "can/mit_codec.hpp"
-#include "can/motor_scheduler.hpp"
+#include "can/joint_transform.hpp"
+#include "can/motor_protocol.hpp"
+#include "config/joint_table.hpp"
 
 namespace robot_edge::can {
 namespace {
 
-RawFrame Frame(int ifindex, std::size_t bus, std::uint32_t can_id, const Payload& payload) {
+RawFrame Frame(int ifindex, std::size_t bus, const can_frame& frame) {
   RawFrame f;
   f.address.can_family = AF_CAN;
   f.address.can_ifindex = ifindex;
-  f.frame.can_id = can_id;
-  f.frame.len = 8;
-  std::copy(payload.begin(), payload.end(), f.frame.data);
+  f.frame = frame;
   f.bus = bus;
   return f;
 }
@@ -37,12 +36,17 @@ std::vector<RawFrame> EmergencyFrames(const config::Config& config,
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
     const config::JointConfig& joint = config.joints[j];
     if (ifindex[joint.bus] == 0) continue;
-    MitCommand limp;
+    const MotorProtocol protocol = ProtocolOf(config.motor_of(j));
+    const std::uint32_t master = config.buses[joint.bus].master_id;
+    MitCommand limp;  // joint space: kp 0, the joint's damp_kd
     limp.kd = static_cast<float>(joint.damp_kd);
-    damp.push_back(Frame(ifindex[joint.bus], joint.bus, joint.can_id,
-                         EncodeCommand(limp, RangesOf(config.motor_of(j)))));
-    exit.push_back(Frame(ifindex[joint.bus], joint.bus, joint.can_id,
-                         EncodeSpecial(SpecialCommand::kExitMotorMode)));
+    damp.push_back(Frame(ifindex[joint.bus], joint.bus,
+                         EncodeCommandFrame(protocol, joint.can_id, master,
+                                            ToMotor(config::TransformOf(joint), limp))));
+    can_frame disable;
+    if (EncodeRequestFrame(protocol, joint.can_id, master, MotorRequest::kDisable, &disable)) {
+      exit.push_back(Frame(ifindex[joint.bus], joint.bus, disable));
+    }
   }
   damp.insert(damp.end(), exit.begin(), exit.end());
   return damp;

@@ -1,5 +1,6 @@
 // What stops every motor when robot-edged's control loop cannot: DAMP (kp 0, the joint's damp_kd,
-// no velocity, no torque) then exit motor mode (FD) to every configured motor, as raw frames with
+// no velocity, no torque) then disable (exit motor mode, FD for ak/damiao) to every configured
+// motor, each in its family's format (motor_protocol.hpp), as raw frames with
 // their destinations, and a sender made of async-signal-safe calls only (sendto, nanosleep), so
 // that a fatal-signal handler may use it as well as `robot-edged --emergency-damp`.
 //
@@ -24,7 +25,7 @@ struct RawFrame {
   std::size_t bus = 0;  // index into config.buses, for reports
 };
 
-// One DAMP frame per motor, then one FD per motor, in firmware order. A bus whose interface does
+// One DAMP frame per motor, then one disable per motor, in firmware order. A bus whose interface does
 // not exist is left out and named in *missing (interface names).
 std::vector<RawFrame> EmergencyFrames(const config::Config& config,
                                       std::vector<std::string>* missing);

@@ -125,6 +125,10 @@ const char* ToString(MotorError error) {
     case MotorError::kUndervoltage: return "undervoltage";
     case MotorError::kEncoder: return "encoder fault";
     case MotorError::kPhase: return "phase fault";
+    case MotorError::kOverload: return "overload";
+    case MotorError::kCommLost: return "communication lost (motor timeout)";
+    case MotorError::kUncalibrated: return "not calibrated";
+    case MotorError::kOther: return "fault";
   }
   return "unknown error";
 }

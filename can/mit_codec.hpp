@@ -44,7 +44,9 @@ enum class ReplyLayout {
   kClassic6Byte  // 6 bytes
 };
 
-// Error codes in byte 7 of an AK reply.
+// A motor's fault, whatever its family (MOTOR_FAULT's value). 0..6 are also the error codes in
+// byte 7 of an AK reply; the other families' fault fields map onto these (damiao_codec.hpp,
+// robstride_codec.hpp).
 enum class MotorError : std::uint8_t {
   kNone = 0,
   kOvertemp = 1,
@@ -53,6 +55,10 @@ enum class MotorError : std::uint8_t {
   kUndervoltage = 4,
   kEncoder = 5,
   kPhase = 6,
+  kOverload = 7,      // Damiao: overload
+  kCommLost = 8,      // Damiao: the motor's own CAN-loss timeout fired
+  kUncalibrated = 9,  // Robstride: encoder not calibrated
+  kOther = 15,        // a fault bit or code this table does not name
 };
 
 // One PD + feed-forward target: torque = kp (p - p_meas) + kd (v - v_meas) + t.

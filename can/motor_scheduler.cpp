@@ -8,17 +8,6 @@
 
 namespace robot_edge::can {
 
-MitRanges RangesOf(const config::MotorModel& m) {
-  return MitRanges{static_cast<float>(m.p_max_rad), static_cast<float>(m.v_max_rad_s),
-                   static_cast<float>(m.t_max_nm), static_cast<float>(m.kp_max),
-                   static_cast<float>(m.kd_max)};
-}
-
-ReplyLayout LayoutOf(const config::MotorModel& m) {
-  return m.reply == config::ReplyFormat::kAk8Byte ? ReplyLayout::kAk8Byte
-                                                   : ReplyLayout::kClassic6Byte;
-}
-
 std::vector<can_filter> ReceiveFilters(const config::Config& config) {
   std::vector<std::uint32_t> ids = {config.imu.quat_id, config.imu.gyro_id};
   for (const auto& bus : config.buses) ids.push_back(bus.master_id);
@@ -26,13 +15,25 @@ std::vector<can_filter> ReceiveFilters(const config::Config& config) {
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<can_filter> filters;
   for (std::uint32_t id : ids) filters.push_back(ExactStandardId(id));
+  // Robstride replies carry the host id in the low byte of a 29-bit id.
+  std::vector<std::uint32_t> hosts;
+  for (const auto& joint : config.joints) {
+    if (config.motors[joint.motor].family == config::MotorFamily::kRobstride) {
+      hosts.push_back(config.buses[joint.bus].master_id & 0xFF);
+    }
+  }
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  for (std::uint32_t host : hosts) {
+    filters.push_back({host | CAN_EFF_FLAG, 0xFF | CAN_EFF_FLAG | CAN_RTR_FLAG});
+  }
   return filters;
 }
 
-MotorScheduler::MotorScheduler(const config::Config& config, Transport& transport)
+MotorScheduler::MotorScheduler(const config::Config& config, const config::JointTable& joints,
+                               Transport& transport)
     : transport_(transport),
       bus_count_(config.buses.size()),
-      joint_by_id_(config.buses.size()),
       missed_replies_(new std::atomic<std::uint64_t>[config.buses.size()]),
       imu_bus_(config.imu.bus),
       imu_quat_id_(config.imu.quat_id),
@@ -45,34 +46,57 @@ MotorScheduler::MotorScheduler(const config::Config& config, Transport& transpor
                                 std::to_string(transport.bus_count()) + " buses, the config " +
                                 std::to_string(config.buses.size()));
   }
+  if (joints.size() != config.joints.size()) {
+    throw std::invalid_argument("MotorScheduler: the joint table does not match the config");
+  }
+  joint_by_id_ = std::vector<IdTable>(bus_count_);
+  families_on_bus_.assign(bus_count_, 0);
+  strays_.resize(bus_count_);
+  stray_count_.assign(bus_count_, 0);
   for (std::size_t b = 0; b < bus_count_; ++b) {
     missed_replies_[b].store(0);
     master_id_.push_back(config.buses[b].master_id);
-    joint_by_id_[b].fill(0);
+    for (auto& table : joint_by_id_[b]) table.fill(0);
   }
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
     const auto& joint = config.joints[j];
-    const auto& motor = config.motors[joint.motor];
-    motors_.push_back({j, joint.bus, joint.can_id, RangesOf(motor), LayoutOf(motor)});
-    joint_by_id_[joint.bus][joint.can_id] = static_cast<std::uint16_t>(j + 1);
+    const MotorProtocol protocol = ProtocolOf(config.motors[joint.motor]);
+    const auto family = static_cast<std::size_t>(protocol.family);
+    motors_.push_back({j, joint.bus, joint.can_id, master_id_[joint.bus], protocol,
+                       joints[j].transform});
+    // A damiao reply names its motor by the low nibble only.
+    const std::uint32_t reply_id =
+        protocol.family == config::MotorFamily::kDamiao ? (joint.can_id & 0x0F) : joint.can_id;
+    joint_by_id_[joint.bus][family][reply_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
+    families_on_bus_[joint.bus] |= static_cast<std::uint8_t>(1u << family);
   }
   feedback_.resize(motors_.size());
-  tx_.reserve(2 * motors_.size());  // a command and possibly an FC per motor
+  zero_pending_.assign(motors_.size(), 0);
+  scan_cursor_.assign(bus_count_, 0);
+  // A command, an enable and a set-zero per motor; the probes of a scan.
+  tx_.reserve(3 * motors_.size() + kProbesPerBus * bus_count_);
 }
 
-void MotorScheduler::Push(const Motor& motor, const Payload& payload) {
+void MotorScheduler::PushCommand(const Motor& motor, const MitCommand& joint_target) {
   BusFrame f;
   f.bus = static_cast<std::uint32_t>(motor.bus);
-  f.frame.can_id = motor.can_id;
-  f.frame.len = 8;
-  std::copy(payload.begin(), payload.end(), f.frame.data);
+  f.frame = EncodeCommandFrame(motor.protocol, motor.can_id, motor.master_id,
+                               ToMotor(motor.transform, joint_target));
   tx_.push_back(f);
+}
+
+void MotorScheduler::PushRequest(const Motor& motor, MotorRequest request) {
+  BusFrame f;
+  f.bus = static_cast<std::uint32_t>(motor.bus);
+  if (EncodeRequestFrame(motor.protocol, motor.can_id, motor.master_id, request, &f.frame)) {
+    tx_.push_back(f);
+  }
 }
 
 void MotorScheduler::EnterMotorMode(std::int64_t now_us) {
   tx_.clear();
   for (Motor& motor : motors_) {
-    Push(motor, EncodeSpecial(SpecialCommand::kEnterMotorMode));
+    PushRequest(motor, MotorRequest::kEnable);
     motor.last_motor_mode_request_us = now_us;
   }
   transport_.Send(tx_);
@@ -87,33 +111,121 @@ void MotorScheduler::Receive(std::int64_t now_us) {
 }
 
 void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::int64_t now_us) {
-  if (bus >= bus_count_ || (frame.can_id & (CAN_EFF_FLAG | CAN_RTR_FLAG)) != 0) return;
+  if (bus >= bus_count_ || (frame.can_id & (CAN_RTR_FLAG | CAN_ERR_FLAG)) != 0) return;
+  const bool standard = (frame.can_id & CAN_EFF_FLAG) == 0;
   const std::uint32_t id = frame.can_id & CAN_SFF_MASK;
   const std::span<const std::uint8_t> data(frame.data, std::min<std::size_t>(frame.len, 8));
-  if (bus == imu_bus_ && id == imu_quat_id_) {
+  if (standard && bus == imu_bus_ && id == imu_quat_id_) {
     if (DecodeImuQuaternion(data, &imu_.quat_wxyz)) imu_.last_quat_us = now_us;
     return;
   }
-  if (bus == imu_bus_ && id == imu_gyro_id_) {
+  if (standard && bus == imu_bus_ && id == imu_gyro_id_) {
     if (DecodeImuGyro(data, &imu_.gyro_rad_s)) imu_.last_gyro_us = now_us;
     return;
   }
-  if (id != master_id_[bus] || data.empty()) return;
-  const std::uint16_t entry = joint_by_id_[bus][data[0] & 0x7FF];
-  if (entry == 0) return;  // a motor id that is not configured on this bus
-  Motor& motor = motors_[entry - 1];
-  MitReply reply;
-  if (!DecodeReply(data, motor.ranges, motor.layout, &reply)) return;
+  bool shaped = false;  // shaped as some present family's reply
+  config::MotorFamily first_shape = config::MotorFamily::kAk;
+  std::uint32_t first_id = 0;
+  for (std::size_t f = 0; f < kFamilies; ++f) {
+    if ((families_on_bus_[bus] & (1u << f)) == 0) continue;
+    const auto family = static_cast<config::MotorFamily>(f);
+    std::uint32_t sender = 0;
+    if (!ReplySender(family, master_id_[bus], frame, &sender) || sender > CAN_SFF_MASK) continue;
+    if (!shaped) first_shape = family, first_id = sender;
+    shaped = true;
+    const std::uint16_t entry = joint_by_id_[bus][f][sender];
+    if (entry == 0) continue;
+    Motor& motor = motors_[entry - 1];
+    MotorReply reply;
+    if (DecodeReplyFrame(motor.protocol, frame, &reply)) {
+      Update(motor, reply, now_us);
+    } else {
+      ++feedback_[motor.joint].malformed_replies;
+    }
+    return;
+  }
+  if (shaped) {
+    NoteStray(bus, first_shape, first_id, now_us);
+    return;
+  }
+  for (std::size_t f = 0; f < kFamilies; ++f) {  // the shape of a family the bus does not have
+    const auto family = static_cast<config::MotorFamily>(f);
+    std::uint32_t sender = 0;
+    if (ReplySender(family, master_id_[bus], frame, &sender)) {
+      NoteStray(bus, family, sender, now_us);
+      return;
+    }
+  }
+}
+
+void MotorScheduler::StartScan(std::uint32_t max_id) {
+  scan_max_id_ = std::clamp<std::uint32_t>(max_id, 1, kMaxScanId);
+  std::fill(scan_cursor_.begin(), scan_cursor_.end(), 0);
+  std::fill(stray_count_.begin(), stray_count_.end(), 0);
+}
+
+bool MotorScheduler::Configured(std::size_t bus, std::uint32_t id, bool extended) const {
+  for (const Motor& m : motors_) {
+    const bool m_extended = m.protocol.family == config::MotorFamily::kRobstride;
+    if (m.bus == bus && m.can_id == id && m_extended == extended) return true;
+  }
+  return !extended && id == master_id_[bus];
+}
+
+void MotorScheduler::PushProbes() {
+  if (scan_max_id_ == 0) return;
+  MotorProtocol standard, extended;
+  extended.family = config::MotorFamily::kRobstride;
+  bool done = true;
+  for (std::size_t b = 0; b < bus_count_; ++b) {
+    std::size_t sent = 0;
+    while (sent < kProbesPerBus && scan_cursor_[b] < 2 * scan_max_id_) {
+      const std::uint32_t k = scan_cursor_[b]++;
+      const bool is_extended = k >= scan_max_id_;
+      const std::uint32_t id = k % scan_max_id_ + 1;
+      if (Configured(b, id, is_extended)) continue;
+      BusFrame f;
+      f.bus = static_cast<std::uint32_t>(b);
+      if (EncodeRequestFrame(is_extended ? extended : standard, id, master_id_[b],
+                             MotorRequest::kDisable, &f.frame)) {
+        tx_.push_back(f);
+        ++sent;
+      }
+    }
+    done &= scan_cursor_[b] >= 2 * scan_max_id_;
+  }
+  if (done) scan_max_id_ = 0;
+}
+
+void MotorScheduler::Update(Motor& motor, const MotorReply& reply, std::int64_t now_us) {
+  const ShaftReading joint = ToJoint(
+      motor.transform, ShaftReading{reply.position_rad, reply.velocity_rad_s, reply.torque_nm});
   MotorFeedback& fb = feedback_[motor.joint];
-  fb.position_rad = reply.position_rad;
-  fb.velocity_rad_s = reply.velocity_rad_s;
-  fb.torque_nm = reply.torque_nm;
-  fb.temperature_c = reply.temperature_c;
-  fb.error_code = reply.error_code;
+  fb.position_rad = joint.position_rad;
+  fb.velocity_rad_s = joint.velocity_rad_s;
+  fb.torque_nm = joint.torque_nm;
+  fb.temperature_c = reply.has_temperature ? reply.temperature_c : 0.0f;
+  fb.error_code = static_cast<std::uint8_t>(reply.error);
+  fb.raw_fault = reply.raw_fault;
+  fb.enabled = reply.enabled;
   fb.last_reply_us = now_us;
   ++fb.replies;
   fb.unanswered = 0;
   motor.awaiting_reply = false;
+}
+
+void MotorScheduler::NoteStray(std::size_t bus, config::MotorFamily family,
+                               std::uint32_t motor_id, std::int64_t now_us) {
+  auto& list = strays_[bus];
+  std::size_t& count = stray_count_[bus];
+  for (std::size_t i = 0; i < count; ++i) {
+    if (list[i].motor_id == motor_id && list[i].family == family) {
+      ++list[i].frames;
+      list[i].last_us = now_us;
+      return;
+    }
+  }
+  if (count < kMaxStrays) list[count++] = {family, motor_id, 1, now_us};
 }
 
 void MotorScheduler::Send(std::span<const MitCommand> targets, std::int64_t now_us) {
@@ -123,14 +235,19 @@ void MotorScheduler::Send(std::span<const MitCommand> targets, std::int64_t now_
     const MotorFeedback& fb = feedback_[motor.joint];
     const bool silent = fb.last_reply_us < 0 || now_us - fb.last_reply_us > reply_timeout_us_;
     if (silent && now_us - motor.last_motor_mode_request_us >= kMotorModeRetryUs) {
-      Push(motor, EncodeSpecial(SpecialCommand::kEnterMotorMode));
+      PushRequest(motor, MotorRequest::kEnable);
       motor.last_motor_mode_request_us = now_us;
     }
     if (motor.awaiting_reply) ++missed_this_tick_[motor.bus];
-    Push(motor, EncodeCommand(targets[motor.joint], motor.ranges));
+    if (zero_pending_[motor.joint] != 0) {
+      zero_pending_[motor.joint] = 0;
+      PushRequest(motor, MotorRequest::kSetZero);
+    }
+    PushCommand(motor, targets[motor.joint]);
     motor.awaiting_reply = true;
     ++feedback_[motor.joint].unanswered;
   }
+  PushProbes();
   transport_.Send(tx_);
   for (std::size_t b = 0; b < bus_count_; ++b) {
     if (missed_this_tick_[b] != 0) BusCounters::Add(missed_replies_[b], missed_this_tick_[b]);
@@ -139,16 +256,16 @@ void MotorScheduler::Send(std::span<const MitCommand> targets, std::int64_t now_
 
 void MotorScheduler::SendNow(std::span<const MitCommand> targets) {
   tx_.clear();
-  for (const Motor& motor : motors_) Push(motor, EncodeCommand(targets[motor.joint], motor.ranges));
+  for (const Motor& motor : motors_) PushCommand(motor, targets[motor.joint]);
   transport_.Send(tx_);
 }
 
 void MotorScheduler::SendDampThenExit(std::span<const MitCommand> damp_targets) {
   tx_.clear();
-  for (const Motor& motor : motors_) Push(motor, EncodeCommand(damp_targets[motor.joint], motor.ranges));
+  for (const Motor& motor : motors_) PushCommand(motor, damp_targets[motor.joint]);
   transport_.Send(tx_);
   tx_.clear();
-  for (const Motor& motor : motors_) Push(motor, EncodeSpecial(SpecialCommand::kExitMotorMode));
+  for (const Motor& motor : motors_) PushRequest(motor, MotorRequest::kDisable);
   transport_.Send(tx_);
 }
 

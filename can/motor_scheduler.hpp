@@ -3,11 +3,18 @@
 // by the next tick's Receive() as they arrived in between. A motor that has not
 // replied for the configured timeout is reported through its feedback's age.
 //
-// Start-up: EnterMotorMode() sends FC to every motor; motors that stay silent are sent FC again
-// every kMotorModeRetryUs while they are silent (a motor that rebooted is back in motor mode
-// without help; it receives DAMP until the state machine decides otherwise).
-// Shutdown: SendDampThenExit() sends the DAMP targets, then FD (exit motor mode) to every motor.
-// FE (set zero) is never sent.
+// Targets and feedback are in joint space; each motor's frames are in its family's format and in
+// motor space (motor_protocol.hpp, joint_transform.hpp). A bus may mix families.
+//
+// Start-up: EnterMotorMode() sends enable (ak/damiao FC) to every motor; motors that stay silent
+// are sent it again every kMotorModeRetryUs while they are silent (a motor that rebooted is back
+// in motor mode without help; it receives DAMP until the state machine decides otherwise).
+// Shutdown: SendDampThenExit() sends the DAMP targets, then disable (FD) to every motor.
+// Set-zero is never sent by the scheduler.
+//
+// Frames it cannot place are counted: a reply-shaped frame from an id no joint of the bus has
+// (strays(), for `robot-edgectl scan`), and a reply from a configured id that does not decode as
+// its family and layout (MotorFeedback::malformed_replies: the wrong family or reply setting).
 //
 // Threads: one owner (the control thread). After construction nothing allocates, blocks, logs or
 // throws. missed_replies() may be read from any thread.
@@ -21,19 +28,25 @@
 #include <span>
 #include <vector>
 
-#include "can/transport.hpp"
+#include "can/joint_transform.hpp"
 #include "can/mit_codec.hpp"
+#include "can/motor_protocol.hpp"
+#include "can/transport.hpp"
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 
 namespace robot_edge::can {
 
-// Latest reply of one motor, in the joint's units.
+// Latest reply of one motor, in joint space.
 struct MotorFeedback {
   float position_rad = 0;
   float velocity_rad_s = 0;
   float torque_nm = 0;
   float temperature_c = 0;     // 0 for motors with the classic 6-byte reply
-  std::uint8_t error_code = 0; // MotorError; 0 for the classic reply
+  std::uint8_t error_code = 0; // MotorError (mapped from the family's field); 0 = none
+  std::uint32_t raw_fault = 0; // the family's fault field as sent (motor_protocol.hpp)
+  bool enabled = false;        // the motor says it is enabled (ak: it replied)
+  std::uint64_t malformed_replies = 0;  // frames from its id that did not decode
   std::int64_t last_reply_us = -1;  // time (µs, the caller's clock) of the Receive() that got it;
                                     // -1 = never replied
   std::uint64_t replies = 0;
@@ -48,9 +61,13 @@ struct ImuFeedback {
   std::int64_t last_gyro_us = -1;
 };
 
-// The MIT field ranges of a configured motor model.
-MitRanges RangesOf(const config::MotorModel& motor);
-ReplyLayout LayoutOf(const config::MotorModel& motor);
+// A reply-shaped frame from a motor id that no joint of its bus has.
+struct StraySender {
+  config::MotorFamily family = config::MotorFamily::kAk;  // whose reply shape it matched first
+  std::uint32_t motor_id = 0;
+  std::uint64_t frames = 0;
+  std::int64_t last_us = -1;
+};
 
 // The kernel receive filter the daemon's transport needs: every bus's master id (motor replies)
 // and the IMU's two ids. (The filter applies to every interface; frames are routed by bus.)
@@ -61,11 +78,17 @@ class MotorScheduler {
   static constexpr std::int64_t kMotorModeRetryUs = 100'000;
   static constexpr std::size_t kReceiveBatch = 64;  // frames taken from a bus per Receive() call
 
-  // Bus i of `transport` carries config.buses[i]; not owned, must outlive the scheduler. Throws
-  // std::invalid_argument at start-up if the counts differ.
-  MotorScheduler(const config::Config& config, Transport& transport);
+  static constexpr std::size_t kMaxStrays = 16;  // per bus; later strangers are not listed
+  static constexpr std::size_t kProbesPerBus = 4;  // scan probes per bus per Send()
+  static constexpr std::uint32_t kMaxScanId = 0xFF;
 
-  // Sends FC (enter motor mode) to every motor.
+  // Bus i of `transport` carries config.buses[i]; not owned, must outlive the scheduler. `joints`
+  // is config::BuildJointTable(config). Throws std::invalid_argument at start-up if the counts
+  // differ.
+  MotorScheduler(const config::Config& config, const config::JointTable& joints,
+                 Transport& transport);
+
+  // Sends enable (ak/damiao FC, robstride type 3) to every motor.
   void EnterMotorMode(std::int64_t now_us);
 
   // Takes every frame waiting on every bus without blocking: motor replies update motors(),
@@ -81,10 +104,24 @@ class MotorScheduler {
   // motor in one batch, without FC retries or reply accounting (the next Send() counts as usual).
   void SendNow(std::span<const MitCommand> targets);
 
-  // Shutdown: one batch of `damp_targets`, then one batch of FD to every motor.
+  // Shutdown: one batch of `damp_targets`, then one batch of disable to every motor.
   void SendDampThenExit(std::span<const MitCommand> damp_targets);
 
+  // Bring-up (the caller allows them in DAMP only):
+  // Probes every id 1..max_id of every bus that no joint of the bus has, once as a standard frame
+  // (ak/damiao disable, FD) and once as a 29-bit one (robstride stop), kProbesPerBus per bus with
+  // each Send(): a motor at rest answers a disable without moving. Who answers lands in strays()
+  // (cleared first). scanning() until every probe went out.
+  void StartScan(std::uint32_t max_id);
+  bool scanning() const { return scan_max_id_ != 0; }
+  // The motor's own set-zero request (ak/damiao FE, robstride type 6) goes out with the next
+  // Send().
+  void RequestSetZero(std::size_t joint) { zero_pending_[joint] = 1; }
+
   std::span<const MotorFeedback> motors() const { return feedback_; }
+  std::span<const StraySender> strays(std::size_t bus) const {
+    return {strays_[bus].data(), stray_count_[bus]};
+  }
   const ImuFeedback& imu() const { return imu_; }
   std::size_t bus_count() const { return bus_count_; }
   // Commands on bus `bus` whose reply had not arrived when the next command was sent.
@@ -97,22 +134,39 @@ class MotorScheduler {
     std::size_t joint;
     std::size_t bus;
     std::uint32_t can_id;
-    MitRanges ranges;
-    ReplyLayout layout;
+    std::uint32_t master_id;
+    MotorProtocol protocol;
+    config::JointTransform transform;
     bool awaiting_reply = false;
     // Never asked yet: a silent motor is asked at the first tick, whatever the clock reads.
     std::int64_t last_motor_mode_request_us = std::numeric_limits<std::int64_t>::min() / 2;
   };
 
+  static constexpr std::size_t kFamilies = 3;
+  // bus -> family -> (motor id -> joint + 1, 0 = none): reply lookup without searching.
+  using IdTable = std::array<std::array<std::uint16_t, 0x800>, kFamilies>;
+
   void HandleFrame(std::size_t bus, const can_frame& frame, std::int64_t now_us);
-  void Push(const Motor& motor, const Payload& payload);
+  void Update(Motor& motor, const MotorReply& reply, std::int64_t now_us);
+  void NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
+                 std::int64_t now_us);
+  void PushCommand(const Motor& motor, const MitCommand& joint_target);
+  void PushRequest(const Motor& motor, MotorRequest request);
+  void PushProbes();
+  // A joint of `bus` answers to `id` in a frame shaped as standard (ak/damiao) or extended.
+  bool Configured(std::size_t bus, std::uint32_t id, bool extended) const;
 
   Transport& transport_;
   std::size_t bus_count_;
   std::vector<Motor> motors_;                     // firmware order
   std::vector<MotorFeedback> feedback_;           // firmware order
-  // bus -> (CAN id -> joint + 1, 0 = none): reply lookup without searching.
-  std::vector<std::array<std::uint16_t, 0x800>> joint_by_id_;
+  std::vector<IdTable> joint_by_id_;
+  std::vector<std::uint8_t> families_on_bus_;  // bit f: a motor of family f is on the bus
+  std::vector<std::array<StraySender, kMaxStrays>> strays_;
+  std::vector<std::size_t> stray_count_;
+  std::uint32_t scan_max_id_ = 0;            // 0 = not scanning
+  std::vector<std::uint32_t> scan_cursor_;   // per bus: next probe, 0 .. 2·max_id
+  std::vector<std::uint8_t> zero_pending_;   // per joint
   std::unique_ptr<std::atomic<std::uint64_t>[]> missed_replies_;
   std::vector<std::uint32_t> master_id_;  // per bus
   std::size_t imu_bus_;

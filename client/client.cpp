@@ -35,6 +35,8 @@ std::string KindName(edge::ServerMessage::MsgCase kind) {
       return "goodbye";
     case edge::ServerMessage::kCommandResult:
       return "command_result";
+    case edge::ServerMessage::kMaintenanceResult:
+      return "maintenance_result";
     case edge::ServerMessage::MSG_NOT_SET:
       break;
   }
@@ -210,6 +212,21 @@ std::optional<edge::CommandResult> Client::WaitCommandResult(std::uint32_t seque
     if (!message) return std::nullopt;
     if (message->command_result().sequence() == sequence) {
       return std::move(*message->mutable_command_result());
+    }
+  }
+}
+
+std::optional<edge::MaintenanceResult> Client::Maintain(const edge::MaintenanceRequest& request,
+                                                        Millis timeout) {
+  edge::ClientMessage message;
+  *message.mutable_maintenance() = request;
+  Send(message, timeout);
+  const Deadline deadline = Clock::now() + timeout;
+  for (;;) {
+    auto answer = ReadUntilBefore(edge::ServerMessage::kMaintenanceResult, deadline);
+    if (!answer) return std::nullopt;
+    if (answer->maintenance_result().request_id() == request.request_id()) {
+      return std::move(*answer->mutable_maintenance_result());
     }
   }
 }

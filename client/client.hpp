@@ -111,6 +111,10 @@ class Client {
   // Waits for the CommandResult of the command with this sequence (earlier results and other
   // messages are discarded). Needs Hello.want_command_results.
   std::optional<edge::CommandResult> WaitCommandResult(std::uint32_t sequence, Millis timeout);
+  // A bring-up request and its answer (edge_api.proto MaintenanceRequest): sends it, then reads
+  // until the MaintenanceResult with its request_id (other messages are skipped).
+  std::optional<edge::MaintenanceResult> Maintain(const edge::MaintenanceRequest& request,
+                                                  Millis timeout);
 
   // The socket, for poll(). Check HasBufferedData() first: bytes already read from the socket
   // (possibly whole messages) do not make it readable again.

@@ -27,6 +27,13 @@ inline constexpr double kApiVxMax = 2.0;     // m/s
 inline constexpr double kApiVyMax = 1.0;     // m/s
 inline constexpr double kApiVyawMax = 2.0;   // rad/s
 
+// Which CAN protocol a motor speaks: each family's frames are in can/<family>_codec.hpp.
+enum class MotorFamily {
+  kAk,        ///< "ak": T-Motor AK / CubeMars MIT mode: standard ids, FC/FD/FE, reply per `reply`
+  kDamiao,    ///< "damiao": Damiao DM-J MIT mode: standard ids, state nibble, MOS/rotor °C
+  kRobstride  ///< "robstride": Robstride / Xiaomi CyberGear operation control: 29-bit ids
+};
+
 // Layout of an MIT-protocol motor's reply frame.
 enum class ReplyFormat {
   kAk8Byte,      ///< "ak": 8 bytes, temperature (°C) in byte 6, error code in byte 7
@@ -37,12 +44,13 @@ enum class ReplyFormat {
 // yaml: motors.<name>
 struct MotorModel {
   std::string name;                      ///< the key under motors:
+  MotorFamily family = MotorFamily::kAk;  ///< family: ak | damiao | robstride
   double p_max_rad = 12.5;               ///< p_max: position field spans ±p_max (rad)
   double v_max_rad_s = 50.0;             ///< v_max: velocity field spans ±v_max (rad/s)
   double t_max_nm = 18.0;                ///< t_max: torque field spans ±t_max (N·m)
   double kp_max = 500.0;                 ///< kp_max: kp field spans 0..kp_max (N·m/rad)
   double kd_max = 5.0;                   ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
-  ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic
+  ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic (family ak only)
   double torque_constant_nm_per_a = 0.8;      ///< torque_constant: output N·m per A
   std::uint32_t can_timeout_ms = 0;  ///< can_timeout_ms: the CAN-loss timeout configured in the
                                      ///< motor's own firmware (with its vendor's tool): after this
@@ -62,6 +70,9 @@ struct BusConfig {
 };
 
 // One joint and its motor, in firmware order. yaml: joints[i]
+// Everything here is in joint space; the motor turns as
+//   q_joint = direction · gear_ratio · q_motor + offset
+// (can/joint_transform.hpp converts; only CAN frames are in motor space).
 struct JointConfig {
   std::string name;          ///< name: e.g. L_Hip_Pitch
   std::string bus_name;      ///< bus: name of a buses[] entry
@@ -75,6 +86,12 @@ struct JointConfig {
   double kd = 0.0;           ///< kd: default damping gain (N·m·s/rad) when a command has none
   double stand_rad = 0.0;    ///< stand: target of the stand pose (rad)
   double damp_kd = 1.0;      ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
+  double offset_rad = 0.0;   ///< offset: joint position when the motor reads 0 (rad); the
+                             ///< calibration file's value replaces it
+  int direction = 1;         ///< direction: +1 the motor turns as the joint does, -1 reversed
+  double gear_ratio = 1.0;   ///< gear_ratio: joint turns per motor turn, for a transmission
+                             ///< beyond the motor's own gearbox (0.5 = a 2:1 reduction)
+  bool calibrated = false;   ///< offset came from the calibration file
   double sim_inertia_kgm2 = 0.0;   ///< inertia: simulator only; 0 = sim.joint_inertia
   double sim_friction_nms = 0.0;   ///< friction: simulator only; 0 = sim.joint_friction
 };
@@ -125,6 +142,9 @@ struct SafetyConfig {
   double fall_tilt_deg = 60.0;     ///< fall_tilt_deg: tilt from upright that means a fall (°)
   double fall_clear_deg = 30.0;    ///< fall_clear_deg: FALL_DETECTED clears below this tilt (°)
   std::uint32_t fall_hold_ms = 100;  ///< fall_hold_ms: tilt must last this long
+  double joint_limit_margin_rad = 0.15;  ///< joint_limit_margin_rad: JOINT_OUT_OF_RANGE when a
+                                         ///< joint reads beyond its limits by more (rad): a wrong
+                                         ///< offset or a slipped encoder holds DAMP
   double min_loop_rate_fraction = 0.5;  ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
                                         ///< control loop's rate over a second falls below this
                                         ///< fraction of control.rate_hz; 0 = off
@@ -165,6 +185,9 @@ struct ApiConfig {
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
   std::vector<RoleAccess> roles;  ///< roles.<role>: who may take each role (see RoleAccess)
+  std::vector<std::string> maintenance_roles;  ///< maintenance_roles: controllers that may run
+                                               ///< the bring-up tools (scan, jog, calibrate,
+                                               ///< zero), in DAMP only; [] = none
   bool allow_loopback_without_token = false;  ///< allow_loopback_without_token: TCP clients on
                                               ///< a loopback address may take any role without
                                               ///< a token (development only)
@@ -179,6 +202,16 @@ struct ApiConfig {
   std::uint32_t event_history = 1024;  ///< event_history: events kept for resume_after_event
   std::uint32_t client_backlog_kib = 4096;  ///< client_backlog_kib: a client with more unsent
                                             ///< events than this is disconnected (KiB)
+};
+
+// A motor on the simulated buses that joints[] does not name (robot-edge-sim answers for it, as
+// a stray motor on a real robot would). yaml: sim.extra_motors[i]
+struct SimExtraMotor {
+  std::string bus_name;              ///< bus: name of a buses[] entry
+  std::size_t bus = kUnresolved;
+  std::string motor_name;            ///< motor: name of a motors entry (its family and ranges)
+  std::size_t motor = kUnresolved;
+  std::uint32_t can_id = 0;          ///< can_id
 };
 
 // The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim
@@ -196,6 +229,8 @@ struct SimConfig {
                                         ///< built-in humanoid (robot-edge-sim --model)
   double gantry_height_m = 0.0;         ///< gantry_height_m: mujoco starts hanging with its base
                                         ///< this high; 0 = standing on the floor, no gantry
+  std::vector<SimExtraMotor> extra_motors;  ///< extra_motors: motors joints[] does not name
+  std::vector<std::string> missing;     ///< missing: joints whose motor is absent (never answers)
 };
 
 // One term of the policy's observation vector. yaml: policy.observation[i]
@@ -275,12 +310,18 @@ std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& poli
 const char* ToString(ObservationTerm term);
 const char* ToString(HistoryLayout layout);
 const char* ToString(PolicyFaultAction action);
+const char* ToString(MotorFamily family);
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;
 
 struct Config {
   std::string source = "<config>";  ///< file the config came from, for messages
+  std::string calibration;           ///< calibration: file of joint offsets written by
+                                     ///< `robot-edgectl calibrate` (relative to this file);
+                                     ///< "" = none. A missing file is a warning (not calibrated)
+  std::string calibration_path;      ///< calibration, resolved
+  std::string calibrated_at;         ///< the calibration file's calibrated_at; "" = not loaded
   std::string robot_name = "robot";  ///< robot.name
   bool provisioned = false;          ///< robot.provisioned: robot setup complete (diagnostics)
   ControlConfig control;
@@ -324,7 +365,20 @@ std::vector<std::string> Validate(const Config& config);
 // What is valid but weakens safety or security (logged at start-up, printed by --check-config).
 std::vector<std::string> Warnings(const Config& config);
 
-// Reads and parses `path` without validating it. Throws ConfigError.
+// The joint offsets of a calibration file (robot-edgectl calibrate writes it):
+//   calibrated_at: "2026-11-24T19:00:00Z"     # when, UTC
+//   pose: stand                                # the calibration pose (see the README)
+//   offsets: {L_Hip_Pitch: 0.0123, ...}        # joint name -> offset (rad)
+// Applies each offset to the joint of that name (marking it calibrated). Unknown joints, wrong
+// types and offsets beyond ±2π are errors; throws ConfigError listing them all.
+void ApplyCalibration(std::string_view yaml_text, std::string_view source_name, Config* config);
+
+// What `robot-edgectl calibrate` writes: ApplyCalibration() reads it back to the same offsets.
+std::string FormatCalibration(const Config& config, const std::vector<double>& offsets_rad,
+                              std::string_view pose, std::string_view calibrated_at);
+
+// Reads and parses `path` without validating it, with its calibration file when it names one
+// that exists. Throws ConfigError.
 Config ParseConfigFile(const std::string& path);
 
 // Reads, parses and validates `path`. Throws ConfigError on any problem.

@@ -66,6 +66,7 @@ void ParseSafety(const YAML::Node& node, ParseContext* ctx, SafetyConfig* c) {
   r.Read("fall_clear_deg", &c->fall_clear_deg);
   r.Read("fall_hold_ms", &c->fall_hold_ms);
   r.Read("min_loop_rate_fraction", &c->min_loop_rate_fraction);
+  r.Read("joint_limit_margin_rad", &c->joint_limit_margin_rad);
   r.Finish();
 }
 
@@ -96,6 +97,18 @@ void ParseMotors(const YAML::Node& node, ParseContext* ctx, std::vector<MotorMod
     r.Read("kd_max", &m.kd_max);
     r.Read("torque_constant", &m.torque_constant_nm_per_a);
     r.Read("can_timeout_ms", &m.can_timeout_ms);
+    std::string family = "ak";
+    r.Read("family", &family);
+    if (family == "ak") {
+      m.family = MotorFamily::kAk;
+    } else if (family == "damiao") {
+      m.family = MotorFamily::kDamiao;
+    } else if (family == "robstride") {
+      m.family = MotorFamily::kRobstride;
+    } else {
+      ctx->Error(item.second["family"], path + ".family",
+                 "'" + family + "' is not a motor family (ak, damiao, robstride)");
+    }
     std::string reply = "ak";
     r.Read("reply", &reply);
     if (reply == "ak") {
@@ -162,6 +175,9 @@ void ParseJoints(const YAML::Node& node, ParseContext* ctx, Config* c) {
     r.Require("kd", &j.kd);
     r.Require("stand", &j.stand_rad);
     r.Read("damp_kd", &j.damp_kd);
+    r.Read("offset", &j.offset_rad);
+    r.Read("direction", &j.direction);
+    r.Read("gear_ratio", &j.gear_ratio);
     r.Read("inertia", &j.sim_inertia_kgm2);
     r.Read("friction", &j.sim_friction_nms);
     r.Finish();
@@ -240,6 +256,7 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
                "(api.roles.<role>.token_file)");
   }
   r.Read("controllers", &c->controllers);
+  r.Read("maintenance_roles", &c->maintenance_roles);
   ParseRoles(r.Child("roles"), ctx, c);
   r.Read("allow_loopback_without_token", &c->allow_loopback_without_token);
   r.Read("max_command_age_ms", &c->max_command_age_ms);
@@ -254,7 +271,28 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
-void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
+void ParseExtraMotors(const YAML::Node& node, ParseContext* ctx, Config* config) {
+  if (!node.IsDefined()) return;
+  if (!node.IsSequence()) {
+    ctx->Error(node, "sim.extra_motors", "expected a list of {bus, motor, can_id}");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    SimExtraMotor m;
+    const std::string path = Indexed("sim.extra_motors", i);
+    MapReader r(node[i], path, ctx);
+    r.Require("bus", &m.bus_name);
+    r.Require("motor", &m.motor_name);
+    r.Require("can_id", &m.can_id);
+    r.Finish();
+    m.bus = Resolve(config->buses, m.bus_name);
+    m.motor = Resolve(config->motors, m.motor_name);
+    config->sim.extra_motors.push_back(m);
+  }
+}
+
+void ParseSim(const YAML::Node& node, ParseContext* ctx, Config* config) {
+  SimConfig* c = &config->sim;
   MapReader r(node, "sim", ctx);
   r.Read("ambient_c", &c->ambient_c);
   r.Read("thermal_time_constant_s", &c->thermal_time_constant_s);
@@ -272,6 +310,8 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, SimConfig* c) {
   r.Read("model", &c->model);
   if (!c->model.empty()) c->model = RelativeToConfig(ctx->source, c->model);
   r.Read("gantry_height_m", &c->gantry_height_m);
+  ParseExtraMotors(r.Child("extra_motors"), ctx, config);
+  r.Read("missing", &c->missing);
   r.Finish();
 }
 
@@ -457,6 +497,8 @@ void CheckKeys(const YAML::Node& node, const std::string& path, ParseContext* ct
 
 void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   MapReader top(root, "", ctx);
+  top.Read("calibration", &c->calibration);
+  c->calibration_path = RelativeToConfig(ctx->source, c->calibration);
   ParseRobot(top.Child("robot"), ctx, c);
   ParseControl(top.Child("control"), ctx, &c->control);
   ParseRealtime(top.Child("realtime"), ctx, &c->realtime);
@@ -468,7 +510,7 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseJoints(top.Child("joints"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
-  ParseSim(top.Child("sim"), ctx, &c->sim);
+  ParseSim(top.Child("sim"), ctx, c);
   ParsePolicy(top.Child("policy"), ctx, c);
   top.Finish();
 }
@@ -491,6 +533,15 @@ const char* ToString(PolicyFaultAction action) {
   switch (action) {
     case PolicyFaultAction::kStand: return "stand";
     case PolicyFaultAction::kDamp: return "damp";
+  }
+  return "?";
+}
+
+const char* ToString(MotorFamily family) {
+  switch (family) {
+    case MotorFamily::kAk: return "ak";
+    case MotorFamily::kDamiao: return "damiao";
+    case MotorFamily::kRobstride: return "robstride";
   }
   return "?";
 }
@@ -540,12 +591,22 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
 
 
 
-Config ParseConfigFile(const std::string& path) {
+namespace {
+std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError({path + ": cannot open the file"});
   std::stringstream text;
   text << in.rdbuf();
-  return ParseConfig(text.str(), path);
+  return text.str();
+}
+}  // namespace
+
+Config ParseConfigFile(const std::string& path) {
+  Config c = ParseConfig(ReadFile(path), path);
+  if (!c.calibration_path.empty() && std::filesystem::exists(c.calibration_path)) {
+    ApplyCalibration(ReadFile(c.calibration_path), c.calibration_path, &c);
+  }
+  return c;
 }
 
 Config LoadConfig(const std::string& path) {

@@ -102,6 +102,7 @@ void CheckSafety(const Config& c, Checker* k) {
                                            Num(s.overtemp_trip_c) + ")");
   }
   k->Range("safety.min_loop_rate_fraction", s.min_loop_rate_fraction, 0, 0.95);
+  k->Range("safety.joint_limit_margin_rad", s.joint_limit_margin_rad, 0.01, 1.0);
   k->Range("safety.fall_tilt_deg", s.fall_tilt_deg, 10, 90);
   k->Range("safety.fall_clear_deg", s.fall_clear_deg, 1, 90);
   if (s.fall_clear_deg >= s.fall_tilt_deg) {
@@ -125,6 +126,10 @@ void CheckMotors(const Config& c, Checker* k) {
     k->Positive(p + ".kd_max", m.kd_max);
     k->Positive(p + ".torque_constant", m.torque_constant_nm_per_a);
     k->Range(p + ".can_timeout_ms", m.can_timeout_ms, 0, 60000);
+    if (m.family != MotorFamily::kAk && m.reply != ReplyFormat::kAk8Byte) {
+      k->Fail(p + ".reply", std::string("applies to family ak only; ") + ToString(m.family) +
+                                " motors have one reply layout");
+    }
   }
 }
 
@@ -149,21 +154,59 @@ void CheckBuses(const Config& c, Checker* k) {
   }
 }
 
+// Gains and positions are in joint space; the motor's fields carry them in motor space
+// (q_joint = direction · gear_ratio · q_motor + offset; gains scale by gear_ratio²).
 void CheckJointLimits(const Config& c, std::size_t i, Checker* k) {
   const auto& j = c.joints[i];
   const std::string p = "joints[" + std::to_string(i) + "]";
   const MotorModel& m = c.motors[j.motor];
+  if (j.direction != 1 && j.direction != -1) {
+    k->Fail(p + ".direction", std::to_string(j.direction) + " is not +1 or -1");
+  }
+  k->Range(p + ".gear_ratio", j.gear_ratio, 0.01, 100);
+  k->Range(p + ".offset", j.offset_rad, -2 * M_PI, 2 * M_PI);
   if (!(j.min_rad < j.max_rad)) {
     k->Fail(p + ".min", Num(j.min_rad) + " must be below max (" + Num(j.max_rad) + ")");
   }
-  k->Range(p + ".min", j.min_rad, -m.p_max_rad, m.p_max_rad);
-  k->Range(p + ".max", j.max_rad, -m.p_max_rad, m.p_max_rad);
-  k->Range(p + ".kp", j.kp, 0, std::min(kApiKpMax, m.kp_max));
-  k->Range(p + ".kd", j.kd, 0, std::min(kApiKdMax, m.kd_max));
-  k->Range(p + ".damp_kd", j.damp_kd, 0, std::min(kApiKdMax, m.kd_max));
+  if (!(j.gear_ratio > 0)) return;  // reported above; the motor-space checks need a ratio
+  const double r = j.gear_ratio;
+  // The motor's position field must reach both limits.
+  const double reach = m.p_max_rad * r;
+  k->Range(p + ".min", j.min_rad, j.offset_rad - reach, j.offset_rad + reach);
+  k->Range(p + ".max", j.max_rad, j.offset_rad - reach, j.offset_rad + reach);
+  const double kp_cap = std::min(kApiKpMax, m.kp_max / (r * r));
+  const double kd_cap = std::min(kApiKdMax, m.kd_max / (r * r));
+  k->Range(p + ".kp", j.kp, 0, kp_cap);
+  k->Range(p + ".kd", j.kd, 0, kd_cap);
+  k->Range(p + ".damp_kd", j.damp_kd, 0, kd_cap);
   k->Range(p + ".stand", j.stand_rad, j.min_rad, j.max_rad);
   k->Range(p + ".inertia", j.sim_inertia_kgm2, 0, 100);
   k->Range(p + ".friction", j.sim_friction_nms, 0, 100);
+}
+
+// What each family's frames can address (motor_protocol.hpp).
+void CheckFamilyIds(const Config& c, std::size_t i, std::set<std::pair<std::size_t, std::uint32_t>>*
+                                                        damiao_nibbles,
+                    Checker* k) {
+  const auto& j = c.joints[i];
+  const std::string p = "joints[" + std::to_string(i) + "]";
+  switch (c.motors[j.motor].family) {
+    case MotorFamily::kAk: break;
+    case MotorFamily::kDamiao:
+      // A damiao reply names its motor by the low nibble of byte 0 only.
+      if (!damiao_nibbles->insert({j.bus, j.can_id & 0x0F}).second) {
+        k->Fail(p + ".can_id", std::to_string(j.can_id) +
+                                   ": another damiao motor on bus '" + j.bus_name +
+                                   "' has the same low 4 bits (its replies name the motor by them)");
+      }
+      break;
+    case MotorFamily::kRobstride:
+      if (j.bus < c.buses.size() && c.buses[j.bus].master_id > 0xFF) {
+        k->Fail(p + ".motor", "robstride motors need bus '" + j.bus_name +
+                                  "' to have a master_id of 0..255 (their host id is one byte)");
+      }
+      break;
+  }
 }
 
 void CheckJoints(const Config& c, Checker* k) {
@@ -171,6 +214,7 @@ void CheckJoints(const Config& c, Checker* k) {
   if (c.joints.size() > kMaxJoints) k->Fail("joints", "more than " + std::to_string(kMaxJoints));
   std::set<std::string> names;
   std::set<std::pair<std::size_t, std::uint32_t>> ids;  // (bus, can id)
+  std::set<std::pair<std::size_t, std::uint32_t>> damiao_nibbles;  // (bus, can id & 0xF)
   for (std::size_t i = 0; i < c.joints.size(); ++i) {
     const auto& j = c.joints[i];
     const std::string p = "joints[" + std::to_string(i) + "]";
@@ -194,6 +238,7 @@ void CheckJoints(const Config& c, Checker* k) {
               "unknown motor '" + j.motor_name + "' (known: " + KnownNames(c.motors) + ")");
     } else {
       CheckJointLimits(c, i, k);
+      CheckFamilyIds(c, i, &damiao_nibbles, k);
     }
   }
 }
@@ -235,6 +280,13 @@ void CheckApi(const Config& c, Checker* k) {
       k->Fail(p, "'" + api.controllers[i] + "' is listed twice");
     }
   }
+  for (const std::string& role : api.maintenance_roles) {
+    if (!names.count(role)) {
+      k->Fail("api.maintenance_roles",
+              "'" + role + "' is not a name of api.controllers (a bring-up tool moves joints: it "
+              "must hold control like any controller)");
+    }
+  }
   for (const RoleAccess& a : api.roles) {
     const std::string p = "api.roles." + a.role;
     if (a.role != kObserverRole && !names.count(a.role)) {
@@ -270,6 +322,23 @@ void CheckSim(const Config& c, Checker* k) {
   k->Range("sim.gantry_height_m", s.gantry_height_m, 0, 10);
   if (s.physics != "kinematic" && s.physics != "mujoco") {
     k->Fail("sim.physics", "'" + s.physics + "' is not kinematic or mujoco");
+  }
+  for (std::size_t i = 0; i < s.extra_motors.size(); ++i) {
+    const SimExtraMotor& m = s.extra_motors[i];
+    const std::string p = "sim.extra_motors[" + std::to_string(i) + "]";
+    if (m.bus >= c.buses.size()) k->Fail(p + ".bus", "unknown bus '" + m.bus_name + "'");
+    if (m.motor >= c.motors.size()) k->Fail(p + ".motor", "unknown motor '" + m.motor_name + "'");
+    if (m.can_id < 1 || m.can_id > 0xFF) k->Fail(p + ".can_id", "outside 1..255");
+    for (const JointConfig& j : c.joints) {
+      if (j.bus == m.bus && j.can_id == m.can_id) {
+        k->Fail(p + ".can_id", "is joint " + j.name + "'s: an extra motor needs an id of its own");
+      }
+    }
+  }
+  for (const std::string& name : s.missing) {
+    const bool known = std::any_of(c.joints.begin(), c.joints.end(),
+                                   [&](const JointConfig& j) { return j.name == name; });
+    if (!known) k->Fail("sim.missing", "no joint '" + name + "'");
   }
 }
 
@@ -398,6 +467,11 @@ void CheckPolicy(const Config& c, Checker* k) {
 
 std::vector<std::string> Warnings(const Config& c) {
   std::vector<std::string> out;
+  if (!c.calibration.empty() && c.calibrated_at.empty()) {
+    out.push_back("calibration: " + c.calibration_path +
+                  " does not exist: the joint offsets are the config's (not calibrated; "
+                  "`robot-edgectl calibrate` writes the file, README \"First power-on\")");
+  }
   std::string classic;
   for (std::size_t j = 0; j < c.joints.size(); ++j) {
     if (c.motor_of(j).reply == ReplyFormat::kClassic6Byte) {

@@ -4,7 +4,7 @@ namespace robot_edge::daemon {
 
 BusHealth::BusHealth(const config::Config& config, const can::Transport& transport,
                      const can::MotorScheduler* scheduler,
-                     std::vector<std::unique_ptr<can::CanController>> controllers)
+                     std::vector<std::unique_ptr<can::CanLink>> controllers)
     : config_(config),
       transport_(transport),
       scheduler_(scheduler),

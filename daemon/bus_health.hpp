@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "can/transport.hpp"
-#include "can/controller.hpp"
+#include "can/link_supervisor.hpp"
 #include "can/motor_scheduler.hpp"
 #include "config/config.hpp"
 #include "edge_cloud.pb.h"
@@ -26,7 +26,7 @@ class BusHealth {
   // controllers[i] supervises buses[i] (may be empty: no supervision).
   BusHealth(const config::Config& config, const can::Transport& transport,
             const can::MotorScheduler* scheduler,
-            std::vector<std::unique_ptr<can::CanController>> controllers);
+            std::vector<std::unique_ptr<can::CanLink>> controllers);
 
   // Polls the controllers (restarting after bus-off when due) and appends one CanBusHealth per
   // bus; bus load is measured since the previous call.
@@ -40,7 +40,7 @@ class BusHealth {
   const config::Config& config_;
   const can::Transport& transport_;
   const can::MotorScheduler* scheduler_;
-  std::vector<std::unique_ptr<can::CanController>> controllers_;
+  std::vector<std::unique_ptr<can::CanLink>> controllers_;
   std::vector<Previous> previous_;
 };
 

@@ -55,7 +55,7 @@ CommandIntake::CommandIntake(const config::Config& config, ControlChannels* chan
       channels_(channels),
       arbiter_(config.api.controllers,
                static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
-      validator_(config) {}
+      validator_(config, config::BuildJointTable(config)) {}
 
 CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
   auto it = clients_.find(client);
@@ -130,6 +130,36 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
   // An emergency stop does not wait for the next tick (up to a period): the control thread is
   // woken and applies it at once (its deadlines, and its sole writing of the buses, unchanged).
   if (IsDamp(command)) channels_->wake.Wake();
+  outcome.kind = Outcome::Kind::kQueued;
+  return outcome;
+}
+
+CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::JogRequest& jog,
+                                                std::int64_t now_us) {
+  Outcome outcome;
+  const auto decision = arbiter_.OnCommand(client.id, client.controller, /*is_damp=*/false, now_us);
+  outcome.change = decision.change;
+  if (!decision.accepted) {
+    counters_.Count(sm::Reason::kNotController);
+    outcome.reason = sm::Reason::kNotController;
+    return outcome;
+  }
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    counters_.Count(sm::Reason::kQueueFull);
+    outcome.reason = sm::Reason::kQueueFull;
+    return outcome;
+  }
+  slot->command = sm::Command{};
+  slot->command.kind = sm::CommandKind::kJog;
+  slot->command.source = sm::CommandSource::kDaemon;
+  slot->command.received_us = now_us;
+  slot->command.sent_us = now_us;
+  slot->command.jog = jog;
+  slot->client_id = client.id;
+  slot->want_result = false;
+  channels_->commands.Send(slot);
   outcome.kind = Outcome::Kind::kQueued;
   return outcome;
 }

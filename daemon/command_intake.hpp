@@ -53,6 +53,9 @@ class CommandIntake {
   CommandIntake(const config::Config& config, ControlChannels* channels);
 
   Outcome Submit(const Client& client, const edge::CloudCommand& command, std::int64_t now_us);
+  // A bring-up jog (daemon/maintenance.hpp has checked it): the client must hold or take
+  // control, as for any motion; queued as the daemon's own command (no sequence, no result).
+  Outcome SubmitJog(const Client& client, const sm::JogRequest& jog, std::int64_t now_us);
 
   // The client's connection closed: forgets it. When it held control, control is released and,
   // with api.stop_on_disconnect, walking stops.

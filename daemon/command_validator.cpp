@@ -29,8 +29,9 @@ bool ClampSymmetric(float* v, double limit) {
 
 }  // namespace
 
-CommandValidator::CommandValidator(const config::Config& config)
-    : joints_(config.joints.size()),
+CommandValidator::CommandValidator(const config::Config& config,
+                                   const config::JointTable& joints)
+    : joints_(joints.size()),
       max_segments_(config.control.max_segments),
       vx_max_(static_cast<float>(config.velocity.vx_max)),
       vy_max_(static_cast<float>(config.velocity.vy_max)),
@@ -38,11 +39,11 @@ CommandValidator::CommandValidator(const config::Config& config)
       positions_(joints_),
       kp_(joints_),
       kd_(joints_) {
-  for (const auto& j : config.joints) {
-    min_rad_.push_back(static_cast<float>(j.min_rad));
-    max_rad_.push_back(static_cast<float>(j.max_rad));
-    default_kp_.push_back(static_cast<float>(j.kp));
-    default_kd_.push_back(static_cast<float>(j.kd));
+  for (const config::JointParams& j : joints) {
+    min_rad_.push_back(j.min_rad);
+    max_rad_.push_back(j.max_rad);
+    default_kp_.push_back(j.kp);
+    default_kd_.push_back(j.kd);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "edge_cloud.pb.h"
 #include "statemachine/counters.hpp"
 #include "statemachine/io.hpp"
@@ -21,7 +22,8 @@ namespace robot_edge::daemon {
 
 class CommandValidator {
  public:
-  explicit CommandValidator(const config::Config& config);
+  // `joints`: config::BuildJointTable(config).
+  CommandValidator(const config::Config& config, const config::JointTable& joints);
 
   // Validates `in`. On success fills *out (and *trajectory for a TrajectoryRequest;
   // out->trajectory then points to it) and returns nullopt; otherwise returns why it is dropped.

@@ -19,8 +19,9 @@ ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport
                          sm::Policy* policy, ControlChannels* channels)
     : period_us_(config.period_us()),
       transport_(transport),
-      scheduler_(config, transport),
-      state_machine_(config, policy),
+      joint_table_(config::BuildJointTable(config)),
+      scheduler_(config, joint_table_, transport),
+      state_machine_(config, joint_table_, policy),
       channels_(channels),
       timing_(config.period_us()),
       joints_(config.joints.size()),
@@ -69,6 +70,7 @@ void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
   ApplyCommands(now_us);
   const sm::Outputs& out = state_machine_.Step(now_us, inputs_);
   ForwardEvents(out.events);
+  if (on_schedule) Maintain(now_us, out.mode);
   SendTargets(out.targets, now_us, on_schedule);
   Publish(now_us, out);
   if (events_queued_ && channels_->wake_fd >= 0) {
@@ -115,7 +117,7 @@ void ControlLoop::ReadInputs() {
   for (std::size_t j = 0; j < joints_.size(); ++j) {
     const can::MotorFeedback& m = motors[j];
     joints_[j] = {m.position_rad, m.velocity_rad_s, m.torque_nm, m.temperature_c, m.error_code,
-                  m.last_reply_us, m.unanswered};
+                  m.last_reply_us, m.unanswered, m.raw_fault, m.malformed_replies};
   }
   const can::ImuFeedback& imu = scheduler_.imu();
   inputs_.imu.quat_wxyz = imu.quat_wxyz;
@@ -182,6 +184,47 @@ void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int
   } else {
     scheduler_.SendNow(commands_);
   }
+}
+
+void ControlLoop::Maintain(std::int64_t now_us, sm::Mode mode) {
+  const int zero = channels_->zero_request.exchange(-1, std::memory_order_acq_rel);
+  if (zero >= 0 && static_cast<std::size_t>(zero) < joints_.size() && mode == sm::Mode::kDamp) {
+    scheduler_.RequestSetZero(static_cast<std::size_t>(zero));
+  }
+  const std::uint64_t scan = channels_->scan_request.load(std::memory_order_acquire);
+  if (scan != scan_seen_) {
+    scan_seen_ = scan;
+    if (mode == sm::Mode::kDamp) {
+      scheduler_.StartScan(static_cast<std::uint32_t>(scan & 0xFFFF));
+      scan_pending_ = true;
+      scan_settle_until_us_ = -1;
+    } else {
+      PublishScan(/*refused=*/true);
+    }
+    return;
+  }
+  if (!scan_pending_ || scheduler_.scanning()) return;
+  if (scan_settle_until_us_ < 0) {  // the last probes went out with the previous tick
+    scan_settle_until_us_ = now_us + kScanSettleUs;
+    return;
+  }
+  if (now_us < scan_settle_until_us_) return;
+  PublishScan(/*refused=*/false);
+  scan_pending_ = false;
+}
+
+void ControlLoop::PublishScan(bool refused) {
+  ScanReport& r = channels_->scans.back();
+  r.sequence = static_cast<std::uint32_t>(scan_seen_ >> 16);
+  r.refused = refused;
+  r.stray_count = 0;
+  for (std::size_t b = 0; b < scheduler_.bus_count() && !refused; ++b) {
+    for (const can::StraySender& s : scheduler_.strays(b)) {
+      if (r.stray_count == r.strays.size()) break;
+      r.strays[r.stray_count++] = {static_cast<std::uint32_t>(b), s};
+    }
+  }
+  channels_->scans.Publish();
 }
 
 void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {

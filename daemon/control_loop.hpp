@@ -7,6 +7,7 @@
 // Everything else belongs to the control thread.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <span>
@@ -33,6 +34,18 @@ enum Urgent : std::uint8_t {
 };
 
 // The channels between the control thread and the API thread.
+// A finished scan (robot-edgectl scan): the ids that answered and no joint has.
+struct ScanReport {
+  struct Stray {
+    std::uint32_t bus = 0;
+    can::StraySender sender;
+  };
+  std::uint32_t sequence = 0;  // the ScanRequest it answers (ControlChannels::scan_request)
+  bool refused = false;        // the robot was not in DAMP: nothing was probed
+  std::array<Stray, config::kMaxBuses * can::MotorScheduler::kMaxStrays> strays{};
+  std::size_t stray_count = 0;
+};
+
 struct ControlChannels {
   ControlChannels(const config::Config& config, std::size_t command_slots,
                   std::size_t event_capacity)
@@ -50,6 +63,12 @@ struct ControlChannels {
   SpscQueue<ControlEvent> events;         // control -> API
   TripleBuffer<ControlSnapshot> snapshots;  // control -> API, latest only
   std::atomic<std::uint64_t> events_lost{0};  // events queue was full
+  // API -> control, bring-up (daemon/maintenance.hpp), taken in DAMP only:
+  // a scan of ids 1..(request & 0xFFFF) each time the value changes (sequence in the high bits);
+  std::atomic<std::uint64_t> scan_request{0};
+  // the motor of this joint sends its set-zero request; -1 = none.
+  std::atomic<int> zero_request{-1};
+  TripleBuffer<ScanReport> scans{ScanReport{}};  // control -> API, the latest finished scan
   int wake_fd = -1;  // eventfd written by the control thread after queueing events; -1 = none
 };
 
@@ -86,9 +105,13 @@ class ControlLoop {
   void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
                    bool on_schedule);
   void Publish(std::int64_t now_us, const sm::Outputs& out);
+  // Bring-up requests (ControlChannels), before the targets are sent.
+  void Maintain(std::int64_t now_us, sm::Mode mode);
+  void PublishScan(bool refused);
 
   std::int64_t period_us_;
   can::Transport& transport_;
+  const config::JointTable joint_table_;  // built once; the scheduler and the state machine read it
   can::MotorScheduler scheduler_;
   sm::StateMachine state_machine_;
   ControlChannels* channels_;
@@ -99,6 +122,11 @@ class ControlLoop {
   sm::Inputs inputs_;
   std::vector<can::MitCommand> commands_;
   bool events_queued_ = false;
+  // Replies to a scan's last probes are awaited this long before the report.
+  static constexpr std::int64_t kScanSettleUs = 50'000;
+  std::uint64_t scan_seen_ = 0;             // last scan_request taken
+  bool scan_pending_ = false;               // a scan runs: report when it is over
+  std::int64_t scan_settle_until_us_ = -1;  // probes all sent: replies until then; -1 = none
 
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> last_tick_us_{-1};

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "can/controller.hpp"
+#include "can/link_supervisor.hpp"
 #include "can/socketcan_transport.hpp"
 #include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
@@ -110,7 +110,7 @@ class Daemon {
     for (const auto& bus : config_.buses) bus_locks_.Claim(bus.interface);
     can::SocketCanOptions options;
     for (const auto& bus : config_.buses) {
-      auto controller = std::make_unique<can::CanController>(bus.interface, bus);
+      auto controller = std::make_unique<can::CanLink>(bus.interface, bus);
       controller->Configure();  // bitrate / restart-ms on real CAN; a no-op on vcan
       controllers_.push_back(std::move(controller));
       options.interfaces.push_back(bus.interface);
@@ -185,7 +185,7 @@ class Daemon {
   std::atomic<std::int64_t> api_heartbeat_us_{0};
   SystemdNotifier notifier_;
   BusLocks bus_locks_;
-  std::vector<std::unique_ptr<can::CanController>> controllers_;
+  std::vector<std::unique_ptr<can::CanLink>> controllers_;
   std::unique_ptr<can::SocketCanTransport> transport_;
   int wake_fd_ = -1;
   std::unique_ptr<AccessPolicy> access_;

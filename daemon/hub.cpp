@@ -44,6 +44,7 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       diagnostics_timer_(io),
       controller_timer_(io),
       intake_(config, channels),
+      maintenance_(config, channels, &intake_),
       events_(config.api.event_history),
       telemetry_(config) {}
 
@@ -173,6 +174,7 @@ void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello
 void Hub::OnClosed(Session& session) {
   const std::uint64_t id = session.id();
   if (const auto change = intake_.Disconnect(id, SteadyMicros())) EmitControllerChange(*change);
+  maintenance_.Disconnect(id);
   if (session.welcomed()) spdlog::info("client {} ({}) disconnected", id, session.peer());
   // The session may be destroyed by this erase: post it so that the caller's frame unwinds first.
   asio::post(io_, [this, id] { sessions_.erase(id); });
@@ -195,6 +197,28 @@ void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
                  channels_->snapshots.Latest().mode);
       break;
   }
+}
+
+void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& request) {
+  const CommandIntake::Client client{session.id(), session.controller(), session.wants_results()};
+  auto answer = maintenance_.Handle(client, request, SteadyMicros());
+  if (answer.change) EmitControllerChange(*answer.change);
+  if (!answer.result) return;  // a scan: answered by PollMaintenance()
+  if (!answer.result->ok()) spdlog::warn("bring-up request refused: {}", answer.result->error());
+  SendMaintenanceResult(session, *answer.result);
+}
+
+void Hub::SendMaintenanceResult(Session& session, const edge::MaintenanceResult& result) {
+  edge::ServerMessage message;
+  *message.mutable_maintenance_result() = result;
+  session.Send(FrameOf(message));
+}
+
+void Hub::PollMaintenance() {
+  auto done = maintenance_.Poll(SteadyMicros());
+  if (!done) return;
+  const auto it = sessions_.find(done->first);
+  if (it != sessions_.end()) SendMaintenanceResult(*it->second, done->second);
 }
 
 void Hub::BroadcastError(edge::EdgeError error) {
@@ -282,6 +306,7 @@ void Hub::Broadcast(edge::EdgeEvent event) {
 
 void Hub::EveryTelemetryPeriod() {
   DrainControlEvents();  // in case a wake-up was missed
+  PollMaintenance();
   const ControlSnapshot& s = channels_->snapshots.Latest();
   if (s.tick_us < 0) return;  // the control loop has not ticked yet
   const Frame frame = telemetry_.Build(s, ++telemetry_sequence_, Now());

@@ -22,6 +22,7 @@
 #include "daemon/control_loop.hpp"
 #include "daemon/event_log.hpp"
 #include "daemon/messages.hpp"
+#include "daemon/maintenance.hpp"
 #include "daemon/session.hpp"
 #include "daemon/telemetry_frames.hpp"
 #include "policy/inference_stats.hpp"
@@ -47,6 +48,7 @@ class Hub final : public SessionEvents {
   // SessionEvents.
   void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) override;
   void OnCommand(Session& session, const edge::CloudCommand& command) override;
+  void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) override;
   void OnClosed(Session& session) override;
 
   std::size_t client_count() const { return sessions_.size(); }
@@ -57,6 +59,8 @@ class Hub final : public SessionEvents {
   std::optional<std::string> Refusal(const Session& session, const edge::Hello& hello) const;
   void SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello& hello);
   void BroadcastError(edge::EdgeError error);
+  void SendMaintenanceResult(Session& session, const edge::MaintenanceResult& result);
+  void PollMaintenance();  // a finished scan: its answer
   void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
                   sm::Mode mode);
 
@@ -98,6 +102,7 @@ class Hub final : public SessionEvents {
   std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
   std::uint64_t next_session_id_ = 1;
   CommandIntake intake_;
+  MaintenanceDesk maintenance_;
   EventLog events_;
   std::uint32_t telemetry_sequence_ = 0;
   std::uint64_t events_lost_reported_ = 0;

@@ -30,6 +30,7 @@ edge::Subsystem SubsystemOf(sm::AlertId id) {
     case sm::AlertId::kMotorOvertemp:
     case sm::AlertId::kFallDetected:
     case sm::AlertId::kMotorFault:
+    case sm::AlertId::kJointOutOfRange:
     case sm::AlertId::kLoopSlow: return edge::SUBSYSTEM_FIRMWARE;
   }
   return edge::SUBSYSTEM_FIRMWARE;
@@ -59,6 +60,14 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
     case sm::AlertId::kImuTimeout:
       return "no IMU frame on " + BusName(c, static_cast<std::uint32_t>(c.imu.bus)) + " for " +
              std::to_string(a.value) + " ms (timeout " + std::to_string(a.threshold) + " ms)";
+    case sm::AlertId::kJointOutOfRange:
+      std::snprintf(limits, sizeof(limits),
+                    " reads %.3f rad, beyond its limits [%.2f, %.2f] by more than %.2f rad",
+                    static_cast<double>(a.reading), c.joints[a.source].min_rad,
+                    c.joints[a.source].max_rad, s.joint_limit_margin_rad);
+      return JointName(c, a.source) + limits +
+             ": a wrong offset, a reversed motor or a slipped encoder? (README, \"First "
+             "power-on\")";
     case sm::AlertId::kLoopSlow:
       return "the control loop ran at " + std::to_string(a.value) + " Hz over the last second, " +
              "below " + std::to_string(a.threshold) + " Hz (real-time priority refused? CPU " +

@@ -65,6 +65,9 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     case edge::ClientMessage::kCommand:
       events_->OnCommand(*this, message.command());
       return true;
+    case edge::ClientMessage::kMaintenance:
+      events_->OnMaintenance(*this, message.maintenance());
+      return true;
     case edge::ClientMessage::kHello:
       Close("a second Hello on the same connection");
       return false;

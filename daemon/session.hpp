@@ -34,6 +34,8 @@ class SessionEvents {
   virtual void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) = 0;
   // A command from a welcomed session.
   virtual void OnCommand(Session& session, const edge::CloudCommand& command) = 0;
+  // A bring-up request from a welcomed session (daemon/maintenance.hpp).
+  virtual void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) = 0;
   // The connection is closed (after which the session sends nothing).
   virtual void OnClosed(Session& session) = 0;
 };

@@ -13,8 +13,8 @@
 
 namespace robot_edge::daemon {
 
-// Most alerts that can be active at once: three per joint, one per bus, fall and IMU.
-inline constexpr std::size_t kMaxAlerts = 3 * config::kMaxJoints + config::kMaxBuses + 2;
+// Most alerts that can be active at once: four per joint, one per bus, fall, IMU, loop.
+inline constexpr std::size_t kMaxAlerts = 4 * config::kMaxJoints + config::kMaxBuses + 3;
 
 struct ControlSnapshot {
   explicit ControlSnapshot(std::size_t joint_count = 0) : joints(joint_count) {}

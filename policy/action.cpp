@@ -25,27 +25,24 @@ std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
   return out;
 }
 
-ActionMap::ActionMap(const config::Config& config)
+ActionMap::ActionMap(const config::Config& config, const config::JointTable& joints)
     : clip_(static_cast<float>(config.policy.action_clip)) {
   const config::PolicyConfig& p = config.policy;
   const std::size_t n = p.joints.size();
   std::vector<float> default_kp, default_kd;
   for (std::size_t j : p.joints) {
-    default_kp.push_back(static_cast<float>(config.joints[j].kp));
-    default_kd.push_back(static_cast<float>(config.joints[j].kd));
+    default_kp.push_back(joints[j].kp);
+    default_kd.push_back(joints[j].kd);
   }
   const auto scale = PerItem(p.action_scale, n);
   const auto kp = PerItem(p.kp, n, default_kp);
   const auto kd = PerItem(p.kd, n, default_kd);
   for (std::size_t i = 0; i < n; ++i) {
-    const config::JointConfig& j = config.joints[p.joints[i]];
+    const config::JointParams& j = joints[p.joints[i]];
     joints_.push_back({p.joints[i], DefaultPoseOf(config, p.joints[i]), scale[i],
-                       static_cast<float>(j.min_rad), static_cast<float>(j.max_rad), kp[i], kd[i]});
+                       j.min_rad, j.max_rad, kp[i], kd[i]});
   }
-  for (const config::JointConfig& j : config.joints) {
-    stand_.push_back({static_cast<float>(j.stand_rad), 0.0f, static_cast<float>(j.kp),
-                      static_cast<float>(j.kd), 0.0f});
-  }
+  for (const config::JointParams& j : joints) stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
 }
 
 ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float> action,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "statemachine/io.hpp"
 
 namespace robot_edge::policy {
@@ -30,8 +31,9 @@ std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
 
 class ActionMap {
  public:
-  // `config` must have passed Validate() with a policy section.
-  explicit ActionMap(const config::Config& config);
+  // `config` must have passed Validate() with a policy section; `joints` is its
+  // config::BuildJointTable().
+  ActionMap(const config::Config& config, const config::JointTable& joints);
 
   std::size_t size() const { return joints_.size(); }  // policy joints = network outputs
 

@@ -21,7 +21,7 @@ PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<Inferen
     : config_(config),
       runtime_(std::move(runtime)),
       observation_(config),
-      action_(config),
+      action_(config, config::BuildJointTable(config)),
       period_us_(static_cast<std::int64_t>(1e6 / config.policy.rate_hz + 0.5)),
       stall_us_(config.policy.stall_timeout_us()),
       inputs_([&] {

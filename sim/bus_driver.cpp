@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "can/mit_codec.hpp"
+#include "can/joint_transform.hpp"
+#include "can/motor_protocol.hpp"
 #include "sim/control_protocol.hpp"
 
 namespace robot_edge::sim {
@@ -16,7 +17,12 @@ BusDriver::BusDriver(const config::Config& config, std::unique_ptr<Plant> plant)
       by_bus_(config.buses.size()) {
   for (std::size_t j = 0; j < config.joints.size(); ++j) by_bus_[config.joints[j].bus].push_back(j);
   Stand();
-  Broadcast([](std::size_t) { return can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode); });
+  Broadcast([this](std::size_t j, can_frame* f) {
+    const config::JointConfig& joint = config_.joints[j];
+    return can::EncodeRequestFrame(robot_.motor(j).params().protocol, joint.can_id,
+                                   config_.buses[joint.bus].master_id, can::MotorRequest::kEnable,
+                                   f);
+  });
 }
 
 void BusDriver::Stand() {
@@ -41,23 +47,23 @@ std::string BusDriver::Execute(std::string_view line) {
 }
 
 void BusDriver::SendCommands() {
-  Broadcast([this](std::size_t j) {
-    return can::EncodeCommand({targets_[j], 0, kp_[j], kd_[j], 0},
-                              robot_.motor(j).params().ranges);
+  Broadcast([this](std::size_t j, can_frame* f) {
+    const config::JointConfig& joint = config_.joints[j];
+    const can::MitCommand motor =
+        can::ToMotor(config::TransformOf(joint), {targets_[j], 0, kp_[j], kd_[j], 0});
+    *f = can::EncodeCommandFrame(robot_.motor(j).params().protocol, joint.can_id,
+                                 config_.buses[joint.bus].master_id, motor);
+    return true;
   });
 }
 
-template <typename PayloadOf>
-void BusDriver::Broadcast(PayloadOf payload_of) {
+template <typename FrameOf>
+void BusDriver::Broadcast(FrameOf frame_of) {
   for (std::size_t bus = 0; bus < by_bus_.size(); ++bus) {
     frames_.clear();
     for (std::size_t j : by_bus_[bus]) {
       can_frame f{};
-      f.can_id = config_.joints[j].can_id;
-      f.len = 8;
-      const can::Payload p = payload_of(j);
-      std::copy(p.begin(), p.end(), f.data);
-      frames_.push_back(f);
+      if (frame_of(j, &f)) frames_.push_back(f);
     }
     replies_buffer_.clear();
     robot_.OnFrames(bus, frames_, now_us_, &replies_buffer_);

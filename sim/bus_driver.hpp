@@ -55,9 +55,9 @@ class BusDriver {
 
  private:
   void SendCommands();
-  // Sends, bus by bus, the frame payload_of(joint) returns for each joint.
-  template <typename PayloadOf>
-  void Broadcast(PayloadOf payload_of);
+  // One frame per joint of each bus (frame_of(j, &frame) false: none), handed to the robot.
+  template <typename FrameOf>
+  void Broadcast(FrameOf frame_of);
 
   const config::Config& config_;
   SimRobot robot_;

@@ -1,5 +1,6 @@
 // The robot double's canned mode, for the benchmarks that must leave the robot's own cost out:
-// every motor's reply (at its stand pose, still, 30 °C, no error, in its family's layout) and
+// every motor's reply (at its stand pose, still, 30 °C, no error; ak motors mounted as their
+// joints only: the constructor throws otherwise) and
 // the IMU's two frames (upright, still), each encoded once. The simulated mode is SimRobot
 // (InMemoryRobot for unit tests, robot-edge-sim on the buses).
 // Pure; no allocation after construction.

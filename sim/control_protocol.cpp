@@ -8,7 +8,7 @@
 namespace robot_edge::sim {
 
 const char* const kControlHelp =
-    "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; "
+    "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; mount JOINT OFFSET DIR; "
     "tilt ROLL_DEG PITCH_DEG; imu on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
     "truth; record; qpos; busoff BUS; restarted BUS; link BUS down|up; "
     "get JOINT; status; help (JOINT = name or index, BUS = name or interface)";
@@ -154,6 +154,18 @@ std::string ParseFault(const ArgParser& a, ControlCommand* c) {
   return a.Code(2, &c->code);
 }
 
+std::string ParseMount(const ArgParser& a, ControlCommand* c) {
+  c->verb = ControlVerb::kMount;
+  if (std::string e = a.Joint(1, &c->joint); !e.empty()) return e;
+  if (std::string e = a.Number(2, -2 * M_PI, 2 * M_PI, "offset (rad)", &c->offset_rad);
+      !e.empty()) {
+    return e;
+  }
+  if (std::string e = a.Number(3, -1, 1, "direction", &c->direction); !e.empty()) return e;
+  if (c->direction != 1 && c->direction != -1) return "direction must be 1 or -1";
+  return {};
+}
+
 std::string ParseTilt(const ArgParser& a, ControlCommand* c) {
   c->verb = ControlVerb::kTilt;
   if (std::string e = a.Number(1, -180, 180, "roll (°)", &c->roll_deg); !e.empty()) return e;
@@ -233,6 +245,7 @@ constexpr VerbSpec kVerbs[] = {
     {"temp", "temp JOINT CELSIUS|release", 2, ParseTemp},
     {"silence", "silence JOINT on|off", 2, ParseSilence},
     {"fault", "fault JOINT CODE", 2, ParseFault},
+    {"mount", "mount JOINT OFFSET_RAD DIRECTION", 3, ParseMount},
     {"tilt", "tilt ROLL_DEG PITCH_DEG", 2, ParseTilt},
     {"imu", "imu on|off", 1, ParseImu},
     {"gantry", "gantry HEIGHT_M|off", 1, ParseGantry},

@@ -7,7 +7,10 @@
 //   temp JOINT CELSIUS      pin the motor's temperature (°C, -50..300)
 //   temp JOINT release      let the thermal model run again from the pinned value
 //   silence JOINT on|off    a cut cable: the motor neither processes nor answers frames
-//   fault JOINT CODE        error code 0..255 in byte 7 of the AK reply (0 clears)
+//   fault JOINT CODE        a can::MotorError 0..255 in the family's fault field (0 clears)
+//   mount JOINT OFFSET DIR  the motor sits on its joint at this offset (rad, ±2π) and direction
+//                           (1 or -1), whatever the config says: q_joint = DIR·r·q_motor + OFFSET
+//                           (a wrong or missing calibration, a reversed motor)
 //   tilt ROLL_DEG PITCH_DEG set the IMU attitude (each -180..180; 0 0 = upright; kinematic only)
 //   imu on|off              start / stop sending IMU frames
 //   gantry HEIGHT_M|off     hold the base at this height (m, 0..5) on an elastic support, or
@@ -40,6 +43,7 @@ enum class ControlVerb {
   kTempRelease,  // joint
   kSilence,      // joint, on
   kFault,        // joint, code
+  kMount,        // joint, offset_rad, direction
   kTilt,         // roll_deg, pitch_deg
   kImu,          // on
   kGantry,       // on, height_m
@@ -68,6 +72,8 @@ struct ControlCommand {
   std::string body;
   std::array<double, 3> force_n{};
   double seconds = 0;
+  double offset_rad = 0;
+  double direction = 1;
 };
 
 // Exactly one of the two is set.

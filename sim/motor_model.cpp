@@ -3,18 +3,24 @@
 #include <algorithm>
 #include <cmath>
 
-#include "can/motor_scheduler.hpp"
+#include "can/joint_transform.hpp"
 
 namespace robot_edge::sim {
 
 SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint) {
   const config::JointConfig& j = config.joints[joint];
-  const config::MotorModel& m = config.motor_of(joint);
+  SimMotorParams p = MotorParamsFor(config, j.bus, config.motor_of(joint), j.can_id);
+  p.mounting = config::TransformOf(j);
+  return p;
+}
+
+SimMotorParams MotorParamsFor(const config::Config& config, std::size_t bus,
+                              const config::MotorModel& m, std::uint32_t can_id) {
   const config::SimConfig& s = config.sim;
   SimMotorParams p;
-  p.can_id = j.can_id;
-  p.ranges = can::RangesOf(m);
-  p.layout = can::LayoutOf(m);
+  p.can_id = can_id;
+  p.master_id = config.buses[bus].master_id;
+  p.protocol = can::ProtocolOf(m);
   p.ambient_c = s.ambient_c;
   p.thermal_time_constant_s = s.thermal_time_constant_s;
   p.heating_c_per_nm2_s = s.heating_c_per_nm2_s;
@@ -42,14 +48,18 @@ TorqueLaw SimMotor::LawAt(std::int64_t now_us) {
               pending_.begin() + static_cast<std::ptrdiff_t>(pending_count_), pending_.begin());
     pending_count_ -= due;
   }
+  // The motor's law, in motor space, seen from the joint.
+  can::MitCommand motor = command_;
+  motor.position_rad = static_cast<float>(command_.position_rad + zero_offset_rad_);
+  const can::MitCommand joint = can::ToJoint(params_.mounting, motor);
   TorqueLaw law;
   law.active = IsActive(now_us);
-  law.kp = command_.kp;
-  law.kd = command_.kd;
-  law.position_rad = command_.position_rad + zero_offset_rad_;
-  law.velocity_rad_s = command_.velocity_rad_s;
-  law.torque_nm = command_.torque_nm;
-  law.torque_max_nm = params_.ranges.t_max;
+  law.kp = joint.kp;
+  law.kd = joint.kd;
+  law.position_rad = joint.position_rad;
+  law.velocity_rad_s = joint.velocity_rad_s;
+  law.torque_nm = joint.torque_nm;
+  law.torque_max_nm = params_.protocol.ranges.t_max / params_.mounting.gear_ratio;
   law.bandwidth_hz = params_.torque_bandwidth_hz;
   return law;
 }
@@ -58,54 +68,69 @@ void SimMotor::OnStep(const ShaftState& shaft, std::int64_t start_us, double dt_
   shaft_ = shaft;
   last_step_us_ = start_us;
   if (pinned_) return;
-  // Exact over the step for a constant torque: T relaxes towards its equilibrium.
+  // Exact over the step for a constant torque: T relaxes towards its equilibrium. The motor's
+  // own torque heats it.
   const double tau_s = params_.thermal_time_constant_s;
+  const double motor_nm = shaft.torque_nm * params_.mounting.gear_ratio;
   const double equilibrium =
-      params_.ambient_c + params_.heating_c_per_nm2_s * shaft.torque_nm * shaft.torque_nm * tau_s;
+      params_.ambient_c + params_.heating_c_per_nm2_s * motor_nm * motor_nm * tau_s;
   temperature_c_ = equilibrium + (temperature_c_ - equilibrium) * std::exp(-dt_s / tau_s);
 }
 
-std::optional<SimReply> SimMotor::OnFrame(std::span<const std::uint8_t> data, std::int64_t now_us) {
+std::optional<SimReply> SimMotor::OnFrame(const can_frame& frame, std::int64_t now_us) {
   if (silenced_) return std::nullopt;
-  can::SpecialCommand special;
-  if (can::DecodeSpecial(data, &special)) {
-    switch (special) {
-      case can::SpecialCommand::kEnterMotorMode:
-      case can::SpecialCommand::kExitMotorMode:
-        motor_mode_ = special == can::SpecialCommand::kEnterMotorMode;
+  can::HostFrame host;
+  if (!can::DecodeHostFrame(params_.protocol, frame, &host)) return std::nullopt;
+  if (!host.is_command) {
+    switch (host.request) {
+      case can::MotorRequest::kEnable:
+      case can::MotorRequest::kDisable:
+        motor_mode_ = host.request == can::MotorRequest::kEnable;
         has_command_ = false;
         pending_count_ = 0;
         break;
-      case can::SpecialCommand::kSetZero:
-        zero_offset_rad_ = shaft_.position_rad;
+      case can::MotorRequest::kSetZero:
+        zero_offset_rad_ = MotorShaft().position_rad;
+        break;
+      case can::MotorRequest::kClearFault:
+        error_code_ = 0;
         break;
     }
     return MakeReply();
   }
   if (!motor_mode_) return std::nullopt;
-  can::MitCommand command;
-  if (!can::DecodeCommand(data, params_.ranges, &command)) return std::nullopt;
   if (pending_count_ == kMaxPending) {  // more in flight than the actuator holds: oldest lost
     std::copy(pending_.begin() + 1, pending_.end(), pending_.begin());
     --pending_count_;
   }
-  pending_[pending_count_++] = {command, now_us + params_.latency_us};
+  pending_[pending_count_++] = {host.command, now_us + params_.latency_us};
   last_command_us_ = now_us;
   ++commands_;
   return MakeReply();
 }
 
+can::ShaftReading SimMotor::MotorShaft() const {
+  return can::ToMotor(params_.mounting,
+                      can::ShaftReading{static_cast<float>(shaft_.position_rad),
+                                        static_cast<float>(shaft_.velocity_rad_s),
+                                        static_cast<float>(shaft_.torque_nm)});
+}
+
 SimReply SimMotor::MakeReply() {
-  can::MitReply reply;
-  reply.motor_id = static_cast<std::uint8_t>(params_.can_id & 0xFF);
-  reply.position_rad = static_cast<float>(shaft_.position_rad - zero_offset_rad_);
-  reply.velocity_rad_s = static_cast<float>(shaft_.velocity_rad_s);
-  reply.torque_nm = static_cast<float>(shaft_.torque_nm);
-  reply.temperature_c =
-      static_cast<std::uint8_t>(std::clamp(std::round(temperature_c_), 0.0, 255.0));
-  reply.error_code = error_code_;
+  const can::ShaftReading motor = MotorShaft();
+  can::MotorReply reply;
+  reply.motor_id = params_.can_id;
+  reply.position_rad = static_cast<float>(motor.position_rad - zero_offset_rad_);
+  reply.velocity_rad_s = motor.velocity_rad_s;
+  reply.torque_nm = motor.torque_nm;
+  reply.temperature_c = static_cast<float>(std::round(temperature_c_));
+  reply.error = static_cast<can::MotorError>(error_code_);
+  reply.enabled = motor_mode_;
+  const can_frame f = can::EncodeReplyFrame(params_.protocol, params_.master_id, reply);
   SimReply out;
-  out.len = can::EncodeReply(reply, params_.ranges, params_.layout, &out.data);
+  out.can_id = f.can_id;
+  out.len = f.len;
+  std::copy(f.data, f.data + f.len, out.data.begin());
   ++replies_;
   return out;
 }
@@ -119,7 +144,7 @@ void SimMotor::ReleaseTemperature() { pinned_ = false; }
 
 SimMotorState SimMotor::state() const {
   SimMotorState s;
-  s.position_rad = shaft_.position_rad - zero_offset_rad_;
+  s.position_rad = MotorShaft().position_rad - zero_offset_rad_;
   s.joint_position_rad = shaft_.position_rad;
   s.velocity_rad_s = shaft_.velocity_rad_s;
   s.torque_nm = shaft_.torque_nm;

@@ -1,15 +1,23 @@
-// One simulated MIT-protocol motor's firmware: the far end of a CAN command frame. It decides
+// One simulated motor's firmware, of any family (can/motor_protocol.hpp): the far end of a CAN
+// command frame. It decides
 // what torque law the motor applies (TorqueLaw) and answers with what its shaft measured; the
 // Plant turns the law into motion. Pure logic: no clock, socket or logger; time is µs on any
 // monotonic clock.
 //
 // Contract (what a real AK / mini-cheetah firmware does, and what this model does):
-//   Rest mode (initial, and after FD): command frames are ignored (no reply); the motor applies no
-//     torque. FC / FD / FE are honoured in every mode and answered with the current state.
-//   FC (enter motor mode): motor mode on; the previous command is forgotten, so the motor stays
-//     limp until the first command frame.
-//   FD (exit motor mode): motor mode off, command forgotten.
-//   FE (set zero): the current position reads 0 from then on (commands are in the same frame).
+//   Rest mode (initial, and after disable): command frames are ignored (no reply); the motor
+//     applies no torque. Enable / disable / set zero / clear fault are honoured in every mode and
+//     answered with the current state.
+//   Enable (ak/damiao FC, robstride type 3): motor mode on; the previous command is forgotten, so
+//     the motor stays limp until the first command frame.
+//   Disable (FD, robstride stop): motor mode off, command forgotten.
+//   Set zero (FE, robstride type 6): the current position reads 0 from then on (commands are in
+//     the same frame).
+//   Clear fault (damiao FB, robstride stop with clear): the injected error code is cleared.
+//   Mounting: the motor sits on its joint as `mounting` says (q_joint = d·r·q_motor + offset,
+//     config/joint_table.hpp); its frames are in motor space, the plant in joint space. By
+//     default the config's own transform; the simulator can change it (a robot whose config is
+//     wrong: scrambled offsets, a reversed motor) to test calibration.
 //   Command frame in motor mode: answered at once with the current state; it becomes the active
 //     command `latency_us` after it arrived (the actuator's delay; 0 = at once).
 //   Applied torque = clamp(kp·(p_des − p) + kd·(v_des − v) + t_ff, ±t_max) while in motor mode and
@@ -19,8 +27,8 @@
 //     torque_bandwidth_hz (0 = no lag).
 //   Silenced (fault injection: a cut cable): frames are neither processed nor answered, so the
 //     motor goes limp after its timeout. Physics and temperature keep running.
-//   Error code (fault injection): reported in byte 7 of the AK reply; it does not change the
-//     motor's behaviour.
+//   Error code (fault injection, a can::MotorError): reported in the family's fault field; it
+//     does not change the motor's behaviour.
 //   Temperature: dT/dt = heating·τ² − (T − ambient)/time_constant, unless pinned by fault
 //     injection (released, it evolves again from the pinned value). Reported rounded, clamped to
 //     0..255 °C (AK layout only).
@@ -34,17 +42,20 @@
 #include <optional>
 #include <span>
 
-#include "can/mit_codec.hpp"
+#include "can/joint_transform.hpp"
+#include "can/motor_protocol.hpp"
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "sim/plant.hpp"
 
 namespace robot_edge::sim {
 
 // Everything a motor needs to know about itself, from the config.
 struct SimMotorParams {
-  std::uint32_t can_id = 1;  // joints[i].can_id; byte 0 of every reply is its low byte
-  can::MitRanges ranges;     // from the motor model
-  can::ReplyLayout layout = can::ReplyLayout::kAk8Byte;
+  std::uint32_t can_id = 1;     // joints[i].can_id
+  std::uint32_t master_id = 0;  // its bus's master_id: where replies go
+  can::MotorProtocol protocol;  // from the motor model: family, ranges, reply layout
+  config::JointTransform mounting;  // how it turns its joint (see above)
   double ambient_c = 30.0;  // °C
   double thermal_time_constant_s = 120.0;
   double heating_c_per_nm2_s = 0.01;      // °C/s per (N·m)²
@@ -55,19 +66,23 @@ struct SimMotorParams {
 
 // The parameters of the motor of joint `joint` of `config`.
 SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint);
+// A motor of model `motor` with id `can_id` on bus `bus`, mounted as its own joint.
+SimMotorParams MotorParamsFor(const config::Config& config, std::size_t bus,
+                              const config::MotorModel& motor, std::uint32_t can_id);
 
-// A reply frame's payload: `len` bytes of `data` (8 for AK, 6 for classic).
+// A reply frame: its id (with CAN_EFF_FLAG for 29-bit families) and `len` bytes of `data`.
 struct SimReply {
+  canid_t can_id = 0;
   can::Payload data{};
   std::uint8_t len = 0;
 };
 
 // What the motor is doing now (for `get`, the status line and tests).
 struct SimMotorState {
-  double position_rad = 0;        // as reported: shaft position minus the FE zero offset
-  double joint_position_rad = 0;  // true shaft position
-  double velocity_rad_s = 0;
-  double torque_nm = 0;  // applied during the last physics step
+  double position_rad = 0;        // as reported (motor space, minus the set-zero offset)
+  double joint_position_rad = 0;  // true joint position
+  double velocity_rad_s = 0;  // joint side
+  double torque_nm = 0;       // joint side, applied during the last physics step
   double temperature_c = 0;
   bool motor_mode = false;
   bool active = false;  // in motor mode with a fresh command (not limp)
@@ -86,10 +101,10 @@ class SimMotor {
   // Starts at rest: not in motor mode, ambient temperature, shaft at 0.
   explicit SimMotor(const SimMotorParams& params);
 
-  // A frame addressed to this motor arrived at `now_us` (its data bytes, any length); the physics
-  // must have been advanced to `now_us` first. Returns the reply payload, or nothing when the
-  // motor stays silent (rest mode, silenced, not a frame it understands).
-  std::optional<SimReply> OnFrame(std::span<const std::uint8_t> data, std::int64_t now_us);
+  // A frame addressed to this motor arrived at `now_us`; the physics must have been advanced to
+  // `now_us` first. Returns the reply, or nothing when the motor stays silent (rest mode,
+  // silenced, not a frame it understands).
+  std::optional<SimReply> OnFrame(const can_frame& frame, std::int64_t now_us);
 
   // The torque law for the physics step that starts at `now_us`.
   TorqueLaw LawAt(std::int64_t now_us);
@@ -101,6 +116,8 @@ class SimMotor {
   void ReleaseTemperature();
   void SetSilenced(bool silenced) { silenced_ = silenced; }
   void SetErrorCode(std::uint8_t code) { error_code_ = code; }
+  // The motor is remounted (fault injection: a config that does not match the robot).
+  void SetMounting(const config::JointTransform& mounting) { params_.mounting = mounting; }
 
   SimMotorState state() const;
   const SimMotorParams& params() const { return params_; }
@@ -114,13 +131,14 @@ class SimMotor {
   };
 
   SimReply MakeReply();
+  can::ShaftReading MotorShaft() const;  // the shaft in motor space, before the zero offset
 
   SimMotorParams params_;
   std::int64_t last_step_us_ = 0;  // start of the last physics step
 
-  ShaftState shaft_;  // after the last physics step, true frame
+  ShaftState shaft_;  // after the last physics step, joint space
   double temperature_c_;
-  double zero_offset_rad_ = 0;  // reported position = shaft position − zero offset
+  double zero_offset_rad_ = 0;  // motor space: reported position = motor position − zero offset
 
   // Firmware state.
   bool motor_mode_ = false;

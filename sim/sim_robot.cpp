@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "can/socketcan_transport.hpp"
+
 namespace robot_edge::sim {
 
 std::uint64_t StepPhysics(Plant& plant, std::span<SimMotor> motors, std::span<TorqueLaw> laws,
@@ -34,12 +36,12 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
       physics_us_(start_us),
       by_bus_(config.buses.size()),
       joint_by_id_(config.buses.size()),
+      families_on_bus_(config.buses.size(), 0),
       imu_bus_(config.imu.bus),
       imu_(config.imu.quat_id, config.imu.gyro_id),
       rate_base_us_(start_us) {
   for (std::size_t b = 0; b < config.buses.size(); ++b) {
-    joint_by_id_[b].fill(0);
-    master_id_.push_back(config.buses[b].master_id);
+    for (auto& table : joint_by_id_[b]) table.fill(0);
   }
   motors_.reserve(config.joints.size());
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
@@ -48,16 +50,42 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
     motors_.emplace_back(MotorParamsFor(config, j));
     records_.push_back({.min_rad = joint.min_rad, .max_rad = joint.max_rad});
     by_bus_[joint.bus].push_back(j);
-    joint_by_id_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
+    const auto family = static_cast<std::size_t>(motors_.back().params().protocol.family);
+    joint_by_id_[joint.bus][family][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
+    families_on_bus_[joint.bus] |= static_cast<std::uint8_t>(1u << family);
+    const bool missing = std::find(config.sim.missing.begin(), config.sim.missing.end(),
+                                   joint.name) != config.sim.missing.end();
+    if (missing) motors_.back().SetSilenced(true);
+  }
+  for (const config::SimExtraMotor& extra : config.sim.extra_motors) {
+    extras_.emplace_back(MotorParamsFor(config, extra.bus, config.motors[extra.motor],
+                                        extra.can_id));
+    const auto family = static_cast<std::size_t>(extras_.back().params().protocol.family);
+    joint_by_id_[extra.bus][family][extra.can_id & CAN_SFF_MASK] =
+        static_cast<std::uint16_t>(motors_.size() + extras_.size());
+    families_on_bus_[extra.bus] |= static_cast<std::uint8_t>(1u << family);
   }
   laws_.resize(motors_.size());
   AdvanceAll(start_us);  // the motors see the plant's initial state
 }
 
-std::vector<std::uint32_t> SimRobot::MotorIdsOn(std::size_t bus) const {
-  std::vector<std::uint32_t> ids;
-  for (std::size_t j : by_bus_[bus]) ids.push_back(motors_[j].params().can_id);
-  return ids;
+std::vector<can_filter> SimRobot::ReceiveFilters() const {
+  std::vector<can_filter> filters;
+  std::vector<const SimMotor*> all;
+  for (const SimMotor& motor : motors_) all.push_back(&motor);
+  for (const SimMotor& motor : extras_) all.push_back(&motor);
+  for (const SimMotor* motor : all) {
+    const SimMotorParams& p = motor->params();
+    const can_filter f = p.protocol.family == config::MotorFamily::kRobstride
+                             ? can_filter{(p.can_id & 0xFF) | CAN_EFF_FLAG,
+                                          0xFF | CAN_EFF_FLAG | CAN_RTR_FLAG}
+                             : can::ExactStandardId(p.can_id);
+    const bool known = std::any_of(filters.begin(), filters.end(), [&](const can_filter& g) {
+      return g.can_id == f.can_id && g.can_mask == f.can_mask;
+    });
+    if (!known) filters.push_back(f);
+  }
+  return filters;
 }
 
 void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std::int64_t now_us,
@@ -65,26 +93,36 @@ void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std:
   AdvanceAll(now_us);
   for (const can_frame& frame : frames) {
     ++totals_.frames;
-    const bool standard = (frame.can_id & (CAN_EFF_FLAG | CAN_RTR_FLAG | CAN_ERR_FLAG)) == 0;
-    const std::uint16_t slot = standard ? joint_by_id_[bus][frame.can_id & CAN_SFF_MASK] : 0;
+    const std::uint16_t slot = MotorFor(bus, frame);
     if (slot == 0) {
       ++totals_.ignored;
       continue;
     }
-    const auto reply = motors_[slot - 1].OnFrame(
-        std::span<const std::uint8_t>(frame.data, std::min<std::size_t>(frame.len, CAN_MAX_DLEN)),
-        now_us);
+    SimMotor& motor = slot <= motors_.size() ? motors_[slot - 1] : extras_[slot - 1 - motors_.size()];
+    const auto reply = motor.OnFrame(frame, now_us);
     if (!reply) {
       ++totals_.ignored;
       continue;
     }
     can_frame out{};
-    out.can_id = master_id_[bus];
+    out.can_id = reply->can_id;
     out.len = reply->len;
     std::copy(reply->data.begin(), reply->data.begin() + reply->len, out.data);
     replies->push_back(out);
     ++totals_.replies;
   }
+}
+
+std::uint16_t SimRobot::MotorFor(std::size_t bus, const can_frame& frame) const {
+  for (std::size_t f = 0; f < joint_by_id_[bus].size(); ++f) {
+    if ((families_on_bus_[bus] & (1u << f)) == 0) continue;
+    std::uint32_t id = 0;
+    if (!can::Addressee(static_cast<config::MotorFamily>(f), frame, &id) || id > CAN_SFF_MASK) {
+      continue;
+    }
+    if (const std::uint16_t slot = joint_by_id_[bus][f][id]; slot != 0) return slot;
+  }
+  return 0;
 }
 
 void SimRobot::AdvanceAll(std::int64_t now_us) {
@@ -100,7 +138,7 @@ void SimRobot::AdvanceAll(std::int64_t now_us) {
 std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
   const bool joint_verb = c.verb == ControlVerb::kTemp || c.verb == ControlVerb::kTempRelease ||
                           c.verb == ControlVerb::kSilence || c.verb == ControlVerb::kFault ||
-                          c.verb == ControlVerb::kGet;
+                          c.verb == ControlVerb::kMount || c.verb == ControlVerb::kGet;
   if (joint_verb && c.joint >= motors_.size()) return "error: no joint " + std::to_string(c.joint);
   AdvanceAll(now_us);
   SimMotor* m = joint_verb ? &motors_[c.joint] : nullptr;
@@ -117,6 +155,13 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
     case ControlVerb::kFault:
       m->SetErrorCode(c.code);
       return "ok";
+    case ControlVerb::kMount: {
+      config::JointTransform mounting = m->params().mounting;
+      mounting.offset_rad = static_cast<float>(c.offset_rad);
+      mounting.direction = static_cast<float>(c.direction);
+      m->SetMounting(mounting);
+      return "ok";
+    }
     case ControlVerb::kGet:
       return GetLine(c.joint);
     case ControlVerb::kTilt:
@@ -153,16 +198,16 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
 
 std::string SimRobot::GetLine(std::size_t joint) const {
   const SimMotorState s = motors_[joint].state();
-  char line[320];
+  char line[360];
   std::snprintf(line, sizeof(line),
                 "ok joint=%s position_rad=%.4f velocity_rad_s=%.4f torque_nm=%.3f "
                 "temperature_c=%.2f motor_mode=%d active=%d error=%u commands=%llu replies=%llu "
-                "silenced=%d pinned=%d",
+                "silenced=%d pinned=%d joint_position_rad=%.4f",
                 joint_names_[joint].c_str(), s.position_rad, s.velocity_rad_s, s.torque_nm,
                 s.temperature_c, s.motor_mode ? 1 : 0, s.active ? 1 : 0,
                 static_cast<unsigned>(s.error_code), static_cast<unsigned long long>(s.commands),
                 static_cast<unsigned long long>(s.replies), s.silenced ? 1 : 0,
-                s.temperature_pinned ? 1 : 0);
+                s.temperature_pinned ? 1 : 0, s.joint_position_rad);
   return line;
 }
 

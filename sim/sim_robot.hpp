@@ -56,8 +56,9 @@ class SimRobot {
   SimRobot(const config::Config& config, std::unique_ptr<Plant> plant, std::int64_t start_us = 0);
   explicit SimRobot(const config::Config& config, std::int64_t start_us = 0);
 
-  // The motor ids on bus `bus`, for the kernel receive filter.
-  std::vector<std::uint32_t> MotorIdsOn(std::size_t bus) const;
+  // The kernel receive filter that passes every frame addressed to one of its motors, whatever
+  // the bus (standard ids for ak/damiao, 29-bit ids whose low byte is the motor for robstride).
+  std::vector<can_filter> ReceiveFilters() const;
 
   // Frames bus `bus` received at `now_us`: every motor on the bus is advanced to `now_us`, each
   // frame goes to the motor with its id, and each reply is appended to `replies` (standard id =
@@ -67,6 +68,8 @@ class SimRobot {
 
   // Advances the physics to `now_us` (the simulator's physics timer does between frames).
   void AdvanceAll(std::int64_t now_us);
+  // The motor a frame on `bus` is addressed to: joint + 1, or joint count + extra + 1; 0 = none.
+  std::uint16_t MotorFor(std::size_t bus, const can_frame& frame) const;
 
   // Executes a joint, IMU, physics or report command (temp, silence, fault, tilt, imu, gantry,
   // push, truth, record, qpos, get, status, help) and returns its one-line reply ("ok ..." or "error: ...").
@@ -99,13 +102,15 @@ class SimRobot {
   std::unique_ptr<Plant> plant_;
   KinematicPlant* kinematic_ = nullptr;  // plant_, when it is one (tilt)
   std::vector<SimMotor> motors_;         // firmware order
+  std::vector<SimMotor> extras_;         // sim.extra_motors: on the buses, on no joint
   std::vector<TorqueLaw> laws_;          // scratch: one per motor
   std::vector<JointRecord> records_;     // one per motor
   std::int64_t physics_us_;              // the plant's time
   std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
-  // bus -> (CAN id -> joint + 1, 0 = none).
-  std::vector<std::array<std::uint16_t, CAN_SFF_MASK + 1>> joint_by_id_;
-  std::vector<canid_t> master_id_;  // per bus
+  // bus -> family -> (motor id -> joint + 1, 0 = none).
+  using IdTable = std::array<std::array<std::uint16_t, CAN_SFF_MASK + 1>, 3>;
+  std::vector<IdTable> joint_by_id_;
+  std::vector<std::uint8_t> families_on_bus_;  // bit f: a motor of family f is on the bus
   std::size_t imu_bus_;
   ImuModel imu_;
   SimTotals totals_;

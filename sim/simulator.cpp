@@ -21,14 +21,8 @@ constexpr auto kRetryDelay = std::chrono::milliseconds(200);
 // every interface); frames are routed by their bus.
 can::SocketCanOptions TransportOptions(const config::Config& config, const SimRobot& robot) {
   can::SocketCanOptions options;
-  std::vector<std::uint32_t> ids;
-  for (std::size_t b = 0; b < config.buses.size(); ++b) {
-    options.interfaces.push_back(config.buses[b].interface);
-    for (std::uint32_t id : robot.MotorIdsOn(b)) ids.push_back(id);
-  }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  for (std::uint32_t id : ids) options.filters.push_back(can::ExactStandardId(id));
+  for (const auto& bus : config.buses) options.interfaces.push_back(bus.interface);
+  options.filters = robot.ReceiveFilters();
   options.receive_errors = false;  // the robot's side has no use for error frames
   return options;
 }

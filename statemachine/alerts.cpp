@@ -22,7 +22,7 @@ std::uint32_t Ms(std::int64_t us) { return static_cast<std::uint32_t>(std::max<s
 
 }  // namespace
 
-AlertMonitor::AlertMonitor(const config::Config& c)
+AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& joints)
     : trip_c_(c.safety.overtemp_trip_c),
       clear_c_(c.safety.overtemp_clear_c),
       fall_tilt_deg_(c.safety.fall_tilt_deg),
@@ -31,13 +31,18 @@ AlertMonitor::AlertMonitor(const config::Config& c)
       reply_timeout_us_(static_cast<std::int64_t>(c.control.motor_reply_timeout_ms) * 1000),
       imu_timeout_us_(static_cast<std::int64_t>(c.imu.timeout_ms) * 1000),
       grace_us_(std::max({kMinStartupGraceUs, 2 * reply_timeout_us_, 2 * imu_timeout_us_})),
+      limit_margin_rad_(static_cast<float>(c.safety.joint_limit_margin_rad)),
       min_loop_rate_hz_(c.safety.min_loop_rate_fraction * c.control.rate_hz) {
-  const auto joints = static_cast<std::uint32_t>(c.joints.size());
-  for (std::uint32_t j = 0; j < joints; ++j) {
+  const auto joint_count = static_cast<std::uint32_t>(c.joints.size());
+  for (std::uint32_t j = 0; j < joint_count; ++j) {
     overtemp_.push_back({false, MakeAlert(AlertId::kMotorOvertemp, Rounded(trip_c_), j)});
     timeout_.push_back({false, MakeAlert(AlertId::kMotorTimeout,
                                          c.control.motor_reply_timeout_ms, j)});
     fault_.push_back({false, MakeAlert(AlertId::kMotorFault, 0, j)});
+    range_.push_back({false, MakeAlert(AlertId::kJointOutOfRange,
+                                       Rounded(1000.0 * c.safety.joint_limit_margin_rad), j)});
+    min_rad_.push_back(joints[j].min_rad);
+    max_rad_.push_back(joints[j].max_rad);
   }
   for (std::uint32_t b = 0; b < c.buses.size(); ++b) {
     bus_off_.push_back({false, MakeAlert(AlertId::kCanBusOff, 1, b)});
@@ -46,7 +51,7 @@ AlertMonitor::AlertMonitor(const config::Config& c)
   fall_.alert = MakeAlert(AlertId::kFallDetected, Rounded(fall_tilt_deg_), 0);
   imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, c.imu.timeout_ms, 0);
   loop_slow_.alert = MakeAlert(AlertId::kLoopSlow, Rounded(min_loop_rate_hz_), 0);
-  active_.reserve(3 * joints + c.buses.size() + 3);
+  active_.reserve(4 * joint_count + c.buses.size() + 3);
 }
 
 void AlertMonitor::Apply(Slot* slot, bool trip, bool clear, std::uint32_t value,
@@ -87,6 +92,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   std::for_each(timeout_.begin(), timeout_.end(), collect);
   std::for_each(bus_off_.begin(), bus_off_.end(), collect);
   std::for_each(fault_.begin(), fault_.end(), collect);
+  std::for_each(range_.begin(), range_.end(), collect);
   collect(imu_timeout_);
   collect(loop_slow_);
 }
@@ -105,6 +111,11 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     Apply(&overtemp_[j], m.temperature_c >= trip_c_, m.temperature_c <= clear_c_,
           Rounded(m.temperature_c), now_us, events);
     Apply(&fault_[j], m.error_code != 0, m.error_code == 0, m.error_code, now_us, events);
+    const float beyond = std::max(min_rad_[j] - m.position_rad, m.position_rad - max_rad_[j]);
+    const bool out = !(beyond <= limit_margin_rad_);  // NaN counts as out
+    range_[j].alert.reading = m.position_rad;
+    Apply(&range_[j], out, !out, Rounded(1000.0 * (std::isfinite(beyond) ? beyond : 0.0f)), now_us,
+          events);
   }
 }
 

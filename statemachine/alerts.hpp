@@ -8,6 +8,11 @@
 //                   and sent nothing does not blame its motors); clears on a reply. A motor that
 //                   never replied is reported once the start-up grace is over.
 //   MOTOR_FAULT     per joint: the motor reports an error code; clears when it reports 0.
+//   JOINT_OUT_OF_RANGE per joint: the measured position is beyond the joint's limits by more
+//                   than safety.joint_limit_margin_rad (a wrong offset, a reversed motor, a
+//                   slipped encoder; or a joint driven past its limit); value = mrad beyond the
+//                   nearer limit, threshold = the margin in mrad. Clears back within the margin.
+//                   Like every alert it holds DAMP: at start-up it keeps the robot from STAND.
 //   FALL_DETECTED   tilt from upright above safety.fall_tilt_deg for safety.fall_hold_ms; clears
 //                   below safety.fall_clear_deg. Judged only while the IMU is fresh.
 //   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "statemachine/events.hpp"
 #include "statemachine/io.hpp"
 
@@ -33,7 +39,8 @@ class AlertMonitor {
   static constexpr std::int64_t kMinStartupGraceUs = 500'000;
   static constexpr std::uint32_t kMinUnanswered = 3;
 
-  explicit AlertMonitor(const config::Config& config);
+  // `joints`: config::BuildJointTable(config).
+  AlertMonitor(const config::Config& config, const config::JointTable& joints);
 
   // Re-evaluates every alert at `now_us`; pushes kAlertRaised / kAlertCleared events.
   void Update(std::int64_t now_us, const Inputs& in, EventBuffer* events);
@@ -67,7 +74,9 @@ class AlertMonitor {
   double trip_c_, clear_c_, fall_tilt_deg_, fall_clear_deg_;
   std::int64_t fall_hold_us_, reply_timeout_us_, imu_timeout_us_, grace_us_;
   std::int64_t start_us_ = -1;  // first Update()
-  std::vector<Slot> overtemp_, timeout_, fault_, bus_off_;
+  std::vector<Slot> overtemp_, timeout_, fault_, range_, bus_off_;
+  std::vector<float> min_rad_, max_rad_;  // per joint
+  float limit_margin_rad_;
   std::vector<std::uint64_t> last_bus_off_count_;
   double min_loop_rate_hz_;  // 0 = off
   Slot fall_, imu_timeout_, loop_slow_;

@@ -27,6 +27,7 @@ enum class Reason : std::uint8_t {
   kImuNotReady,             // leaving DAMP before the IMU has reported (fall detection blind)
   kTrajectoryStreamDamped,  // a trajectory stream that DAMP interrupted (pause or STAND first)
   kSentBeforeDamp,          // sent before the robot last entered DAMP: cannot leave it
+  kJogNotInDamp,            // a jog moves one joint out of DAMP only (bring-up)
   // Drops by the daemon (counted there, named here so every reason has one list).
   kNotController,           // sender does not hold control
   kQueueFull,               // the control thread's command queue was full

@@ -20,6 +20,7 @@ enum class CommandKind : std::uint8_t {
   kTrajectory,
   kMode,
   kStopWalking,  // internal: the controlling client left; MOVE/POLICY velocity -> 0
+  kJog,          // bring-up: one joint moved in DAMP (jog.hpp); robot-edge's maintenance API
 };
 
 enum class ModeRequest : std::uint8_t { kStand, kDamp };
@@ -34,6 +35,13 @@ struct Velocity {
   float vyaw = 0;  // rad/s
 };
 
+// kJog's request (edge_api.proto JogRequest).
+struct JogRequest {
+  std::uint32_t joint = 0;  // firmware index, < joint count (validated)
+  float target_rad = 0;     // finite (validated); clamped to the joint's limits
+  float speed_rad_s = 0;    // 0 = Jog::kDefaultSpeedRadS
+};
+
 struct Command {
   CommandKind kind = CommandKind::kMode;
   CommandSource source = CommandSource::kClient;
@@ -46,6 +54,7 @@ struct Command {
   Velocity velocity;            // kVelocity
   ModeRequest mode = ModeRequest::kDamp;  // kMode
   const Trajectory* trajectory = nullptr; // kTrajectory; read during Submit() only
+  JogRequest jog;                         // kJog
 };
 
 struct SubmitResult {
@@ -64,6 +73,9 @@ struct JointMeasurement {
   std::uint8_t error_code = 0;      // motor-reported (MotorError), 0 = none
   std::int64_t last_reply_us = -1;  // -1 = never replied
   std::uint32_t unanswered = 0;     // commands sent to it since its last reply
+  // For bring-up reports (robot-edgectl scan); the state machine does not read them.
+  std::uint32_t raw_fault = 0;           // the family's own fault field
+  std::uint64_t malformed_replies = 0;   // frames from its id that did not decode
 };
 
 struct ImuMeasurement {
@@ -104,6 +116,7 @@ enum class AlertId : std::uint8_t {
   kMotorFault = 5,
   kImuTimeout = 6,
   kLoopSlow = 7,
+  kJointOutOfRange = 8,  // edge_api.proto AlertIdExtension
 };
 enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
 
@@ -117,6 +130,7 @@ struct Alert {
   std::uint32_t threshold = 0;
   std::int64_t first_set_us = 0;
   std::uint32_t source = 0;     // joint or bus index
+  float reading = 0;            // kJointOutOfRange: the measured position (rad), for the text
 };
 
 enum class EventKind : std::uint8_t {

@@ -24,6 +24,7 @@ const char* ToString(AlertId id) {
     case AlertId::kMotorFault: return "MOTOR_FAULT";
     case AlertId::kImuTimeout: return "IMU_TIMEOUT";
     case AlertId::kLoopSlow: return "CONTROL_LOOP_SLOW";
+    case AlertId::kJointOutOfRange: return "JOINT_OUT_OF_RANGE";
   }
   return "?";
 }
@@ -47,6 +48,7 @@ const char* ToString(Reason reason) {
     case Reason::kImuNotReady: return "imu_not_ready";
     case Reason::kTrajectoryStreamDamped: return "trajectory_stream_damped";
     case Reason::kSentBeforeDamp: return "sent_before_damp";
+    case Reason::kJogNotInDamp: return "jog_not_in_damp";
     case Reason::kNotController: return "not_controller";
     case Reason::kQueueFull: return "queue_full";
     case Reason::kNoTimestamp: return "no_timestamp";

@@ -7,33 +7,21 @@
 #include "statemachine/transitions.hpp"
 
 namespace robot_edge::sm {
-namespace {
 
-float F(double v) { return static_cast<float>(v); }
-
-}  // namespace
-
-StateMachine::StateMachine(const config::Config& config, Policy* policy)
-    : policy_(policy),
+StateMachine::StateMachine(const config::Config& config, const config::JointTable& joints,
+                           Policy* policy)
+    : joints_(joints),
+      policy_(policy),
       on_policy_fault_(config.policy.on_fault),
       period_us_(config.period_us()),
       trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) * 1000),
       stand_ramp_s_(config.control.stand_ramp_s),
-      alerts_(config),
+      alerts_(config, joints),
       events_(kEventCapacity),
       stand_start_rad_(config.joints.size()),
       trajectory_(config.joints.size(), config.control.max_segments),
       targets_(config.joints.size()) {
-  last_position_rad_.reserve(config.joints.size());
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const auto& joint = config.joints[j];
-    const auto& motor = config.motor_of(j);
-    joints_.push_back({F(joint.min_rad), F(joint.max_rad), F(joint.stand_rad), F(joint.kp),
-                       F(joint.kd), F(joint.damp_kd), F(std::min(config::kApiKpMax, motor.kp_max)),
-                       F(std::min(config::kApiKdMax, motor.kd_max)), F(motor.v_max_rad_s),
-                       F(motor.t_max_nm)});
-    last_position_rad_.push_back(F(joint.stand_rad));
-  }
+  for (const config::JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
 }
 
 void StateMachine::BeginTick() {
@@ -57,6 +45,11 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
     refused = t.refused;
   } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
     refused = BlockedInDamp(now_us, command, t.next, continues_stream);
+  } else if (command.kind == CommandKind::kJog) {
+    // A jog moves a joint: what blocks leaving DAMP blocks it too (no event: the maintenance
+    // API answers its client directly).
+    const Reason why = WhyBlocked(command, alerts_.FirstCritical());
+    if (why != Reason::kCount) refused = why;
   }
   if (refused) {
     counters_.Count(*refused);
@@ -107,6 +100,7 @@ bool StateMachine::StreamRunning(std::int64_t now_us) const {
 }
 
 void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next) {
+  if (command.kind != CommandKind::kJog) jog_.Stop();  // a DAMP (any command) ends a jog
   switch (command.kind) {
     case CommandKind::kMode:
       break;
@@ -117,6 +111,11 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
       trajectory_.CopyFrom(*command.trajectory);
       trajectory_start_us_ = now_us;
       last_trajectory_us_ = command.received_us;
+      break;
+    case CommandKind::kJog:
+      // In DAMP the last target of a joint is its measured position.
+      jog_.Set(now_us, command.jog, targets_[command.jog.joint].position_rad,
+               joints_[command.jog.joint]);
       break;
     case CommandKind::kStopWalking:
       velocity_ = Velocity{};
@@ -133,6 +132,7 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
   e.to = next;
   e.cause = cause;
   events_.Push(e);
+  jog_.Stop();
   if (next != Mode::kMovePolicy) velocity_ = Velocity{};  // velocity persists only in POLICY
   if (next == Mode::kStand) stand_start_pending_ = true;
   if (next == Mode::kMovePolicy) {
@@ -181,17 +181,22 @@ void StateMachine::CheckSafety(std::int64_t now_us) {
 
 void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
   switch (mode_) {
-    case Mode::kDamp: DampTargets(in); break;
+    case Mode::kDamp: DampTargets(now_us, in); break;
     case Mode::kStand: StandTargets(now_us, in); break;
     case Mode::kMoveTrajectory: TrajectoryTargets(now_us); break;
     case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
   }
 }
 
-void StateMachine::DampTargets(const Inputs& in) {
+void StateMachine::DampTargets(std::int64_t now_us, const Inputs& in) {
   for (std::size_t j = 0; j < targets_.size(); ++j) {
     const float measured = j < in.joints.size() ? in.joints[j].position_rad : 0.0f;
     targets_[j] = {measured, 0.0f, 0.0f, joints_[j].damp_kd, 0.0f};
+  }
+  if (alerts_.FirstCritical() != nullptr) jog_.Stop();
+  if (jog_.active()) {
+    const std::uint32_t j = jog_.joint();
+    jog_.Step(now_us, trajectory_timeout_us_, joints_[j], &targets_[j]);
   }
 }
 
@@ -253,7 +258,7 @@ void StateMachine::PolicyFaulted(std::int64_t now_us, const Inputs& in, const Po
   const bool damp = on_policy_fault_ == config::PolicyFaultAction::kDamp;
   EnterMode(now_us, damp ? Mode::kDamp : Mode::kStand, Cause::kPolicyFault);
   if (damp) {
-    DampTargets(in);
+    DampTargets(now_us, in);
   } else {
     StandTargets(now_us, in);
   }
@@ -268,7 +273,7 @@ void StateMachine::HoldStandPose(std::size_t j) {
 void StateMachine::Sanitize() {
   for (std::size_t j = 0; j < targets_.size(); ++j) {
     JointTarget& t = targets_[j];
-    const JointParams& l = joints_[j];
+    const config::JointParams& l = joints_[j];
     if (!std::isfinite(t.position_rad)) t.position_rad = last_position_rad_[j];
     if (!std::isfinite(t.kp)) t.kp = l.kp;
     if (!std::isfinite(t.kd)) t.kd = l.kd;
@@ -277,8 +282,8 @@ void StateMachine::Sanitize() {
     t.position_rad = std::clamp(t.position_rad, l.min_rad, l.max_rad);
     t.kp = std::clamp(t.kp, 0.0f, l.kp_cap);
     t.kd = std::clamp(t.kd, 0.0f, l.kd_cap);
-    t.velocity_rad_s = std::clamp(t.velocity_rad_s, -l.v_cap, l.v_cap);
-    t.torque_nm = std::clamp(t.torque_nm, -l.t_cap, l.t_cap);
+    t.velocity_rad_s = std::clamp(t.velocity_rad_s, -l.v_cap_rad_s, l.v_cap_rad_s);
+    t.torque_nm = std::clamp(t.torque_nm, -l.t_cap_nm, l.t_cap_nm);
     last_position_rad_[j] = t.position_rad;
   }
 }

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "statemachine/alerts.hpp"
 #include "statemachine/counters.hpp"
 #include "statemachine/events.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/jog.hpp"
 #include "statemachine/modes.hpp"
 #include "statemachine/policy.hpp"
 #include "statemachine/trajectory.hpp"
@@ -42,9 +44,10 @@ class StateMachine {
   // MOVE/POLICY without a first target for this long counts as a stalled policy.
   static constexpr std::int64_t kPolicyFirstTargetsUs = 1'000'000;
 
-  // `policy` may be null: no policy configured, velocity commands are refused in STAND.
-  // Not owned; must outlive the state machine.
-  StateMachine(const config::Config& config, Policy* policy);
+  // `joints`: config::BuildJointTable(config) (copied). `policy` may be null: no policy
+  // configured, velocity commands are refused in STAND. Not owned; must outlive the state
+  // machine.
+  StateMachine(const config::Config& config, const config::JointTable& joints, Policy* policy);
 
   // Every Submit() and Step() gets the same `now_us` within a control tick, and time never goes
   // backwards.
@@ -53,15 +56,12 @@ class StateMachine {
   const Outputs& Step(std::int64_t now_us, const Inputs& inputs);
 
   Mode mode() const { return mode_; }
+  // The joint a jog moves now (in DAMP), or -1.
+  int jogging_joint() const { return jog_.active() ? static_cast<int>(jog_.joint()) : -1; }
   const Counters& counters() const { return counters_; }
   std::uint64_t events_dropped() const { return events_.dropped(); }
 
  private:
-  // One joint's parameters as floats (config/config.hpp).
-  struct JointParams {
-    float min_rad, max_rad, stand_rad, kp, kd, damp_kd, kp_cap, kd_cap, v_cap, t_cap;
-  };
-
   // Blocks leaving DAMP while a critical alert is active, a motor never replied or the IMU never
   // reported; a command sent before DAMP was entered (a late packet of any stream, the
   // watchdog's included); and a trajectory stream that DAMP interrupted (see stream_damped_).
@@ -74,7 +74,7 @@ class StateMachine {
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
   void CheckSafety(std::int64_t now_us);
   void ComputeTargets(std::int64_t now_us, const Inputs& in);
-  void DampTargets(const Inputs& in);
+  void DampTargets(std::int64_t now_us, const Inputs& in);
   void StandTargets(std::int64_t now_us, const Inputs& in);
   void TrajectoryTargets(std::int64_t now_us);
   void PolicyTargets(std::int64_t now_us, const Inputs& in);
@@ -83,7 +83,7 @@ class StateMachine {
   void Sanitize();
   void BeginTick();
 
-  std::vector<JointParams> joints_;
+  config::JointTable joints_;
   Policy* policy_;
   config::PolicyFaultAction on_policy_fault_;
   std::int64_t period_us_;
@@ -117,6 +117,8 @@ class StateMachine {
   // pause of the trajectory timeout, or STAND, starts over.
   bool stream_damped_ = false;
   Reason stream_block_reason_ = Reason::kCount;  // last MODE_BLOCKED reported for this stream
+
+  Jog jog_;  // DAMP only: one joint moved gently (bring-up)
 
   std::vector<JointTarget> targets_;
   // Last targets that reached the motors: a non-finite position holds the joint's last one.

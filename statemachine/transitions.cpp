@@ -35,6 +35,8 @@ Transition Decide(Mode from, CommandKind kind, ModeRequest request, bool policy_
     case CommandKind::kVelocity: return DecideVelocity(from, policy_available);
     case CommandKind::kTrajectory: return DecideTrajectory(from);
     case CommandKind::kStopWalking: return To(from);
+    case CommandKind::kJog:
+      return from == Mode::kDamp ? To(Mode::kDamp) : Refuse(Reason::kJogNotInDamp);
   }
   return Refuse(Reason::kEmptyCommand);
 }

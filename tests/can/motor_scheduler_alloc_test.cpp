@@ -49,7 +49,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   std::vector<std::string> interfaces;
   for (const auto& bus : config.buses) interfaces.push_back(bus.interface);
   FakeTransport transport(interfaces);
-  MotorScheduler scheduler(config, transport);
+  MotorScheduler scheduler(config, config::BuildJointTable(config), transport);
   std::vector<MitCommand> targets(config.joints.size(), MitCommand{0.1f, 0, 50, 1, 0});
   // Replies prepared up front (the test's own work must not allocate either).
   std::vector<std::pair<std::uint32_t, can_frame>> replies;
@@ -57,7 +57,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
     Payload payload;
     const auto& joint = config.joints[j];
     EncodeReply({static_cast<std::uint8_t>(joint.can_id), 0.2f, 0.1f, 0.3f, 40, 0},
-                RangesOf(config.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
+                ProtocolOf(config.motor_of(j)).ranges, ReplyLayout::kAk8Byte, &payload);
     replies.emplace_back(static_cast<std::uint32_t>(joint.bus),
                          Frame(config.buses[joint.bus].master_id, payload, 8));
   }

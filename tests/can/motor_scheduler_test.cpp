@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -108,7 +109,7 @@ class SchedulerTest : public ::testing::Test {
       : config_(config),
         fake_(Interfaces(config_)),
         recorder_(fake_),
-        scheduler_(std::make_unique<MotorScheduler>(config_, recorder_)) {}
+        scheduler_(std::make_unique<MotorScheduler>(config_, config::BuildJointTable(config_), recorder_)) {}
 
   void ClearSent() {
     fake_.ClearSent();
@@ -121,7 +122,7 @@ class SchedulerTest : public ::testing::Test {
     Payload payload;
     const std::uint8_t id = static_cast<std::uint8_t>(joint.can_id);
     EncodeReply({id, position_rad, velocity_rad_s, torque_nm, temperature_c, 0},
-                RangesOf(config_.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
+                ProtocolOf(config_.motor_of(j)).ranges, ReplyLayout::kAk8Byte, &payload);
     Inject(joint.bus, Frame(config_.buses[joint.bus].master_id, payload));
   }
   void Inject(std::size_t bus, const can_frame& frame) {
@@ -159,9 +160,9 @@ TEST_F(SchedulerTest, DefaultConfigHasTheRobotsLayout) {
 
 TEST_F(SchedulerTest, BusCountMustMatchTheConfig) {
   FakeTransport four({"vcan0", "vcan1", "vcan2", "vcan3"});
-  EXPECT_THROW(MotorScheduler(config_, four), std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), four), std::invalid_argument);
   FakeTransport six({"vcan0", "vcan1", "vcan2", "vcan3", "vcan4", "vcan5"});
-  EXPECT_THROW(MotorScheduler(config_, six), std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), six), std::invalid_argument);
 }
 
 TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBusInOneBatch) {
@@ -282,7 +283,7 @@ TEST_F(SchedulerTest, EveryJointGetsItsOwnReply) {
 TEST_F(SchedulerTest, ErrorCodeOfTheReplyIsKept) {
   Payload payload;
   EncodeReply({2, 0, 0, 0, 85, static_cast<std::uint8_t>(MotorError::kOvertemp)},
-              RangesOf(config_.motors[0]), ReplyLayout::kAk8Byte, &payload);
+              ProtocolOf(config_.motors[0]).ranges, ReplyLayout::kAk8Byte, &payload);
   Inject(0, Frame(0, payload));
   scheduler_->Receive(1);
   EXPECT_EQ(scheduler_->motors()[1].error_code, static_cast<std::uint8_t>(MotorError::kOvertemp));
@@ -513,14 +514,14 @@ TEST_F(SchedulerTest, ReceiveTakesMoreThanOneBatch) {
   EXPECT_EQ(scheduler_->motors()[5].replies, 1u);
 }
 
-TEST(RangesOf, CopiesTheMotorModel) {
+TEST(ProtocolOf, CopiesTheMotorModelsRanges) {
   config::MotorModel m;
   m.p_max_rad = 4.0;
   m.v_max_rad_s = 30.0;
   m.t_max_nm = 9.0;
   m.kp_max = 200.0;
   m.kd_max = 3.0;
-  const MitRanges r = RangesOf(m);
+  const MitRanges r = ProtocolOf(m).ranges;
   EXPECT_FLOAT_EQ(r.p_max, 4.0f);
   EXPECT_FLOAT_EQ(r.v_max, 30.0f);
   EXPECT_FLOAT_EQ(r.t_max, 9.0f);
@@ -528,12 +529,12 @@ TEST(RangesOf, CopiesTheMotorModel) {
   EXPECT_FLOAT_EQ(r.kd_max, 3.0f);
 }
 
-TEST(LayoutOf, FollowsTheReplyFormat) {
+TEST(ProtocolOf, FollowsTheReplyFormat) {
   config::MotorModel m;
   m.reply = config::ReplyFormat::kAk8Byte;
-  EXPECT_EQ(LayoutOf(m), ReplyLayout::kAk8Byte);
+  EXPECT_EQ(ProtocolOf(m).layout, ReplyLayout::kAk8Byte);
   m.reply = config::ReplyFormat::kClassic6Byte;
-  EXPECT_EQ(LayoutOf(m), ReplyLayout::kClassic6Byte);
+  EXPECT_EQ(ProtocolOf(m).layout, ReplyLayout::kClassic6Byte);
 }
 
 constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
@@ -594,6 +595,159 @@ TEST_F(DistinctMasterIdsTest, ReplyCountsOnlyOnTheBusOfItsMasterId) {
   scheduler_->Receive(2 * kMs);
   EXPECT_EQ(scheduler_->motors()[8].replies, 1u);
   EXPECT_EQ(scheduler_->motors()[2].replies, 1u);
+}
+
+
+// ---- Motor families, mounting, strays, scans (bring-up) ----
+
+// Bus 0 mixes an AK, a Damiao and a Robstride motor; the Damiao one is reversed with an offset,
+// the Robstride one sits behind a 2:1 reduction.
+const config::Config& MixedConfig() {
+  static const config::Config c = [] {
+    config::Config parsed = config::ParseConfig(R"(
+motors:
+  ak: {family: ak, p_max: 12.5, v_max: 50, t_max: 18, kp_max: 500, kd_max: 5, can_timeout_ms: 100}
+  dm: {family: damiao, p_max: 12.5, v_max: 30, t_max: 10, kp_max: 500, kd_max: 5, can_timeout_ms: 100}
+  rs: {family: robstride, p_max: 12.57, v_max: 30, t_max: 12, kp_max: 500, kd_max: 5, can_timeout_ms: 100}
+buses:
+  - {name: leg, interface: vcan0, master_id: 0}
+joints:
+  - {name: Hip, bus: leg, can_id: 1, motor: ak, min: -1, max: 1, kp: 50, kd: 1, stand: 0}
+  - {name: Knee, bus: leg, can_id: 2, motor: dm, min: -1, max: 1, kp: 50, kd: 1, stand: 0, direction: -1, offset: 0.25}
+  - {name: Ankle, bus: leg, can_id: 3, motor: rs, min: -1, max: 1, kp: 50, kd: 1, stand: 0, gear_ratio: 0.5}
+imu: {bus: leg}
+)", "mixed.yaml");
+    const auto problems = config::Validate(parsed);
+    if (!problems.empty()) throw std::runtime_error(problems.front());
+    return parsed;
+  }();
+  return c;
+}
+
+class MixedSchedulerTest : public SchedulerTest {
+ protected:
+  MixedSchedulerTest() : SchedulerTest(MixedConfig()) { targets_.resize(3); }
+  // Joint j's reply, as its motor would send it (motor space).
+  void ReplyFromMotor(std::size_t j, float motor_position, MotorError error = MotorError::kNone) {
+    const auto& joint = config_.joints[j];
+    MotorReply r;
+    r.motor_id = joint.can_id;
+    r.position_rad = motor_position;
+    r.temperature_c = 41;
+    r.error = error;
+    Inject(0, EncodeReplyFrame(ProtocolOf(config_.motor_of(j)), 0, r));
+  }
+};
+
+TEST_F(MixedSchedulerTest, EachMotorIsCommandedInItsFamilysFormatAndInMotorSpace) {
+  targets_[0] = {0.5f, 0, 50, 1, 0};
+  targets_[1] = {0.5f, 0, 50, 1, 0};   // damiao: -(0.5 - 0.25) = -0.25 in motor space
+  targets_[2] = {0.5f, 0, 40, 1, 0};   // robstride: 0.5 / 0.5 = 1.0, kp 40 · 0.25 = 10
+  scheduler_->Send(targets_, 0);
+  MitCommand sent[3];
+  std::size_t found = 0;
+  for (const can_frame& f : Sent(0)) {
+    HostFrame host;
+    for (std::size_t j = 0; j < 3; ++j) {
+      std::uint32_t id = 0;
+      const MotorProtocol p = ProtocolOf(config_.motor_of(j));
+      if (Addressee(p.family, f, &id) && id == config_.joints[j].can_id &&
+          DecodeHostFrame(p, f, &host) && host.is_command) {
+        sent[j] = host.command;
+        ++found;
+      }
+    }
+  }
+  ASSERT_EQ(found, 3u);
+  EXPECT_NEAR(sent[0].position_rad, 0.5f, 1e-3f);
+  EXPECT_NEAR(sent[1].position_rad, -0.25f, 1e-3f);
+  EXPECT_NEAR(sent[2].position_rad, 1.0f, 1e-3f);
+  EXPECT_NEAR(sent[2].kp, 10.0f, 0.02f);
+  EXPECT_NE(Sent(0).back().can_id & CAN_EFF_FLAG, 0u) << "robstride commands are 29-bit frames";
+}
+
+TEST_F(MixedSchedulerTest, RepliesOfEveryFamilyLandInJointSpace) {
+  ReplyFromMotor(0, 0.3f);
+  ReplyFromMotor(1, -0.25f);                       // damiao: -(-0.25) + 0.25 = 0.5 at the joint
+  ReplyFromMotor(2, 1.0f, MotorError::kOvertemp);   // robstride: 1.0 · 0.5 = 0.5, overtemperature
+  scheduler_->Receive(7);
+  const auto m = scheduler_->motors();
+  EXPECT_NEAR(m[0].position_rad, 0.3f, 1e-3f);
+  EXPECT_NEAR(m[1].position_rad, 0.5f, 1e-3f);
+  EXPECT_NEAR(m[2].position_rad, 0.5f, 1e-3f);
+  EXPECT_EQ(m[2].error_code, static_cast<std::uint8_t>(MotorError::kOvertemp));
+  EXPECT_NEAR(m[1].temperature_c, 41.0f, 0.01f);
+  for (const auto& fb : m) EXPECT_EQ(fb.last_reply_us, 7);
+}
+
+TEST_F(MixedSchedulerTest, AReplyInAnotherLayoutIsCountedAsMalformedNotDecoded) {
+  can_frame f{};
+  f.can_id = 0;      // the master id
+  f.len = 6;         // a classic AK reply from the Damiao's id: too short for its family
+  f.data[0] = 0x12;  // state 1, id 2
+  Inject(0, f);
+  scheduler_->Receive(1);
+  EXPECT_EQ(scheduler_->motors()[1].malformed_replies, 1u);
+  EXPECT_EQ(scheduler_->motors()[1].replies, 0u);
+}
+
+TEST_F(MixedSchedulerTest, AnAnswerFromAnIdNoJointHasIsAStray) {
+  MotorReply r;
+  r.motor_id = 9;
+  Inject(0, EncodeReplyFrame(ProtocolOf(config_.motor_of(0)), 0, r));  // an AK motor, id 9
+  scheduler_->Receive(1);
+  ASSERT_EQ(scheduler_->strays(0).size(), 1u);
+  EXPECT_EQ(scheduler_->strays(0)[0].motor_id, 9u);
+  EXPECT_EQ(scheduler_->strays(0)[0].family, config::MotorFamily::kAk);
+}
+
+TEST_F(MixedSchedulerTest, AScanProbesEveryUnconfiguredIdInBothShapesAFewPerTick) {
+  scheduler_->StartScan(8);
+  std::set<std::uint32_t> standard, extended;
+  int ticks = 0;
+  while (scheduler_->scanning() && ticks < 100) {
+    ClearSent();
+    scheduler_->Send(targets_, ticks * 2000);
+    std::size_t probes = 0;
+    for (const can_frame& f : Sent(0)) {
+      HostFrame host;
+      const bool eff = (f.can_id & CAN_EFF_FLAG) != 0;
+      MotorProtocol p;
+      p.family = eff ? config::MotorFamily::kRobstride : config::MotorFamily::kAk;
+      std::uint32_t id = 0;
+      if (!Addressee(p.family, f, &id) || !DecodeHostFrame(p, f, &host) || host.is_command ||
+          host.request != MotorRequest::kDisable) {
+        continue;  // commands, and the first tick's enables
+      }
+      (eff ? extended : standard).insert(id);
+      ++probes;
+    }
+    EXPECT_LE(probes, MotorScheduler::kProbesPerBus);
+    ++ticks;
+  }
+  EXPECT_FALSE(scheduler_->scanning());
+  // Ids 1..8 minus the configured ones: 1 (ak) and 2 (damiao) as standard frames, 3 (robstride)
+  // as 29-bit ones.
+  EXPECT_EQ(standard, (std::set<std::uint32_t>{3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(extended, (std::set<std::uint32_t>{1, 2, 4, 5, 6, 7, 8}));
+}
+
+TEST_F(MixedSchedulerTest, SetZeroGoesOutOnceWithTheNextSend) {
+  scheduler_->RequestSetZero(2);
+  scheduler_->Send(targets_, 0);
+  const MotorProtocol rs = ProtocolOf(config_.motor_of(2));
+  auto zeros = [&] {
+    int n = 0;
+    for (const can_frame& f : Sent(0)) {
+      HostFrame host;
+      n += DecodeHostFrame(rs, f, &host) && !host.is_command && host.request == MotorRequest::kSetZero;
+    }
+    return n;
+  };
+  EXPECT_EQ(zeros(), 1);
+  ClearSent();
+  scheduler_->Send(targets_, 2000);
+  EXPECT_EQ(zeros(), 0);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ void BusMonitor::Run() {
       f.special = can::DecodeSpecial(data, &f.which);
       const int joint = JointOf(f);
       if (!f.special && joint >= 0) {
-        can::DecodeCommand(data, can::RangesOf(config_.motor_of(static_cast<std::size_t>(joint))),
+        can::DecodeCommand(data, can::ProtocolOf(config_.motor_of(static_cast<std::size_t>(joint))).ranges,
                            &f.command);
       }
       frames_.push_back(f);

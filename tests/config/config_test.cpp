@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace robot_edge::config {
@@ -81,7 +82,8 @@ TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   EXPECT_EQ(c.imu.bus, 4u);
   EXPECT_EQ(c.imu.quat_id, 0x101u);  // hex in YAML
   EXPECT_EQ(c.imu.gyro_id, 0x102u);
-  EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud"}));
+  EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud", "maintainer"}));
+  EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
 
 TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
@@ -90,6 +92,12 @@ TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
   for (std::size_t b = 0; b < 5; ++b) EXPECT_EQ(c.buses[b].interface, "can" + std::to_string(b));
   EXPECT_EQ(c.joints.size(), 25u);
   EXPECT_GT(c.realtime.priority, 0);
+  // A mixed robot, calibrated into a file the service may write.
+  std::set<MotorFamily> families;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) families.insert(c.motor_of(j).family);
+  EXPECT_EQ(families.size(), 3u);
+  EXPECT_EQ(c.calibration_path, "/var/lib/robot-edge/calibration.yaml");
+  EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
 
 TEST(LoadConfig, MissingFileNamesThePath) {
@@ -300,7 +308,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"one shared token is refused", "tcp: \"\"", "token: \"abc\"", "api.token",
              "one shared token is no longer accepted: give each role its own, in a file "
              "(api.roles.<role>.token_file)"},
-        Case{"controllers not empty", "controllers: [ble, cloud]", "controllers: []",
+        Case{"controllers not empty", "controllers: [ble, cloud, maintainer]", "controllers: []",
              "api.controllers", "empty: no client could ever command the robot"},
         Case{"role names", "roles: {}", "roles: {pilot: {users: [x]}}", "api.roles.pilot",
              "'pilot' is not a role: observer, or a name of api.controllers"},
@@ -314,10 +322,16 @@ INSTANTIATE_TEST_SUITE_P(
              "motors.ak80_9.can_timeout_ms", "70000 is outside 0..60000"},
         Case{"tcp host:port", "tcp: \"\"", "tcp: \"localhost\"", "api.tcp",
              "'localhost' is not host:port with a port 1..65535"},
-        Case{"controller names unique", "controllers: [ble, cloud]",
+        Case{"controller names unique", "controllers: [ble, cloud, maintainer]",
              "controllers: [ble, cloud, ble]", "api.controllers[2]", "'ble' is listed twice"},
-        Case{"controller names non-empty", "controllers: [ble, cloud]",
+        Case{"controller names non-empty", "controllers: [ble, cloud, maintainer]",
              "controllers: [ble, \"\"]", "api.controllers[1]", "empty controller name"},
+        Case{"maintenance roles are controllers", "maintenance_roles: [maintainer]",
+             "maintenance_roles: [janitor]", "api.maintenance_roles",
+             "'janitor' is not a name of api.controllers"},
+        Case{"joint limit margin", "min_loop_rate_fraction: 0.5",
+             "min_loop_rate_fraction: 0.5\n  joint_limit_margin_rad: 2", "safety.joint_limit_margin_rad",
+             "2 is outside 0.01..1", false},
         Case{"controller idle timeout", "controller_idle_timeout_ms: 10000",
              "controller_idle_timeout_ms: 0", "api.controller_idle_timeout_ms",
              "0 is outside 100..3600000"},

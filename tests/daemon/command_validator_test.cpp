@@ -50,7 +50,7 @@ class Validation : public testing::Test {
     for (int j = 0; j < kd_count; ++j) seg->add_kd(kd);
   }
 
-  CommandValidator validator_{DefaultConfig()};
+  CommandValidator validator_{DefaultConfig(), config::BuildJointTable(DefaultConfig())};
   sm::Trajectory trajectory_{25, 256};
   sm::Command out_;
   sm::Counters counters_;
@@ -91,7 +91,7 @@ TEST_F(Validation, VelocityInsideTheRangesIsUntouched) {
 TEST_F(Validation, VelocityLimitsComeFromTheConfig) {
   config::Config c = DefaultConfig();
   c.velocity.vx_max = 0.5;
-  CommandValidator v(c);
+  CommandValidator v(c, config::BuildJointTable(c));
   ASSERT_EQ(v.Validate(Velocity(1.0f, 0, 0), 0, 0, &trajectory_, &out_, &counters_), std::nullopt);
   EXPECT_FLOAT_EQ(out_.velocity.vx, 0.5f);
 }

@@ -54,7 +54,7 @@ class ControlLoopTest : public testing::Test {
     for (const can_frame& f : robot_.transport().sent(joint.bus)) {
       can::MitCommand c;
       if (f.can_id == joint.can_id &&
-          can::DecodeCommand(std::span(f.data, 8), can::RangesOf(Config().motor_of(j)), &c)) {
+          can::DecodeCommand(std::span(f.data, 8), can::ProtocolOf(Config().motor_of(j)).ranges, &c)) {
         return c;
       }
     }

@@ -75,6 +75,36 @@ TEST(Cli, StatusStandWalkMoveAndDamp) {
   EXPECT_NE(r.output.find("vcan4"), std::string::npos) << r.output;
 }
 
+TEST(Cli, BringUpScanJogCheckDirectionCalibrateZero) {
+  RobotOptions o;
+  o.config_edits = {{"robot:\n", "calibration: calibration.yaml\nrobot:\n"}};
+  Robot robot(o);
+  auto observer = robot.Connect("");
+  ASSERT_TRUE(WaitTelemetry(observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+
+  CtlResult r = Ctl(robot, "scan --max-id 8");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("25 configured: 25 answer, 0 missing, 0 with faults; 0 unexpected ids"),
+            std::string::npos) << r.output;
+  r = Ctl(robot, "jog L_Elbow 0.4 --speed 0.5");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("arrived; DAMP"), std::string::npos) << r.output;
+  r = Ctl(robot, "check-direction L_Shoulder_Yaw");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("the motor follows its commands"), std::string::npos) << r.output;
+  r = Ctl(robot, "jog Nobody 0.1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  r = Ctl(robot, "calibrate --pose zero");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("restart robot-edged"), std::string::npos) << r.output;
+  r = Ctl(robot, "zero Neck_Yaw");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--confirm"), std::string::npos) << r.output;
+  r = Ctl(robot, "scan --controller cloud");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("may not run bring-up tools"), std::string::npos) << r.output;
+}
+
 TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
   Robot robot;
   robot.StopDaemon();

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 #include "robot_rig.hpp"
 
 namespace robot_edge::e2e {
@@ -21,6 +24,26 @@ class Robot : public test::Robot {
 // Waits until every motor has replied recently (the daemon accepts STAND only then).
 inline void WaitMotorsReady(client::Client& c) {
   ASSERT_TRUE(MotorsReady(c)) << "the motors never all replied";
+}
+
+// An alert with this id and source is active in `t`.
+inline bool HasAlert(const edge::EdgeTelemetry& t, std::uint32_t id, std::uint32_t source) {
+  for (const auto& a : t.active_alerts()) {
+    if (a.id() == id && a.source_id() == source) return true;
+  }
+  return false;
+}
+
+// Every joint of `t` within `tolerance_rad` of `pose`.
+inline bool AtPose(const edge::EdgeTelemetry& t, const std::vector<float>& pose,
+                   float tolerance_rad) {
+  for (std::size_t j = 0; j < pose.size(); ++j) {
+    if (static_cast<int>(j) >= t.joint_pos_size() ||
+        !(std::fabs(t.joint_pos(static_cast<int>(j)) - pose[j]) <= tolerance_rad)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace robot_edge::e2e

@@ -55,15 +55,7 @@ TEST(Stand, ReachesTheStandPoseInAboutTwoSeconds) {
   ASSERT_TRUE(r.accepted()) << r.reason();
   EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_STAND);
   const auto pose = StandPose(robot.config());
-  const auto settled = WaitTelemetry(
-      c,
-      [&](const edge::EdgeTelemetry& t) {
-        for (int j = 0; j < 25; ++j) {
-          if (std::fabs(t.joint_pos(j) - pose[j]) > 0.03f) return false;
-        }
-        return true;
-      },
-      6s);
+  const auto settled = WaitTelemetry(c, [&](const auto& t) { return AtPose(t, pose, 0.03f); }, 6s);
   ASSERT_TRUE(settled) << "the stand pose was not reached";
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GT(took, 1500ms) << "the ramp lasts ~2 s; arriving earlier means no ramp";

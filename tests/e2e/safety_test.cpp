@@ -13,13 +13,6 @@ void StandUp(client::Client& c) {
   ASSERT_TRUE(r.accepted()) << r.reason();
 }
 
-bool HasAlert(const edge::EdgeTelemetry& t, std::uint32_t id, std::uint32_t source) {
-  for (const auto& a : t.active_alerts()) {
-    if (a.id() == id && a.source_id() == source) return true;
-  }
-  return false;
-}
-
 TEST(Overtemp, At81AlertsDampsBlocksStandUntilBelow70ThenClears) {
   Robot robot;
   auto c = robot.Connect("cloud");

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   reader.Reset();
   channels.urgent.store(0);
   daemon::CommandIntake intake(config, &channels);
-  sm::StateMachine machine(config, /*policy=*/nullptr);
+  sm::StateMachine machine(config, config::BuildJointTable(config), /*policy=*/nullptr);
   fuzz::HealthyRobot robot(config);
 
   daemon::Peer peer;

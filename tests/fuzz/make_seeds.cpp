@@ -92,7 +92,7 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
                           static_cast<std::uint8_t>(tick == 3 && j == 3 ? 85 : 35),
                           static_cast<std::uint8_t>(tick == 2 && j == 9 ? 2 : 0)};
       can::Payload p;
-      const auto len = can::EncodeReply(reply, can::RangesOf(c.motor_of(j)), can::LayoutOf(c.motor_of(j)), &p);
+      const auto len = can::EncodeReply(reply, can::ProtocolOf(c.motor_of(j)).ranges, can::ProtocolOf(c.motor_of(j)).layout, &p);
       healthy += Frame(static_cast<std::uint8_t>(joint.bus), c.buses[joint.bus].master_id, p.data(), len);
     }
     const auto q = can::EncodeImuQuaternion({0.99f, 0.0f, 0.1f, 0.0f});
@@ -117,7 +117,7 @@ void SimSeeds(const config::Config& c, const fs::path& dir) {
     lines += static_cast<char>(c.joints[j].can_id);
     lines += '\x08';
     lines.append(reinterpret_cast<const char*>(enter.data()), 8);
-    const auto cmd = can::EncodeCommand({0.2f, 0.0f, 60.0f, 2.0f, 0.5f}, can::RangesOf(c.motor_of(j)));
+    const auto cmd = can::EncodeCommand({0.2f, 0.0f, 60.0f, 2.0f, 0.5f}, can::ProtocolOf(c.motor_of(j)).ranges);
     lines += static_cast<char>(c.joints[j].bus);
     lines += static_cast<char>(c.joints[j].can_id);
     lines += '\x08';

@@ -26,7 +26,7 @@ policy:
   kd: 1.5
   observation: [{term: command}]
 )");
-  const ActionMap map(c);
+  const ActionMap map(c, config::BuildJointTable(c));
   ASSERT_EQ(map.size(), 3u);
   const std::vector<float> raw{0.4f, 3.0f, -5.0f};
   std::vector<float> action(3);
@@ -61,7 +61,7 @@ policy:
   action_scale: 0.25
   observation: [{term: command}]
 )");
-  const ActionMap map(c);
+  const ActionMap map(c, config::BuildJointTable(c));
   std::vector<float> action(2);
   std::vector<sm::JointTarget> targets(25);
   map.Apply(std::vector<float>{4.0f, -2.0f}, action, targets);
@@ -81,7 +81,7 @@ policy:
   action_scale: 0.25
   observation: [{term: command}]
 )");
-  const ActionMap map(c);
+  const ActionMap map(c, config::BuildJointTable(c));
   std::vector<float> action(2);
   std::vector<sm::JointTarget> targets(25);
   const std::vector<float> raw{std::numeric_limits<float>::quiet_NaN(),

@@ -51,6 +51,16 @@ TEST(ControlProtocol, SilenceAndFault) {
   EXPECT_EQ(Parse("fault 0 255").code, 255);
 }
 
+TEST(ControlProtocol, Mount) {
+  const ControlCommand c = Parse("mount Hip -0.25 -1");
+  EXPECT_EQ(c.verb, ControlVerb::kMount);
+  EXPECT_EQ(c.joint, 1u);
+  EXPECT_DOUBLE_EQ(c.offset_rad, -0.25);
+  EXPECT_DOUBLE_EQ(c.direction, -1);
+  EXPECT_EQ(Error("mount Hip 0.1 0"), "direction must be 1 or -1");
+  EXPECT_NE(Error("mount Hip 9 1").find("outside"), std::string::npos);
+}
+
 TEST(ControlProtocol, TiltAndImu) {
   ControlCommand c = Parse("tilt 10.5 -90");
   EXPECT_EQ(c.verb, ControlVerb::kTilt);

@@ -41,7 +41,7 @@ MotorAndJoint Params() {
 
 can::Payload Command(const SimMotorParams& p, float position, float kp, float kd, float torque = 0,
                      float velocity = 0) {
-  return can::EncodeCommand({position, velocity, kp, kd, torque}, p.ranges);
+  return can::EncodeCommand({position, velocity, kp, kd, torque}, p.protocol.ranges);
 }
 
 // Sends `command` every `period_us` from `from_us` to `to_us` (exclusive); the motor answers each.
@@ -132,7 +132,7 @@ TEST(SimMotor, VelocityTargetWithDampingOnly) {
   m.OnFrame(Fc(), 0);
   const can::Payload command = Command(p, 0, 0, 2.0f, 0, 1.0f);
   can::MitCommand sent;  // the quantised values the motor sees
-  ASSERT_TRUE(can::DecodeCommand(command, p.ranges, &sent));
+  ASSERT_TRUE(can::DecodeCommand(command, p.protocol.ranges, &sent));
   Hold(&m, command, 0, 500 * kMs);
   EXPECT_NEAR(m.state().velocity_rad_s,
               (sent.kd * sent.velocity_rad_s + sent.torque_nm) / (sent.kd + 0.2), 1e-4);
@@ -140,7 +140,7 @@ TEST(SimMotor, VelocityTargetWithDampingOnly) {
 
 TEST(SimMotor, TorqueSaturatesAtTMax) {
   MotorAndJoint p = Params();
-  p.ranges.t_max = 5.0f;
+  p.protocol.ranges.t_max = 5.0f;
   MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   m.OnFrame(Command(p, 2.0f, 500, 0), 0);  // 500 · 2 = 1000 N·m asked
@@ -190,11 +190,11 @@ TEST(SimMotor, HardStopsAtTheJointLimitsPlusMargin) {
   MotorOnJoint m(p);
   m.OnFrame(Fc(), 0);
   Hold(&m, Command(p, 2.0f, 10, 1), 0, 500 * kMs);
-  EXPECT_DOUBLE_EQ(m.state().position_rad, 0.5 + KinematicPlant::kHardStopMarginRad);
+  EXPECT_NEAR(m.state().position_rad, 0.5 + KinematicPlant::kHardStopMarginRad, 1e-6);
   EXPECT_EQ(m.state().velocity_rad_s, 0.0);
   EXPECT_NEAR(m.state().torque_nm, 10 * (2.0 - 0.55), 0.05);  // still pushing
   Hold(&m, Command(p, -2.0f, 10, 1), 500 * kMs, 1 * kS);
-  EXPECT_DOUBLE_EQ(m.state().position_rad, -0.5 - KinematicPlant::kHardStopMarginRad);
+  EXPECT_NEAR(m.state().position_rad, -0.5 - KinematicPlant::kHardStopMarginRad, 1e-6);
 }
 
 TEST(SimMotor, StableWithStiffGainsOnATinyInertia) {
@@ -273,7 +273,7 @@ TEST(SimMotor, ErrorCodeIsReportedInByte7) {
 
 TEST(SimMotor, ClassicLayoutRepliesSixBytesWithoutTemperature) {
   MotorAndJoint p = Params();
-  p.layout = can::ReplyLayout::kClassic6Byte;
+  p.protocol.layout = can::ReplyLayout::kClassic6Byte;
   p.can_id = 0x23;
   MotorOnJoint m(p);
   m.PinTemperature(70);
@@ -302,8 +302,8 @@ TEST(SimMotor, ParamsComeFromTheConfigWithPerJointOverrides) {
   EXPECT_DOUBLE_EQ(knee.ambient_c, 25);
   EXPECT_EQ(knee.can_timeout_us, 100'000);
   EXPECT_EQ(knee.latency_us, 0);
-  EXPECT_EQ(knee.layout, can::ReplyLayout::kAk8Byte);
-  EXPECT_EQ(MotorParamsFor(c, 2).layout, can::ReplyLayout::kClassic6Byte);
+  EXPECT_EQ(knee.protocol.layout, can::ReplyLayout::kAk8Byte);
+  EXPECT_EQ(MotorParamsFor(c, 2).protocol.layout, can::ReplyLayout::kClassic6Byte);
   const KinematicJoint knee_joint = KinematicJointFor(c, 0);
   EXPECT_DOUBLE_EQ(knee_joint.inertia_kgm2, 0.02);  // sim default
   EXPECT_DOUBLE_EQ(knee_joint.friction_nms, 0.2);

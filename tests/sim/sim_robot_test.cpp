@@ -36,7 +36,9 @@ class SimRobotTest : public ::testing::Test {
   // Every motor of bus `bus` in motor mode; replies discarded.
   void EnterMotorMode(std::size_t bus, std::int64_t now_us) {
     std::vector<can_frame> frames;
-    for (std::uint32_t id : robot_.MotorIdsOn(bus)) frames.push_back(Frame(id, test::Fc()));
+    for (const auto& joint : config_.joints) {
+      if (joint.bus == bus) frames.push_back(Frame(joint.can_id, test::Fc()));
+    }
     std::vector<can_frame> replies;
     robot_.OnFrames(bus, frames, now_us, &replies);
   }
@@ -206,6 +208,37 @@ TEST_F(SimRobotTest, HelpAndBusCommands) {
   EXPECT_EQ(Execute("busoff leg"), "error: not a robot command");
 }
 
+TEST_F(SimRobotTest, AMotorMountedElsewhereReadsItsOwnPositionNotTheJoints) {
+  EnterMotorMode(0, 0);
+  // Knee's motor reversed with a 0.3 rad offset: at the joint's true 0 it reads -(0 - 0.3) = 0.3.
+  EXPECT_EQ(Execute("mount Knee 0.3 -1", 1 * kMs), "ok");
+  const can_frame reply = Exchange(0, Frame(1, test::Fc()), 2 * kMs);
+  can::MitReply r;
+  ASSERT_TRUE(can::DecodeReply(std::span<const std::uint8_t>(reply.data, reply.len),
+                               robot_.motor(0).params().protocol.ranges, can::ReplyLayout::kAk8Byte,
+                               &r));
+  EXPECT_NEAR(r.position_rad, 0.3f, 1e-3f);
+  EXPECT_NEAR(robot_.motor(0).state().joint_position_rad, 0.0, 1e-9);
+  EXPECT_NE(Execute("get Knee").find("joint_position_rad=0.0000"), std::string::npos);
+}
+
+TEST(SimRobotMissingAndExtra, AMissingMotorIsSilentAndAnExtraOneAnswers) {
+  config::Config c = test::SmallConfig();
+  c.sim.missing = {"Hip"};
+  c.sim.extra_motors.push_back({"leg", 0, "ak", 0, 7});
+  SimRobot robot(c);
+  std::vector<can_frame> replies;
+  const std::vector<can_frame> frames = {Frame(2, test::Fc()), Frame(7, test::Fc()),
+                                         Frame(1, test::Fc())};
+  robot.OnFrames(0, frames, 0, &replies);
+  ASSERT_EQ(replies.size(), 2u);  // Hip (id 2) is absent
+  EXPECT_EQ(replies[0].data[0], 7);
+  EXPECT_EQ(replies[1].data[0], 1);
+  bool passes_7 = false;
+  for (const can_filter& f : robot.ReceiveFilters()) passes_7 |= (7 & f.can_mask) == (f.can_id & f.can_mask);
+  EXPECT_TRUE(passes_7) << "the kernel filter must let the extra motor's frames through";
+}
+
 TEST(SimRobotDefaultConfig, StartsAtRestInsideEveryJointLimit) {
   const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   SimRobot robot(c);
@@ -220,8 +253,11 @@ TEST(SimRobotDefaultConfig, StartsAtRestInsideEveryJointLimit) {
     EXPECT_DOUBLE_EQ(s.temperature_c, c.sim.ambient_c);
     EXPECT_FALSE(s.motor_mode);
   }
-  EXPECT_EQ(robot.MotorIdsOn(0), (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(robot.MotorIdsOn(4), (std::vector<std::uint32_t>{1, 2, 3}));
+  // One exact standard-id filter per motor id in use on any bus: ids 1..6.
+  std::vector<std::uint32_t> ids;
+  for (const can_filter& f : robot.ReceiveFilters()) ids.push_back(f.can_id);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(BusDriver, StandsEveryMotorThroughItsFramesAndCountsTheReplies) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -59,10 +60,14 @@ class MotorOnJoint {
         plant_({KinematicJoint{p.min_rad, p.max_rad, p.inertia_kgm2, p.friction_nms}}) {
     Advance(0);
   }
-  // Advances to `now_us`, then hands the frame to the motor.
+  // Advances to `now_us`, then hands the motor a standard frame with these data bytes.
   std::optional<SimReply> OnFrame(std::span<const std::uint8_t> data, std::int64_t now_us) {
     Advance(now_us);
-    return motors_[0].OnFrame(data, now_us);
+    can_frame frame{};
+    frame.can_id = motors_[0].params().can_id;
+    frame.len = static_cast<std::uint8_t>(std::min<std::size_t>(data.size(), CAN_MAX_DLEN));
+    std::copy(data.begin(), data.begin() + frame.len, frame.data);
+    return motors_[0].OnFrame(frame, now_us);
   }
   void Advance(std::int64_t now_us) { StepPhysics(plant_, motors_, laws_, &time_us_, now_us); }
 
@@ -82,7 +87,7 @@ class MotorOnJoint {
 inline can::MitReply Decode(const SimReply& reply, const SimMotorParams& params) {
   can::MitReply out;
   EXPECT_TRUE(can::DecodeReply(std::span<const std::uint8_t>(reply.data.data(), reply.len),
-                               params.ranges, params.layout, &out));
+                               params.protocol.ranges, params.protocol.layout, &out));
   return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 
 #include "fixture.hpp"
@@ -98,7 +100,7 @@ TEST(Overtemp, ConfiguredThresholdsAreUsed) {
   config::Config c = test::DefaultConfig();
   c.safety.overtemp_trip_c = 60;
   c.safety.overtemp_clear_c = 50;
-  AlertMonitor a(c);
+  AlertMonitor a(c, config::BuildJointTable(c));
   EventBuffer events(64);
   test::Robot robot;
   robot.joints[2].temperature_c = 61;
@@ -155,7 +157,7 @@ TEST(MotorTimeout, NotBlamedOnMotorsWhenTheirCommandsWereNotSent) {
 
 TEST(MotorTimeout, AMotorThatNeverRepliedBlocksStandThenIsReported) {
   test::Robot robot;
-  StateMachine sm(test::DefaultConfig(), nullptr);
+  StateMachine sm(test::DefaultConfig(), config::BuildJointTable(test::DefaultConfig()), nullptr);
   auto in = robot.At(0);
   robot.joints[7].last_reply_us = -1;  // R_Hip_Roll never answered
   sm.Step(0, in);
@@ -187,6 +189,36 @@ TEST(MotorFault, AnErrorCodeFromTheMotorIsCritical) {
   EXPECT_EQ(out.alerts[0].source, 11u);
   m.robot.joints[11].error_code = 0;
   EXPECT_TRUE(m.Step(20 * kMs).alerts.empty());
+}
+
+TEST(JointOutOfRange, AJointReadingBeyondItsLimitsByTheMarginDampsAndBlocksUntilBack) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.robot.joints[3].position_rad = 2.4f + 0.14f;  // L_Knee: max 2.4, margin 0.15: still in
+  EXPECT_EQ(m.Step(10 * kMs).mode, Mode::kStand);
+  m.robot.joints[3].position_rad = 2.4f + 0.31f;  // a slipped encoder
+  const Outputs& out = m.Step(20 * kMs);
+  EXPECT_EQ(out.mode, Mode::kDamp);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kJointOutOfRange);
+  EXPECT_EQ(out.alerts[0].source, 3u);
+  EXPECT_NEAR(out.alerts[0].value, 310u, 1u);  // mrad beyond the limit
+  EXPECT_EQ(out.alerts[0].threshold, 150u);
+  EXPECT_NEAR(out.alerts[0].reading, 2.71f, 1e-5f);
+  EXPECT_FALSE(m.sm.Submit(30 * kMs, ModeCmd(ModeRequest::kStand, 30 * kMs)).accepted);
+  m.robot.joints[3].position_rad = -0.2f;  // below its 0.0 minimum by more than the margin
+  EXPECT_EQ(m.Step(40 * kMs).alerts.size(), 1u);
+  m.robot.joints[3].position_rad = 0.6f;
+  EXPECT_TRUE(m.Step(50 * kMs).alerts.empty());
+  EXPECT_TRUE(m.sm.Submit(60 * kMs, ModeCmd(ModeRequest::kStand, 60 * kMs)).accepted);
+}
+
+TEST(JointOutOfRange, ANonFiniteReadingCountsAsOut) {
+  Machine m;
+  m.robot.joints[5].position_rad = std::numeric_limits<float>::quiet_NaN();
+  const Outputs& out = m.Step(10 * kMs);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kJointOutOfRange);
 }
 
 // ---- Fall detection ----
@@ -288,7 +320,7 @@ TEST(LoopSlow, NotJudgedBeforeTheFirstSecondNorWhenOff) {
   EXPECT_EQ(m.sm.Step(10 * kMs, in).mode, Mode::kStand);
   config::Config c = test::DefaultConfig();
   c.safety.min_loop_rate_fraction = 0;
-  StateMachine off(c, nullptr);
+  StateMachine off(c, config::BuildJointTable(c), nullptr);
   test::Robot robot;
   auto slow = robot.At(0);
   slow.loop_rate_hz = 1;

@@ -107,7 +107,7 @@ class TrajectoryMaker {
 // A state machine booted and stepped once with a healthy robot, at t = 0.
 struct Machine {
   explicit Machine(bool with_policy = true)
-      : sm(DefaultConfig(), with_policy ? &policy : nullptr) {
+      : sm(DefaultConfig(), config::BuildJointTable(DefaultConfig()), with_policy ? &policy : nullptr) {
     sm.Step(0, robot.At(0));
   }
   // Brings the machine to `mode` at time `t` (healthy robot).

@@ -26,6 +26,7 @@ struct Row {
 constexpr auto V = CommandKind::kVelocity;
 constexpr auto T = CommandKind::kTrajectory;
 constexpr auto M = CommandKind::kMode;
+constexpr auto G = CommandKind::kJog;
 constexpr auto Stand = ModeRequest::kStand;
 constexpr auto Damp = ModeRequest::kDamp;
 constexpr auto D = Mode::kDamp;
@@ -59,6 +60,11 @@ const Row kRows[] = {
     {"velocity_in_damp", D, V, Stand, true, false, D, Reason::kVelocityInDamp},
     {"velocity_in_trajectory", J, V, Stand, true, false, D, Reason::kVelocityInTrajectory},
     {"trajectory_in_policy", P, T, Stand, true, false, D, Reason::kTrajectoryInPolicy},
+    // Bring-up: a jog moves one joint out of DAMP only.
+    {"jog_in_damp", D, G, Stand, true, true, D, None},
+    {"jog_in_stand", S, G, Stand, true, false, D, Reason::kJogNotInDamp},
+    {"jog_in_policy", P, G, Stand, true, false, D, Reason::kJogNotInDamp},
+    {"jog_in_trajectory", J, G, Stand, true, false, D, Reason::kJogNotInDamp},
 };
 
 class TransitionTable : public testing::TestWithParam<Row> {};
@@ -85,6 +91,11 @@ TEST_P(TransitionTable, ThroughTheStateMachine) {
     case CommandKind::kVelocity: c = test::VelocityCmd(0.3f, 0, 0, 20 * kMs); break;
     case CommandKind::kTrajectory: c = m.traj.Zero(20 * kMs); break;
     case CommandKind::kStopWalking: break;
+    case CommandKind::kJog:
+      c.kind = CommandKind::kJog;
+      c.jog = {3, 0.5f, 0.2f};
+      c.received_us = c.sent_us = 20 * kMs;
+      break;
   }
   const SubmitResult result = m.sm.Submit(20 * kMs, c);
   EXPECT_EQ(result.accepted, r.allowed);

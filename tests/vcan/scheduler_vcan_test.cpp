@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "can/controller.hpp"
+#include "can/link_supervisor.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
 #include "can/socketcan_transport.hpp"
@@ -49,7 +49,7 @@ struct Robot {
   explicit Robot(asio::io_context& io)
       : config(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)),
         transport(io, Options(Interfaces(config), ReceiveFilters(config))),
-        scheduler(config, transport),
+        scheduler(config, config::BuildJointTable(config), transport),
         motors(io, Options(Interfaces(config), {can_filter{0, 0}})) {}
 
   // Every frame the motors' side receives within the patience, until `count`.
@@ -151,7 +151,7 @@ TEST_F(SchedulerVcanTest, CandumpSeesExactlyWhatTheSchedulerSent) {
       std::snprintf(id, sizeof(id), "%03X#", joint.can_id);
       const Payload bytes = pass == 0
                                 ? EncodeSpecial(SpecialCommand::kEnterMotorMode)
-                                : EncodeCommand(targets[j], RangesOf(robot.config.motor_of(j)));
+                                : EncodeCommand(targets[j], ProtocolOf(robot.config.motor_of(j)).ranges);
       expected[robot.config.buses[joint.bus].interface].push_back(id + UpperHex(bytes.data(), 8));
     }
   }
@@ -189,7 +189,7 @@ TEST_F(SchedulerVcanTest, SchedulerTakesRepliesAndImuFramesFromTheKernel) {
   RawSocket imu("vcan4");    // waist_neck
   ASSERT_TRUE(motor.ok() && imu.ok());
   Payload reply;
-  EncodeReply({4, 0.5f, 1.0f, -2.0f, 45, 0}, RangesOf(robot.config.motors[0]),
+  EncodeReply({4, 0.5f, 1.0f, -2.0f, 45, 0}, ProtocolOf(robot.config.motors[0]).ranges,
               ReplyLayout::kAk8Byte, &reply);
   ASSERT_TRUE(motor.Write(DataFrame(0, {reply.begin(), reply.end()})));
   const Payload wrong_bus_quat = EncodeImuQuaternion({0.0f, 0.0f, 1.0f, 0.0f});
@@ -232,7 +232,7 @@ TEST_F(SchedulerVcanTest, TickWithADownBusStillReachesTheOtherBuses) {
     const auto& joint = robot.config.joints[j];
     if (joint.bus == 1) continue;
     auto& frames = by_bus[static_cast<std::uint32_t>(joint.bus)];
-    const Payload want = EncodeCommand(targets[j], RangesOf(robot.config.motor_of(j)));
+    const Payload want = EncodeCommand(targets[j], ProtocolOf(robot.config.motor_of(j)).ranges);
     ASSERT_FALSE(frames.empty()) << joint.name;
     EXPECT_EQ(frames.front().can_id, joint.can_id) << joint.name;
     EXPECT_TRUE(std::equal(want.begin(), want.end(), frames.front().data)) << joint.name;
@@ -261,7 +261,7 @@ TEST_F(SchedulerVcanTest, TickIsOneRecvmmsgAndOneSendmmsgForAllFiveBuses) {
     const auto& joint = robot.config.joints[j];
     Payload payload;
     EncodeReply({static_cast<std::uint8_t>(joint.can_id), 0.1f, 0, 0, 40, 0},
-                RangesOf(robot.config.motor_of(j)), ReplyLayout::kAk8Byte, &payload);
+                ProtocolOf(robot.config.motor_of(j)).ranges, ReplyLayout::kAk8Byte, &payload);
     replies.push_back(
         {static_cast<std::uint32_t>(joint.bus),
          DataFrame(robot.config.buses[joint.bus].master_id, {payload.begin(), payload.end()})});
@@ -301,11 +301,11 @@ TEST_F(SchedulerVcanTest, ControllerOnVcanIsUnsupportedNotAnError) {
   bus.interface = "vcan0";
   bus.bitrate = 1'000'000;
   bus.restart_ms = 0;
-  CanController controller("vcan0", bus);
-  EXPECT_EQ(controller.Configure(), CanController::ConfigureResult::kUnsupported);
+  CanLink controller("vcan0", bus);
+  EXPECT_EQ(controller.Configure(), CanLink::ConfigureResult::kUnsupported);
   EXPECT_EQ(controller.support(), ControllerSupport::kUnsupported);
   EXPECT_FALSE(controller.Poll().has_value());
-  EXPECT_EQ(controller.MaybeRestart(0), CanController::RestartResult::kNotNeeded);
+  EXPECT_EQ(controller.MaybeRestart(0), CanLink::RestartResult::kNotNeeded);
   // The bus itself is untouched: still up, still carrying frames.
   SocketCanTransport a(io_, Options({"vcan0"}, {}));
   SocketCanTransport b(io_, Options({"vcan0"}, {can_filter{0, 0}}));
@@ -313,7 +313,7 @@ TEST_F(SchedulerVcanTest, ControllerOnVcanIsUnsupportedNotAnError) {
   BusFrame got[4];
   EXPECT_TRUE(Eventually([&] { return b.Receive(got) == 1; }));
 
-  CanController absent("vcan9", bus);
+  CanLink absent("vcan9", bus);
   EXPECT_THROW(absent.Configure(), std::system_error);
   EXPECT_EQ(absent.support(), ControllerSupport::kAbsent);
 }

@@ -72,6 +72,9 @@ std::string AlertDetail(const edge::FirmwareAlert& a, std::span<const std::strin
       return Fmt("no IMU frame for %u ms", a.value());
     case edge::ALERT_CONTROL_LOOP_SLOW:
       return Fmt("control loop at %u Hz (floor %u Hz)", a.value(), a.threshold());
+    case edge::ALERT_JOINT_OUT_OF_RANGE:
+      return Fmt("%s: %u mrad beyond its limits (margin %u mrad): offset? encoder?", joint.c_str(),
+                 a.value(), a.threshold());
     default:
       return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
   }

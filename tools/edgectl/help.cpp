@@ -27,6 +27,21 @@ Commands:
   diag                wait for the next diagnostics (every ~1 s) and print it: CAN bus health,
                       control-loop timing, command drop counters
 
+Bring-up commands (README, "First power-on"): in DAMP only, as a controller of the config's
+api.maintenance_roles (--controller, default maintainer):
+  scan                which configured motors answer (family, position, temperature, faults),
+                      which are missing, and which other ids 1..--max-id answer on each bus;
+                      exit 1 unless every motor answers cleanly and nothing else does
+  jog JOINT RAD       move one joint to RAD at --speed with a fifth of its gains, every other
+                      joint limp; ends in DAMP when it arrives, after --duration, on Ctrl-C or
+                      when the connection is lost (the daemon DAMPs a jog not renewed for 200 ms)
+  check-direction JOINT  jog +--amount and back: whether the motor follows its commands; then
+                      confirm by eye that the joint turned in its positive direction
+  calibrate           with the robot held in the --pose (zero: every joint at 0 rad, on a jig;
+                      stand: the stand pose), write the joint offsets that make each read its
+                      pose angle to the config's calibration file; restart robot-edged to use it
+  zero JOINT --confirm  send the motor's own set-zero command (its firmware's zero moves)
+
 Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
@@ -40,13 +55,18 @@ Connection options:
 
 Command options:
   --duration S        move: length of the ramp (default 2); hold: how long (default 2);
-                      walk: how long to walk (default 0 = until Ctrl-C)
+                      walk: how long to walk (default 0 = until Ctrl-C); jog: at most (20)
   --rate HZ           move, hold: packets per second, 10..500 (default 50)
   --hold S            move: keep streaming the goal for S seconds after the ramp (default 0)
   --max-speed RAD_S   move: refuse a ramp whose peak joint speed exceeds this (default 2)
   --count N           watch, events: exit after N messages (default 0 = until Ctrl-C)
   --resume N          events: first replay the kept events with a sequence above N
   --joints A,B,...    watch: also print these joints' positions
+  --speed RAD_S       jog, check-direction: joint speed, 0..1 (default 0.2)
+  --amount RAD        check-direction: the step, 0..0.5 (default 0.1)
+  --max-id N          scan: probe ids 1..N on every bus (default 32)
+  --pose zero|stand   calibrate: the calibration pose (default zero)
+  --confirm           zero: really write the motor's zero
   -h, --help          print this text
   --version           print robot-edgectl's version
 
@@ -71,6 +91,7 @@ Examples:
   robot-edgectl watch --joints L_Knee,R_Knee
   robot-edgectl events --resume 120 --json
   robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag
+  robot-edgectl scan && robot-edgectl jog L_Knee 0.3 && robot-edgectl calibrate --pose zero
 )";
 }
 

@@ -20,6 +20,8 @@ constexpr SubcommandName kSubcommands[] = {
     {"status", S::kStatus}, {"stand", S::kStand},   {"damp", S::kDamp},
     {"walk", S::kWalk},     {"hold", S::kHold},     {"move", S::kMove},
     {"watch", S::kWatch},   {"events", S::kEvents}, {"diag", S::kDiag},
+    {"scan", S::kScan},     {"jog", S::kJog},       {"check-direction", S::kCheckDirection},
+    {"calibrate", S::kCalibrate}, {"zero", S::kZero},
 };
 
 double ParseDouble(const std::string& option, const std::string& text, const char* unit) {
@@ -94,7 +96,7 @@ const std::vector<OptionSpec>& OptionTable() {
       {"--json", false, {}, [](Options* o, auto&, auto&) { o->json = true; }},
       {"--timeout", true, {},
        [](Options* o, auto& n, auto& v) { o->timeout_s = ParseDouble(n, v, "seconds"); }},
-      {"--duration", true, {S::kMove, S::kHold, S::kWalk},
+      {"--duration", true, {S::kMove, S::kHold, S::kWalk, S::kJog},
        [](Options* o, auto& n, auto& v) { o->duration_s = ParseDouble(n, v, "seconds"); }},
       {"--rate", true, {S::kMove, S::kHold},
        [](Options* o, auto& n, auto& v) { o->rate_hz = ParseDouble(n, v, "Hz"); }},
@@ -112,6 +114,19 @@ const std::vector<OptionSpec>& OptionTable() {
        [](Options* o, auto& n, auto& v) { o->count = ParseCount(n, v); }},
       {"--joints", true, {S::kWatch},
        [](Options* o, auto&, auto& v) { o->joints = SplitCommas(v); }},
+      {"--speed", true, {S::kJog, S::kCheckDirection},
+       [](Options* o, auto& n, auto& v) { o->speed_rad_s = ParseDouble(n, v, "rad/s"); }},
+      {"--amount", true, {S::kCheckDirection},
+       [](Options* o, auto& n, auto& v) { o->amount_rad = ParseDouble(n, v, "rad"); }},
+      {"--max-id", true, {S::kScan},
+       [](Options* o, auto& n, auto& v) {
+         const std::uint64_t value = ParseCount(n, v);
+         if (value < 1 || value > 255) throw UsageError(n + " must be 1..255");
+         o->max_id = static_cast<std::uint32_t>(value);
+       }},
+      {"--pose", true, {S::kCalibrate}, [](Options* o, auto&, auto& v) { o->pose = v; }},
+      {"--confirm", false, {S::kZero}, [](Options* o, auto&, auto&) { o->confirm = true; }},
+
   };
   // clang-format on
   return table;
@@ -171,6 +186,27 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
       if (positional.empty()) throw UsageError("usage: robot-edgectl move JOINT=RAD ...");
       o->targets = positional;
       break;
+    case S::kJog:
+      ExpectArguments(positional, 2, "jog JOINT TARGET_RAD [--speed RAD_S] [--duration S]");
+      o->joint = positional[0];
+      o->target_rad = static_cast<float>(ParseDouble("jog TARGET_RAD", positional[1], "rad"));
+      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
+      if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");
+      return;
+    case S::kCheckDirection:
+      ExpectArguments(positional, 1, "check-direction JOINT [--amount RAD] [--speed RAD_S]");
+      o->joint = positional[0];
+      if (!(o->amount_rad > 0) || o->amount_rad > 0.5) throw UsageError("--amount must be 0..0.5 rad");
+      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
+      return;
+    case S::kZero:
+      ExpectArguments(positional, 1, "zero JOINT --confirm");
+      o->joint = positional[0];
+      return;
+    case S::kCalibrate:
+      ExpectArguments(positional, 0, "calibrate [--pose zero|stand]");
+      if (o->pose != "zero" && o->pose != "stand") throw UsageError("--pose must be zero or stand");
+      return;
     default:
       ExpectArguments(positional, 0, ToString(o->subcommand));
       break;
@@ -195,6 +231,11 @@ const char* ToString(Subcommand subcommand) {
 
 bool Commands(Subcommand s) {
   return s == S::kStand || s == S::kDamp || s == S::kWalk || s == S::kHold || s == S::kMove;
+}
+
+bool Maintains(Subcommand s) {
+  return s == S::kScan || s == S::kJog || s == S::kCheckDirection || s == S::kCalibrate ||
+         s == S::kZero;
 }
 
 Options ParseCommandLine(std::span<const std::string> args, const Environment& env) {
@@ -246,6 +287,7 @@ Options ParseCommandLine(std::span<const std::string> args, const Environment& e
   if (!known) throw UsageError("unknown command '" + positional.front() + "'");
   positional.erase(positional.begin());
   if (o.subcommand == S::kMove || o.subcommand == S::kHold) o.duration_s = 2.0;
+  if (o.subcommand == S::kJog) o.duration_s = 20.0;
   ApplyOptions(pending, &o);
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
   FinishSubcommand(positional, &o);
@@ -257,9 +299,10 @@ edge::Hello MakeHello(const Options& o) {
   // damp is an observer unless told otherwise: DAMP is accepted from everyone, and an
   // emergency stop must neither depend on nor take over the control of "cloud".
   const bool commanding = Commands(o.subcommand) && o.subcommand != S::kDamp;
-  hello.set_controller(o.controller ? *o.controller : commanding ? "cloud" : "");
+  const char* role = Maintains(o.subcommand) ? "maintainer" : commanding ? "cloud" : "";
+  hello.set_controller(o.controller ? *o.controller : role);
   hello.set_token(o.token);
-  hello.set_want_command_results(Commands(o.subcommand));
+  hello.set_want_command_results(Commands(o.subcommand) || Maintains(o.subcommand));
   hello.set_no_telemetry(o.subcommand == S::kEvents || o.subcommand == S::kDiag ||
                          o.subcommand == S::kStand || o.subcommand == S::kDamp ||
                          o.subcommand == S::kWalk);

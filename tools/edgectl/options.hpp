@@ -20,11 +20,17 @@ inline constexpr int kExitNoDaemon = 3;  // cannot connect to robot-edged
 
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
-enum class Subcommand { kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag };
+enum class Subcommand {
+  kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag,
+  // Bring-up (bringup.cpp): controller "maintainer" by default.
+  kScan, kJog, kCheckDirection, kCalibrate, kZero,
+};
 
 const char* ToString(Subcommand subcommand);
 // Subcommands that take control of the robot (controller "cloud" by default).
 bool Commands(Subcommand subcommand);
+// The bring-up subcommands (controller "maintainer" by default; api.maintenance_roles).
+bool Maintains(Subcommand subcommand);
 
 // A command-line mistake; main() prints it and exits with kExitUsage.
 class UsageError : public std::runtime_error {
@@ -63,6 +69,15 @@ struct Options {
   std::vector<std::string> joints;   ///< --joints A,B: watch shows these positions
   float vx = 0, vy = 0, vyaw = 0;    ///< walk VX VY VYAW (m/s, m/s, rad/s)
   std::vector<std::string> targets;  ///< move JOINT=RAD ...
+
+  // Bring-up.
+  std::string joint;                 ///< jog / check-direction / zero JOINT
+  float target_rad = 0;              ///< jog JOINT TARGET_RAD
+  double speed_rad_s = 0.2;          ///< --speed RAD_S: jog and check-direction
+  double amount_rad = 0.1;           ///< --amount RAD: check-direction's step
+  std::uint32_t max_id = 32;         ///< --max-id N: scan probes ids 1..N
+  std::string pose = "zero";         ///< --pose zero|stand: calibrate
+  bool confirm = false;              ///< --confirm: zero really writes the motor's zero
 };
 
 // Parses argv without argv[0]. Options may come before or after the subcommand; "--" ends

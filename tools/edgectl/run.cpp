@@ -34,6 +34,16 @@ int Dispatch(Context& ctx) {
       return RunEvents(ctx);
     case Subcommand::kDiag:
       return RunDiag(ctx);
+    case Subcommand::kScan:
+      return RunScan(ctx);
+    case Subcommand::kJog:
+      return RunJog(ctx);
+    case Subcommand::kCheckDirection:
+      return RunCheckDirection(ctx);
+    case Subcommand::kCalibrate:
+      return RunCalibrate(ctx);
+    case Subcommand::kZero:
+      return RunZero(ctx);
   }
   return kExitUsage;
 }

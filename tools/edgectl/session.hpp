@@ -39,6 +39,11 @@ int RunMode(Context& ctx, edge::Mode mode);
 int RunWalk(Context& ctx);
 int RunMove(Context& ctx);
 int RunHold(Context& ctx);
+int RunScan(Context& ctx);  // bringup.cpp
+int RunJog(Context& ctx);
+int RunCheckDirection(Context& ctx);
+int RunCalibrate(Context& ctx);
+int RunZero(Context& ctx);
 
 // Shared by the commanding subcommands: waits for the result of command `sequence` and
 // reports it ("accepted ..." on out, "refused: REASON" on err). Returns the exit status.

@@ -1,7 +1,7 @@
-// CanController's logic over a scripted netlink (what it asks, in which order, what it remembers),
+// CanLink's logic over a scripted netlink (what it asks, in which order, what it remembers),
 // the kernel state mapping, and the real libsocketcan on an interface that does not exist. The
 // vcan case runs on a real kernel in tests/vcan/.
-#include "can/controller.hpp"
+#include "can/link_supervisor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -102,8 +102,8 @@ config::BusConfig Bus(std::uint32_t bitrate, std::uint32_t restart_ms) {
 }
 
 using Strings = std::vector<std::string>;
-using Result = CanController::ConfigureResult;
-using Restart = CanController::RestartResult;
+using Result = CanLink::ConfigureResult;
+using Restart = CanLink::RestartResult;
 
 TEST(FromKernelState, MatchesTheEdgeProtocolNumbering) {
   EXPECT_EQ(FromKernelState(CAN_STATE_ERROR_ACTIVE), CanControllerState::kErrorActive);
@@ -126,14 +126,14 @@ TEST(FromKernelState, MatchesTheEdgeProtocolNumbering) {
 
 TEST(CanControllerConfigure, BitrateZeroAsksNothing) {
   FakeNetlink netlink;
-  CanController controller("can0", Bus(0, 100), &netlink);
+  CanLink controller("can0", Bus(0, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kKept);
   EXPECT_TRUE(netlink.calls.empty());
 }
 
 TEST(CanControllerConfigure, MatchingSettingsAreLeftAlone) {
   FakeNetlink netlink;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kUnchanged);
   EXPECT_EQ(netlink.Changes(), Strings{});
   EXPECT_EQ(controller.support(), ControllerSupport::kSupported);
@@ -142,7 +142,7 @@ TEST(CanControllerConfigure, MatchingSettingsAreLeftAlone) {
 TEST(CanControllerConfigure, ADifferentBitrateTakesTheLinkDownSetsItAndBringsItUp) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kChanged);
   EXPECT_EQ(netlink.Changes(), (Strings{"Stop", "SetBitrate", "Start"}));
   EXPECT_EQ(netlink.bitrate, 1'000'000u);
@@ -151,7 +151,7 @@ TEST(CanControllerConfigure, ADifferentBitrateTakesTheLinkDownSetsItAndBringsItU
 TEST(CanControllerConfigure, OnlyWhatDiffersIsSet) {
   FakeNetlink netlink;
   netlink.restart_ms = 0;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kChanged);
   EXPECT_EQ(netlink.Changes(), (Strings{"Stop", "SetRestartMs", "Start"}));
   EXPECT_EQ(netlink.restart_ms, 100u);
@@ -159,7 +159,7 @@ TEST(CanControllerConfigure, OnlyWhatDiffersIsSet) {
   FakeNetlink both;
   both.bitrate = 250'000;
   both.restart_ms = 100;
-  CanController controller2("can0", Bus(1'000'000, 0), &both);
+  CanLink controller2("can0", Bus(1'000'000, 0), &both);
   EXPECT_EQ(controller2.Configure(), Result::kChanged);
   EXPECT_EQ(both.Changes(), (Strings{"Stop", "SetBitrate", "SetRestartMs", "Start"}));
   EXPECT_EQ(both.restart_ms, 0u);
@@ -168,13 +168,13 @@ TEST(CanControllerConfigure, OnlyWhatDiffersIsSet) {
 TEST(CanControllerConfigure, AStoppedLinkWithTheRightSettingsIsBroughtUp) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_STOPPED;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kUnchanged);
   EXPECT_EQ(netlink.Changes(), Strings{"Start"});
 }
 
 // The message of a start-up failure names the interface and the step.
-std::string ConfigureError(CanController& controller) {
+std::string ConfigureError(CanLink& controller) {
   try {
     controller.Configure();
   } catch (const std::system_error& e) {
@@ -187,7 +187,7 @@ TEST(CanControllerConfigure, AFailedSetIsAStartUpErrorAndTheLinkComesBackUp) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
   netlink.fail["SetBitrate"] = EINVAL;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   const std::string message = ConfigureError(controller);
   EXPECT_NE(message.find("can0"), std::string::npos) << message;
   EXPECT_NE(message.find("cannot set the bitrate to 1000000 bit/s"), std::string::npos) << message;
@@ -198,7 +198,7 @@ TEST(CanControllerConfigure, NoPermissionIsAStartUpError) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
   netlink.fail["Stop"] = EPERM;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   const std::string message = ConfigureError(controller);
   EXPECT_NE(message.find("can0: cannot take the link down"), std::string::npos) << message;
   EXPECT_NE(message.find(std::generic_category().message(EPERM)), std::string::npos) << message;
@@ -208,7 +208,7 @@ TEST(CanControllerConfigure, NoPermissionIsAStartUpError) {
 TEST(CanControllerConfigure, AbsentInterfaceIsAStartUpError) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kAbsent;
-  CanController controller("can7", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can7", Bus(1'000'000, 100), &netlink);
   EXPECT_NE(ConfigureError(controller).find("can7: no such CAN interface"), std::string::npos);
   EXPECT_EQ(controller.support(), ControllerSupport::kAbsent);
 }
@@ -216,7 +216,7 @@ TEST(CanControllerConfigure, AbsentInterfaceIsAStartUpError) {
 TEST(CanControllerConfigure, ControllerThatDoesNotAnswerIsAStartUpError) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kError;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_NE(ConfigureError(controller).find("can0: the CAN controller does not answer"),
             std::string::npos);
 }
@@ -225,7 +225,7 @@ TEST(CanControllerConfigure, ControllerThatDoesNotAnswerIsAStartUpError) {
 TEST(CanControllerConfigure, UnsupportedIsRememberedAndNeverAskedAgain) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kNotCan;
-  CanController controller("vcan0", Bus(1'000'000, 0), &netlink);
+  CanLink controller("vcan0", Bus(1'000'000, 0), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kUnsupported);
   EXPECT_EQ(controller.support(), ControllerSupport::kUnsupported);
   EXPECT_EQ(netlink.calls, Strings{"Probe"});
@@ -240,7 +240,7 @@ TEST(CanControllerPoll, ReportsStateAndErrorCounters) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_ERROR_PASSIVE;
   netlink.counters = {130, 7};
-  CanController controller("can0", Bus(0, 100), &netlink);
+  CanLink controller("can0", Bus(0, 100), &netlink);
   const auto status = controller.Poll();
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->state, CanControllerState::kErrorPassive);
@@ -253,7 +253,7 @@ TEST(CanControllerPoll, ReportsStateAndErrorCounters) {
 
 TEST(CanControllerPoll, ProbesOnceThenOnlyReads) {
   FakeNetlink netlink;
-  CanController controller("can0", Bus(0, 100), &netlink);
+  CanLink controller("can0", Bus(0, 100), &netlink);
   controller.Poll();
   controller.Poll();
   EXPECT_EQ(netlink.calls,
@@ -263,7 +263,7 @@ TEST(CanControllerPoll, ProbesOnceThenOnlyReads) {
 TEST(CanControllerPoll, DriverWithoutErrorCountersIsAskedOnce) {
   FakeNetlink netlink;
   netlink.has_error_counters = false;
-  CanController controller("can0", Bus(0, 100), &netlink);
+  CanLink controller("can0", Bus(0, 100), &netlink);
   for (int i = 0; i < 3; ++i) {
     const auto status = controller.Poll();
     ASSERT_TRUE(status.has_value());
@@ -275,7 +275,7 @@ TEST(CanControllerPoll, DriverWithoutErrorCountersIsAskedOnce) {
 
 TEST(CanControllerPoll, VanishedInterfaceIsAbsentUntilItReturns) {
   FakeNetlink netlink;
-  CanController controller("can0", Bus(0, 100), &netlink);
+  CanLink controller("can0", Bus(0, 100), &netlink);
   ASSERT_TRUE(controller.Poll().has_value());
   netlink.fail["GetState"] = ENODEV;  // unplugged
   netlink.link = CanNetlink::Link::kAbsent;
@@ -292,7 +292,7 @@ TEST(CanControllerPoll, VanishedInterfaceIsAbsentUntilItReturns) {
 TEST(CanControllerMaybeRestart, RestartsBusOffWhenRestartMsIsZeroRateLimited) {
   FakeNetlink netlink;
   netlink.restart_ms = 0;
-  CanController controller("can0", Bus(1'000'000, 0), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 0), &netlink);
   ASSERT_EQ(controller.Configure(), Result::kUnchanged);
   ASSERT_TRUE(controller.Poll().has_value());
   EXPECT_EQ(controller.MaybeRestart(0), Restart::kNotNeeded) << "error-active";
@@ -315,7 +315,7 @@ TEST(CanControllerMaybeRestart, RestartsBusOffWhenRestartMsIsZeroRateLimited) {
 TEST(CanControllerMaybeRestart, KernelRestartsWhenRestartMsIsSet) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_BUS_OFF;
-  CanController controller("can0", Bus(1'000'000, 100), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   ASSERT_EQ(controller.Poll()->state, CanControllerState::kBusOff);
   EXPECT_EQ(controller.MaybeRestart(0), Restart::kNotNeeded);
   EXPECT_EQ(std::count(netlink.calls.begin(), netlink.calls.end(), "Restart"), 0);
@@ -324,7 +324,7 @@ TEST(CanControllerMaybeRestart, KernelRestartsWhenRestartMsIsSet) {
 TEST(CanControllerMaybeRestart, NothingBeforeThePollSaysBusOff) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_BUS_OFF;
-  CanController controller("can0", Bus(1'000'000, 0), &netlink);
+  CanLink controller("can0", Bus(1'000'000, 0), &netlink);
   EXPECT_EQ(controller.MaybeRestart(0), Restart::kNotNeeded);
   EXPECT_TRUE(netlink.calls.empty());
 }
@@ -333,13 +333,13 @@ TEST(CanControllerMaybeRestart, NothingBeforeThePollSaysBusOff) {
 TEST(LibSocketCan, AbsentInterfaceIsReportedCleanly) {
   const std::string name = "re-absent0";
   EXPECT_EQ(LibSocketCan().Probe(name), CanNetlink::Link::kAbsent);
-  CanController controller(name, Bus(0, 0));
+  CanLink controller(name, Bus(0, 0));
   EXPECT_FALSE(controller.Poll().has_value());
   EXPECT_EQ(controller.support(), ControllerSupport::kAbsent);
   EXPECT_EQ(controller.MaybeRestart(0), Restart::kNotNeeded);
   EXPECT_EQ(controller.Configure(), Result::kKept);
 
-  CanController configured(name, Bus(1'000'000, 0));
+  CanLink configured(name, Bus(1'000'000, 0));
   try {
     configured.Configure();
     ADD_FAILURE() << "Configure() of an absent interface must throw";
@@ -353,7 +353,7 @@ TEST(LibSocketCan, AbsentInterfaceIsReportedCleanly) {
 TEST(LibSocketCan, LoopbackIsNotACanController) {
   // Every Linux network namespace has "lo": it exists, without CAN attributes or a device.
   EXPECT_EQ(LibSocketCan().Probe("lo"), CanNetlink::Link::kNotCan);
-  CanController controller("lo", Bus(1'000'000, 0));
+  CanLink controller("lo", Bus(1'000'000, 0));
   EXPECT_EQ(controller.Configure(), Result::kUnsupported);
   EXPECT_FALSE(controller.Poll().has_value());
   EXPECT_EQ(controller.support(), ControllerSupport::kUnsupported);

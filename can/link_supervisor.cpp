@@ -1,4 +1,4 @@
-#include "can/controller.hpp"
+#include "can/link_supervisor.hpp"
 
 #include <libsocketcan.h>
 #include <net/if.h>
@@ -129,42 +129,42 @@ const char* ToString(ControllerSupport support) {
   return "unknown";
 }
 
-const char* ToString(CanController::ConfigureResult result) {
+const char* ToString(CanLink::ConfigureResult result) {
   switch (result) {
-    case CanController::ConfigureResult::kKept:
+    case CanLink::ConfigureResult::kKept:
       return "kept";
-    case CanController::ConfigureResult::kUnchanged:
+    case CanLink::ConfigureResult::kUnchanged:
       return "unchanged";
-    case CanController::ConfigureResult::kChanged:
+    case CanLink::ConfigureResult::kChanged:
       return "changed";
-    case CanController::ConfigureResult::kUnsupported:
+    case CanLink::ConfigureResult::kUnsupported:
       return "unsupported";
   }
   return "unknown";
 }
 
-const char* ToString(CanController::RestartResult result) {
+const char* ToString(CanLink::RestartResult result) {
   switch (result) {
-    case CanController::RestartResult::kNotNeeded:
+    case CanLink::RestartResult::kNotNeeded:
       return "not needed";
-    case CanController::RestartResult::kRateLimited:
+    case CanLink::RestartResult::kRateLimited:
       return "rate-limited";
-    case CanController::RestartResult::kRestarted:
+    case CanLink::RestartResult::kRestarted:
       return "restarted";
-    case CanController::RestartResult::kFailed:
+    case CanLink::RestartResult::kFailed:
       return "failed";
   }
   return "unknown";
 }
 
-CanController::CanController(std::string interface, const config::BusConfig& bus,
+CanLink::CanLink(std::string interface, const config::BusConfig& bus,
                              CanNetlink* netlink)
     : interface_(std::move(interface)),
       bitrate_(bus.bitrate),
       restart_ms_(bus.restart_ms),
       netlink_(netlink != nullptr ? netlink : &LibSocketCan()) {}
 
-ControllerSupport CanController::Detect() {
+ControllerSupport CanLink::Detect() {
   if (support_ == ControllerSupport::kUnsupported) return support_;
   const ControllerSupport before = support_;
   switch (netlink_->Probe(interface_)) {
@@ -191,7 +191,7 @@ ControllerSupport CanController::Detect() {
   return support_;
 }
 
-CanController::ConfigureResult CanController::Configure() {
+CanLink::ConfigureResult CanLink::Configure() {
   if (bitrate_ == 0) return ConfigureResult::kKept;
   switch (Detect()) {
     case ControllerSupport::kSupported:
@@ -228,7 +228,7 @@ CanController::ConfigureResult CanController::Configure() {
   return ConfigureResult::kChanged;
 }
 
-void CanController::ApplySettings(std::uint32_t current_bitrate, std::uint32_t current_restart_ms) {
+void CanLink::ApplySettings(std::uint32_t current_bitrate, std::uint32_t current_restart_ms) {
   if (const int e = netlink_->Stop(interface_); e != 0) {
     throw Failure(interface_, "cannot take the link down to change its settings", e);
   }
@@ -250,7 +250,7 @@ void CanController::ApplySettings(std::uint32_t current_bitrate, std::uint32_t c
                bitrate_, current_restart_ms, restart_ms_);
 }
 
-std::optional<CanControllerStatus> CanController::Poll() {
+std::optional<CanLinkStatus> CanLink::Poll() {
   last_state_ = CanControllerState::kUnknown;
   if (support_ != ControllerSupport::kSupported && Detect() != ControllerSupport::kSupported) {
     return std::nullopt;
@@ -266,7 +266,7 @@ std::optional<CanControllerStatus> CanController::Poll() {
     return std::nullopt;
   }
   poll_failed_ = false;
-  CanControllerStatus status;
+  CanLinkStatus status;
   status.state = FromKernelState(can_state);
   if (error_counters_supported_) {
     can_berr_counter counters{};
@@ -283,7 +283,7 @@ std::optional<CanControllerStatus> CanController::Poll() {
   return status;
 }
 
-CanController::RestartResult CanController::MaybeRestart(std::int64_t now_ms) {
+CanLink::RestartResult CanLink::MaybeRestart(std::int64_t now_ms) {
   if (restart_ms_ != 0 || support_ != ControllerSupport::kSupported ||
       last_state_ != CanControllerState::kBusOff) {
     return RestartResult::kNotNeeded;

@@ -39,7 +39,7 @@ enum class CanControllerState : std::uint8_t {
 CanControllerState FromKernelState(int can_state);
 const char* ToString(CanControllerState state);
 
-struct CanControllerStatus {
+struct CanLinkStatus {
   CanControllerState state = CanControllerState::kUnknown;
   bool has_error_counters = false;  // false when the driver does not report them
   std::uint16_t tx_errors = 0;      // transmit error counter (TEC)
@@ -55,7 +55,7 @@ enum class ControllerSupport {
 };
 const char* ToString(ControllerSupport support);
 
-// The netlink operations CanController uses, one libsocketcan call each (tests substitute a
+// The netlink operations CanLink uses, one libsocketcan call each (tests substitute a
 // fake). Each returns 0 on success or an errno value (EIO when libsocketcan gave none).
 class CanNetlink {
  public:
@@ -81,7 +81,7 @@ class CanNetlink {
 // The real one: libsocketcan. Stateless, so one instance serves every controller.
 CanNetlink& LibSocketCan();
 
-class CanController {
+class CanLink {
  public:
   // Least time between two restart attempts of one bus (ms).
   static constexpr std::int64_t kRestartIntervalMs = 1000;
@@ -100,7 +100,7 @@ class CanController {
   };
 
   // No I/O. `netlink` must outlive the controller; null = LibSocketCan().
-  CanController(std::string interface, const config::BusConfig& bus, CanNetlink* netlink = nullptr);
+  CanLink(std::string interface, const config::BusConfig& bus, CanNetlink* netlink = nullptr);
 
   // Start-up, when bus.bitrate != 0: reads the current bitrate and restart-ms and changes only
   // what differs (the link goes down for the change and comes back up; a link found stopped is
@@ -109,7 +109,7 @@ class CanController {
   ConfigureResult Configure();
 
   // State and error counters; nullopt when not reported (see support()).
-  std::optional<CanControllerStatus> Poll();
+  std::optional<CanLinkStatus> Poll();
 
   // After the last Poll() reported kBusOff and bus.restart_ms == 0: can_do_restart, at most once
   // every kRestartIntervalMs. `now_ms`: any monotonic clock in ms (the caller's).
@@ -134,7 +134,7 @@ class CanController {
   std::optional<std::int64_t> last_restart_attempt_ms_;
 };
 
-const char* ToString(CanController::ConfigureResult result);
-const char* ToString(CanController::RestartResult result);
+const char* ToString(CanLink::ConfigureResult result);
+const char* ToString(CanLink::RestartResult result);
 
 }  // namespace robot_edge::can

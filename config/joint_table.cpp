@@ -1,0 +1,35 @@
+#include "config/joint_table.hpp"
+
+#include <algorithm>
+
+namespace robot_edge::config {
+namespace {
+float F(double x) { return static_cast<float>(x); }
+}  // namespace
+
+JointTransform TransformOf(const JointConfig& joint) {
+  return {F(joint.offset_rad), joint.direction < 0 ? -1.0f : 1.0f, F(joint.gear_ratio)};
+}
+
+JointTable BuildJointTable(const Config& config) {
+  JointTable table;
+  table.reserve(config.joints.size());
+  for (const JointConfig& j : config.joints) {
+    const MotorModel& m = config.motors[j.motor];
+    const double r = j.gear_ratio;
+    table.push_back({.min_rad = F(j.min_rad),
+                     .max_rad = F(j.max_rad),
+                     .stand_rad = F(j.stand_rad),
+                     .kp = F(j.kp),
+                     .kd = F(j.kd),
+                     .damp_kd = F(j.damp_kd),
+                     .kp_cap = F(std::min(kApiKpMax, m.kp_max / (r * r))),
+                     .kd_cap = F(std::min(kApiKdMax, m.kd_max / (r * r))),
+                     .v_cap_rad_s = F(m.v_max_rad_s * r),
+                     .t_cap_nm = F(m.t_max_nm / r),
+                     .transform = TransformOf(j)});
+  }
+  return table;
+}
+
+}  // namespace robot_edge::config
