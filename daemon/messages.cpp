@@ -44,9 +44,18 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
       std::snprintf(limits, sizeof(limits), " at %u °C (trips at %u °C, clears below %g °C)",
                     a.value, a.threshold, s.overtemp_clear_c);
       return JointName(c, a.source) + " motor overtemperature" + limits;
-    case sm::AlertId::kMotorTimeout:
-      return JointName(c, a.source) + " has not replied for " + std::to_string(a.value) +
-             " ms (timeout " + std::to_string(a.threshold) + " ms)";
+    case sm::AlertId::kMotorTimeout: {
+      std::string text = JointName(c, a.source) + " has not replied for " +
+                         std::to_string(a.value) + " ms (timeout " + std::to_string(a.threshold) +
+                         " ms)";
+      if (a.reading > 0) {  // something answers from its id, in another format
+        text += "; " + std::to_string(static_cast<std::uint64_t>(a.reading)) +
+                " frames from its id did not decode as " +
+                config::ToString(c.motor_of(a.source).family) +
+                ": a motor of another family, or another reply layout?";
+      }
+      return text;
+    }
     case sm::AlertId::kMotorFault:
       return JointName(c, a.source) + " reports error " + std::to_string(a.value) + " (" +
              can::ToString(static_cast<can::MotorError>(a.value)) + ")";

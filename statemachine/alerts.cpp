@@ -106,6 +106,7 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     const std::int64_t age_us = now_us - (replied ? m.last_reply_us : start_us_);
     const bool silent = replied ? age_us > reply_timeout_us_ && m.unanswered >= kMinUnanswered
                                 : !InGrace(now_us);
+    timeout_[j].alert.reading = static_cast<float>(m.malformed_replies);
     Apply(&timeout_[j], silent, !silent, Ms(age_us), now_us, events);
     if (!replied) continue;
     Apply(&overtemp_[j], m.temperature_c >= trip_c_, m.temperature_c <= clear_c_,

@@ -130,7 +130,8 @@ struct Alert {
   std::uint32_t threshold = 0;
   std::int64_t first_set_us = 0;
   std::uint32_t source = 0;     // joint or bus index
-  float reading = 0;            // kJointOutOfRange: the measured position (rad), for the text
+  float reading = 0;            // for the text: kJointOutOfRange the measured position (rad);
+                                // kMotorTimeout the replies from its id that did not decode
 };
 
 enum class EventKind : std::uint8_t {

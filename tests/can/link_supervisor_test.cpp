@@ -124,14 +124,14 @@ TEST(FromKernelState, MatchesTheEdgeProtocolNumbering) {
   EXPECT_STREQ(ToString(CanControllerState::kBusOff), "bus-off");
 }
 
-TEST(CanControllerConfigure, BitrateZeroAsksNothing) {
+TEST(CanLinkConfigure, BitrateZeroAsksNothing) {
   FakeNetlink netlink;
   CanLink controller("can0", Bus(0, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kKept);
   EXPECT_TRUE(netlink.calls.empty());
 }
 
-TEST(CanControllerConfigure, MatchingSettingsAreLeftAlone) {
+TEST(CanLinkConfigure, MatchingSettingsAreLeftAlone) {
   FakeNetlink netlink;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
   EXPECT_EQ(controller.Configure(), Result::kUnchanged);
@@ -139,7 +139,7 @@ TEST(CanControllerConfigure, MatchingSettingsAreLeftAlone) {
   EXPECT_EQ(controller.support(), ControllerSupport::kSupported);
 }
 
-TEST(CanControllerConfigure, ADifferentBitrateTakesTheLinkDownSetsItAndBringsItUp) {
+TEST(CanLinkConfigure, ADifferentBitrateTakesTheLinkDownSetsItAndBringsItUp) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
@@ -148,7 +148,7 @@ TEST(CanControllerConfigure, ADifferentBitrateTakesTheLinkDownSetsItAndBringsItU
   EXPECT_EQ(netlink.bitrate, 1'000'000u);
 }
 
-TEST(CanControllerConfigure, OnlyWhatDiffersIsSet) {
+TEST(CanLinkConfigure, OnlyWhatDiffersIsSet) {
   FakeNetlink netlink;
   netlink.restart_ms = 0;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
@@ -165,7 +165,7 @@ TEST(CanControllerConfigure, OnlyWhatDiffersIsSet) {
   EXPECT_EQ(both.restart_ms, 0u);
 }
 
-TEST(CanControllerConfigure, AStoppedLinkWithTheRightSettingsIsBroughtUp) {
+TEST(CanLinkConfigure, AStoppedLinkWithTheRightSettingsIsBroughtUp) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_STOPPED;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
@@ -183,7 +183,7 @@ std::string ConfigureError(CanLink& controller) {
   return "(no exception)";
 }
 
-TEST(CanControllerConfigure, AFailedSetIsAStartUpErrorAndTheLinkComesBackUp) {
+TEST(CanLinkConfigure, AFailedSetIsAStartUpErrorAndTheLinkComesBackUp) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
   netlink.fail["SetBitrate"] = EINVAL;
@@ -194,7 +194,7 @@ TEST(CanControllerConfigure, AFailedSetIsAStartUpErrorAndTheLinkComesBackUp) {
   EXPECT_EQ(netlink.Changes(), (Strings{"Stop", "SetBitrate", "Start"}));
 }
 
-TEST(CanControllerConfigure, NoPermissionIsAStartUpError) {
+TEST(CanLinkConfigure, NoPermissionIsAStartUpError) {
   FakeNetlink netlink;
   netlink.bitrate = 500'000;
   netlink.fail["Stop"] = EPERM;
@@ -205,7 +205,7 @@ TEST(CanControllerConfigure, NoPermissionIsAStartUpError) {
   EXPECT_EQ(netlink.Changes(), Strings{"Stop"});
 }
 
-TEST(CanControllerConfigure, AbsentInterfaceIsAStartUpError) {
+TEST(CanLinkConfigure, AbsentInterfaceIsAStartUpError) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kAbsent;
   CanLink controller("can7", Bus(1'000'000, 100), &netlink);
@@ -213,7 +213,7 @@ TEST(CanControllerConfigure, AbsentInterfaceIsAStartUpError) {
   EXPECT_EQ(controller.support(), ControllerSupport::kAbsent);
 }
 
-TEST(CanControllerConfigure, ControllerThatDoesNotAnswerIsAStartUpError) {
+TEST(CanLinkConfigure, ControllerThatDoesNotAnswerIsAStartUpError) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kError;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
@@ -222,7 +222,7 @@ TEST(CanControllerConfigure, ControllerThatDoesNotAnswerIsAStartUpError) {
 }
 
 // vcan: unsupported, said once, remembered; nothing is set and nothing fails.
-TEST(CanControllerConfigure, UnsupportedIsRememberedAndNeverAskedAgain) {
+TEST(CanLinkConfigure, UnsupportedIsRememberedAndNeverAskedAgain) {
   FakeNetlink netlink;
   netlink.link = CanNetlink::Link::kNotCan;
   CanLink controller("vcan0", Bus(1'000'000, 0), &netlink);
@@ -236,7 +236,7 @@ TEST(CanControllerConfigure, UnsupportedIsRememberedAndNeverAskedAgain) {
   EXPECT_EQ(netlink.calls, Strings{"Probe"}) << "no netlink round trip after the first";
 }
 
-TEST(CanControllerPoll, ReportsStateAndErrorCounters) {
+TEST(CanLinkPoll, ReportsStateAndErrorCounters) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_ERROR_PASSIVE;
   netlink.counters = {130, 7};
@@ -251,7 +251,7 @@ TEST(CanControllerPoll, ReportsStateAndErrorCounters) {
   EXPECT_EQ(controller.Poll()->state, CanControllerState::kBusOff);
 }
 
-TEST(CanControllerPoll, ProbesOnceThenOnlyReads) {
+TEST(CanLinkPoll, ProbesOnceThenOnlyReads) {
   FakeNetlink netlink;
   CanLink controller("can0", Bus(0, 100), &netlink);
   controller.Poll();
@@ -260,7 +260,7 @@ TEST(CanControllerPoll, ProbesOnceThenOnlyReads) {
             (Strings{"Probe", "GetState", "GetErrorCounters", "GetState", "GetErrorCounters"}));
 }
 
-TEST(CanControllerPoll, DriverWithoutErrorCountersIsAskedOnce) {
+TEST(CanLinkPoll, DriverWithoutErrorCountersIsAskedOnce) {
   FakeNetlink netlink;
   netlink.has_error_counters = false;
   CanLink controller("can0", Bus(0, 100), &netlink);
@@ -273,7 +273,7 @@ TEST(CanControllerPoll, DriverWithoutErrorCountersIsAskedOnce) {
   EXPECT_EQ(std::count(netlink.calls.begin(), netlink.calls.end(), "GetErrorCounters"), 1);
 }
 
-TEST(CanControllerPoll, VanishedInterfaceIsAbsentUntilItReturns) {
+TEST(CanLinkPoll, VanishedInterfaceIsAbsentUntilItReturns) {
   FakeNetlink netlink;
   CanLink controller("can0", Bus(0, 100), &netlink);
   ASSERT_TRUE(controller.Poll().has_value());
@@ -289,7 +289,7 @@ TEST(CanControllerPoll, VanishedInterfaceIsAbsentUntilItReturns) {
 }
 
 // restart_ms == 0: the daemon restarts a bus-off controller, at most every kRestartIntervalMs.
-TEST(CanControllerMaybeRestart, RestartsBusOffWhenRestartMsIsZeroRateLimited) {
+TEST(CanLinkMaybeRestart, RestartsBusOffWhenRestartMsIsZeroRateLimited) {
   FakeNetlink netlink;
   netlink.restart_ms = 0;
   CanLink controller("can0", Bus(1'000'000, 0), &netlink);
@@ -312,7 +312,7 @@ TEST(CanControllerMaybeRestart, RestartsBusOffWhenRestartMsIsZeroRateLimited) {
   EXPECT_EQ(std::count(netlink.calls.begin(), netlink.calls.end(), "Restart"), 2);
 }
 
-TEST(CanControllerMaybeRestart, KernelRestartsWhenRestartMsIsSet) {
+TEST(CanLinkMaybeRestart, KernelRestartsWhenRestartMsIsSet) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_BUS_OFF;
   CanLink controller("can0", Bus(1'000'000, 100), &netlink);
@@ -321,7 +321,7 @@ TEST(CanControllerMaybeRestart, KernelRestartsWhenRestartMsIsSet) {
   EXPECT_EQ(std::count(netlink.calls.begin(), netlink.calls.end(), "Restart"), 0);
 }
 
-TEST(CanControllerMaybeRestart, NothingBeforeThePollSaysBusOff) {
+TEST(CanLinkMaybeRestart, NothingBeforeThePollSaysBusOff) {
   FakeNetlink netlink;
   netlink.can_state = CAN_STATE_BUS_OFF;
   CanLink controller("can0", Bus(1'000'000, 0), &netlink);

@@ -107,6 +107,40 @@ TEST(EdgectlOptions, HelpAndVersionNeedNothingElse) {
   EXPECT_NE(HelpText().find("--max-speed"), std::string::npos);
 }
 
+TEST(EdgectlOptions, BringUpSubcommands) {
+  Options o = Parse({"jog", "L_Knee", "-0.25", "--speed", "0.5"});
+  EXPECT_EQ(o.subcommand, Subcommand::kJog);
+  EXPECT_EQ(o.joint, "L_Knee");
+  EXPECT_FLOAT_EQ(o.target_rad, -0.25f);
+  EXPECT_DOUBLE_EQ(o.speed_rad_s, 0.5);
+  EXPECT_DOUBLE_EQ(o.duration_s, 20.0);
+  o = Parse({"scan", "--max-id", "64"});
+  EXPECT_EQ(o.max_id, 64u);
+  o = Parse({"calibrate", "--pose", "stand"});
+  EXPECT_EQ(o.pose, "stand");
+  o = Parse({"zero", "Neck_Yaw", "--confirm"});
+  EXPECT_TRUE(o.confirm);
+  o = Parse({"check-direction", "L_Elbow", "--amount", "0.2"});
+  EXPECT_DOUBLE_EQ(o.amount_rad, 0.2);
+  EXPECT_NE(ErrorOf({"jog", "L_Knee"}).find("usage: robot-edgectl jog"), std::string::npos);
+  EXPECT_NE(ErrorOf({"jog", "L_Knee", "1", "--speed", "3"}).find("--speed"), std::string::npos);
+  EXPECT_NE(ErrorOf({"scan", "--max-id", "300"}).find("1..255"), std::string::npos);
+  EXPECT_NE(ErrorOf({"calibrate", "--pose", "sitting"}).find("zero or stand"), std::string::npos);
+  EXPECT_NE(ErrorOf({"check-direction", "L_Elbow", "--amount", "2"}).find("0..0.5"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"stand", "--confirm"}).find("does not apply"), std::string::npos);
+}
+
+TEST(EdgectlHello, BringUpSubcommandsAreMaintainersAndWantResults) {
+  for (const char* sub : {"scan", "calibrate"}) {
+    const edge::Hello h = MakeHello(Parse({sub}));
+    EXPECT_EQ(h.controller(), "maintainer") << sub;
+    EXPECT_TRUE(h.want_command_results()) << sub;
+  }
+  EXPECT_EQ(MakeHello(Parse({"jog", "L_Knee", "0.1"})).controller(), "maintainer");
+  EXPECT_EQ(MakeHello(Parse({"scan", "--controller", "tech"})).controller(), "tech");
+}
+
 TEST(EdgectlHello, CommandingSubcommandsAreCloudAndWantResults) {
   for (const char* sub : {"stand", "hold"}) {
     const edge::Hello h = MakeHello(Parse({sub}));

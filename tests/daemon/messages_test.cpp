@@ -115,6 +115,29 @@ TEST(Errors, CodesAndSubsystemsOfEveryAlert) {
   EXPECT_NE(ErrorFor(bus_off, Config(), "")->message().find("left_arm (vcan2)"), std::string::npos);
 }
 
+TEST(Errors, ASilentMotorWhoseIdSendsUndecodableFramesIsCalledTheWrongFamily) {
+  sm::Event e;
+  e.kind = sm::EventKind::kAlertRaised;
+  e.alert = {sm::AlertId::kMotorTimeout, sm::Severity::kCritical, 600, 50, 0, 3};
+  EXPECT_EQ(ErrorFor(e, Config(), "")->message().find("did not decode"), std::string::npos);
+  e.alert.reading = 12;
+  const std::string text = ErrorFor(e, Config(), "")->message();
+  EXPECT_NE(text.find("L_Knee"), std::string::npos) << text;
+  EXPECT_NE(text.find("12 frames from its id did not decode as ak"), std::string::npos) << text;
+}
+
+TEST(Errors, JointOutOfRangeNamesTheJointAndItsReading) {
+  sm::Event e;
+  e.kind = sm::EventKind::kAlertRaised;
+  e.alert = {sm::AlertId::kJointOutOfRange, sm::Severity::kCritical, 600, 150, 0, 3};
+  e.alert.reading = 3.0f;
+  const auto error = ErrorFor(e, Config(), "");
+  EXPECT_EQ(error->code(), "JOINT_OUT_OF_RANGE");
+  EXPECT_NE(error->message().find("L_Knee"), std::string::npos);
+  EXPECT_NE(error->message().find("reads 3.000 rad, beyond its limits [0.00, 2.40]"),
+            std::string::npos) << error->message();
+}
+
 TEST(Errors, TrajectoryTimeoutBlamesTheControllersLink) {
   sm::Event e;
   e.kind = sm::EventKind::kTrajectoryTimeout;

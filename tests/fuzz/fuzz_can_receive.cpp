@@ -2,9 +2,12 @@
 // or not, on any bus with any id and length — through the real receive step: FakeTransport ->
 // MotorScheduler (the reply and IMU decoders) -> ControlLoop::Tick (alerts, the state machine,
 // the next commands). Each input is a run of at most kMaxTicks ticks; each tick gets the frames
-// of one chunk.
-//   frame: [bus][id hi][id lo][len (low 4 bits)][data × 8]; any bus byte but 0xFF picks
-//   bus % buses.
+// of one chunk. The robot mixes the three motor families: L_Hip_Roll and R_Hip_Roll are Damiao
+// motors, the knees Robstride ones behind a 2:1 reduction, L_Elbow is reversed with an offset.
+//   frame: [bus][id hi][id lo][flags][data × 8]; any bus byte but 0xFF picks bus % buses.
+//   flags: low 4 bits the length; bit 4 set: a 29-bit frame whose id is
+//   (flags >> 5) << 24 | id hi << 16 | id lo << 8 (the low byte, a Robstride reply's host id, is
+//   the master id 0); clear: an 11-bit id.
 //   end of chunk: [0xFF][n]: the clock jumps (n + 1) periods and the tick runs, so a few ticks
 //   reach the reply, IMU and fall timeouts (50-100 ms) that would otherwise take 25-50 ticks.
 // The cap keeps an input cheap: a tick (encoding 25 commands) costs ~12 us under ASan, and
@@ -25,6 +28,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const config::Config config = [] {
     config::Config c = fuzz::DefaultConfig();
     c.control.max_segments = 2;
+    config::MotorModel damiao = c.motors[0], robstride = c.motors[0];
+    damiao.name = "damiao";
+    damiao.family = config::MotorFamily::kDamiao;
+    robstride.name = "robstride";
+    robstride.family = config::MotorFamily::kRobstride;
+    c.motors.push_back(damiao);
+    c.motors.push_back(robstride);
+    for (std::size_t j : {1, 7}) c.joints[j].motor = 1;   // L_Hip_Roll, R_Hip_Roll
+    for (std::size_t j : {3, 9}) {                         // L_Knee, R_Knee
+      c.joints[j].motor = 2;
+      c.joints[j].gear_ratio = 0.5;
+    }
+    c.joints[15].direction = -1;  // L_Elbow
+    c.joints[15].offset_rad = 0.3;
     return c;
   }();
   can::FakeTransport transport(fuzz::InterfacesOf(config), /*capacity=*/256);
@@ -50,8 +67,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     can_frame f{};
-    f.can_id = ((static_cast<canid_t>(data[i + 1]) << 8) | data[i + 2]) & CAN_SFF_MASK;
-    f.len = data[i + 3] & 0x0F;
+    const std::uint8_t flags = data[i + 3];
+    if (flags & 0x10) {
+      f.can_id = CAN_EFF_FLAG | (static_cast<canid_t>(flags >> 5) << 24) |
+                 (static_cast<canid_t>(data[i + 1]) << 16) | (static_cast<canid_t>(data[i + 2]) << 8);
+    } else {
+      f.can_id = ((static_cast<canid_t>(data[i + 1]) << 8) | data[i + 2]) & CAN_SFF_MASK;
+    }
+    f.len = flags & 0x0F;
     if (f.len > 8) f.len = 8;
     std::memcpy(f.data, data + i + 4, 8);
     transport.Inject(data[i] % static_cast<std::uint32_t>(config.buses.size()), f);

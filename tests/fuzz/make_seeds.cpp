@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "can/damiao_codec.hpp"
 #include "can/imu_codec.hpp"
+#include "can/robstride_codec.hpp"
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
 #include "client/commands.hpp"
@@ -106,6 +108,22 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
   Write(dir, "replies-imu-overtemp-fault", healthy);
   // One tick of replies, then the buses fall silent for 62 ms and 130 ms: MOTOR_TIMEOUT, IMU loss.
   Write(dir, "replies-then-silence", first_tick + "\xFF\x1E" + "\xFF\x40");
+  // fuzz_can_receive's mixed joints in their own families: L_Hip_Roll (Damiao, id 2) enabled with
+  // MOS 40 °C and rotor 90 °C, then L_Knee (Robstride, id 4) in run mode, overtemperature bit.
+  std::string mixed = first_tick;
+  can::damiao::Feedback dm{2, 1, 0.1f, 0.0f, 0.5f, 40, 90};
+  const can::Payload d = can::damiao::EncodeFeedback(dm, can::ProtocolOf(c.motor_of(1)).ranges);
+  mixed += Frame(0, c.buses[0].master_id, d.data(), 8);
+  can::robstride::Feedback rs{4, 0, 0x04, 2, 0.3f, 0.0f, 1.0f, 50.0f};
+  const can_frame r = can::robstride::EncodeFeedback(rs, can::ProtocolOf(c.motor_of(3)).ranges);
+  std::string f(12, '\0');  // the 29-bit frame as fuzz_can_receive reads it: type 2, area 2
+  f[0] = 0;
+  f[1] = static_cast<char>((r.can_id >> 16) & 0xFF);
+  f[2] = static_cast<char>((r.can_id >> 8) & 0xFF);
+  f[3] = static_cast<char>(8 | 0x10 | (((r.can_id >> 24) & 0x7) << 5));
+  for (int i = 0; i < 8; ++i) f[4 + i] = static_cast<char>(r.data[i]);
+  mixed += f + "\xFF\x00";
+  Write(dir, "mixed-families", mixed);
 }
 
 void SimSeeds(const config::Config& c, const fs::path& dir) {
