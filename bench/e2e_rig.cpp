@@ -125,7 +125,7 @@ DiagnosticsWatcher::DiagnosticsWatcher(Target& target)
         return;
       }
       if (!m || !m->has_event() || !m->event().has_diagnostics()) continue;
-      const edge::EdgeDiagnostics& d = m->event().diagnostics();
+      const edge::DiagnosticsExtension& d = m->diagnostics_extension();
       Diagnostics out;
       out.t_ns = RealtimeNs();
       out.loop_rate_hz = d.loop_rate_hz();
@@ -138,7 +138,7 @@ DiagnosticsWatcher::DiagnosticsWatcher(Target& target)
         if (c.reason() == "queue_full") out.queue_full = c.count();
         if (c.reason() == "not_controller") out.not_controller = c.count();
       }
-      for (const auto& h : d.can_health()) out.bus_load.push_back(h.bus_load());
+      for (const auto& h : d.can_buses()) out.bus_load.push_back(h.bus_load());
       std::lock_guard lock(mutex_);
       received_.push_back(std::move(out));
     }

@@ -140,26 +140,15 @@ void BM_Diagnostics(benchmark::State& state) {
     // As Hub::EveryDiagnosticsPeriod (with one controlling client).
     edge::EdgeEvent event;
     edge::EdgeDiagnostics* d = event.mutable_diagnostics();
-    health.Fill(now, d->mutable_can_health());
+    edge::DiagnosticsExtension x;
+    health.Fill(now, d->mutable_can_health(), x.mutable_can_buses());
     d->set_controller("cloud");
     d->set_provisioned(true);
     d->set_cloud_connected(true);
-    d->set_connected_clients(1);
-    d->set_loop_rate_hz(static_cast<float>(s.loop.rate_hz));
-    d->set_loop_overruns(s.overruns);
-    d->set_period_jitter_us(static_cast<float>(s.loop.max_jitter_us));
-    d->set_period_max_us(static_cast<float>(s.loop.max_period_us));
-    d->set_wake_latency_max_us(static_cast<float>(s.loop.max_latency_us));
-    d->set_tick_work_max_us(static_cast<float>(s.loop.max_work_us));
-    d->set_control_mode(daemon::ToProto(s.mode));
-    d->set_uptime_s(static_cast<std::uint64_t>(now / 1'000'000));
-    for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
-      const auto reason = static_cast<sm::Reason>(r);
-      edge::DropCounter* counter = d->add_command_drops();
-      counter->set_reason(sm::ToString(reason));
-      counter->set_count(s.counters[reason]);
-    }
-    const daemon::Frame frame = log.Append(std::move(event), 1'700'000'000'000'000ull);
+    x.set_connected_clients(1);
+    x.set_uptime_s(static_cast<std::uint64_t>(now / 1'000'000));
+    daemon::FillLoopDiagnostics(s, sm::Counters{}, &x);
+    const daemon::Frame frame = log.Append(std::move(event), 1'700'000'000'000'000ull, &x);
     bytes = frame->size();
     benchmark::DoNotOptimize(frame);
   }

@@ -105,8 +105,10 @@ RunResult RunRobotEdged(double rate_hz, double seconds) {
   test::MotorsReady(c);
   const auto missed = [&] {
     double n = 0;
-    if (const auto e = test::WaitEvent(c, [](const auto& m) { return m.has_diagnostics(); }, 3s)) {
-      for (const auto& b : e->diagnostics().can_health()) n += static_cast<double>(b.missed_replies());
+    if (const auto m = test::WaitDiagnostics(c, 3s)) {
+      for (const auto& b : m->diagnostics_extension().can_buses()) {
+        n += static_cast<double>(b.missed_replies());
+      }
     }
     return n;
   };

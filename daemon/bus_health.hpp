@@ -13,7 +13,7 @@
 #include "can/link_supervisor.hpp"
 #include "can/motor_scheduler.hpp"
 #include "config/config.hpp"
-#include "edge_cloud.pb.h"
+#include "edge_api.pb.h"
 
 namespace robot_edge::daemon {
 
@@ -28,9 +28,11 @@ class BusHealth {
             const can::MotorScheduler* scheduler,
             std::vector<std::unique_ptr<can::CanLink>> controllers);
 
-  // Polls the controllers (restarting after bus-off when due) and appends one CanBusHealth per
-  // bus; bus load is measured since the previous call.
-  void Fill(std::int64_t now_us, google::protobuf::RepeatedPtrField<edge::CanBusHealth>* out);
+  // Polls the controllers (restarting after bus-off when due) and appends one CanBusHealth (the
+  // specification's counters) and one CanBusExtension (the rest) per bus; bus load is measured
+  // since the previous call.
+  void Fill(std::int64_t now_us, google::protobuf::RepeatedPtrField<edge::CanBusHealth>* out,
+            google::protobuf::RepeatedPtrField<edge::CanBusExtension>* extension);
 
  private:
   struct Previous {

@@ -2,16 +2,19 @@
 
 #include <algorithm>
 
-#include "edge_api.pb.h"
 #include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
 
-Frame EventLog::Append(edge::EdgeEvent event, std::uint64_t wall_us) {
+Frame EventLog::Append(edge::EdgeEvent event, std::uint64_t wall_us,
+                       const edge::DiagnosticsExtension* diagnostics_extension) {
   event.set_sequence(next_sequence_);
   event.set_timestamp_us(wall_us);
   edge::ServerMessage message;
   *message.mutable_event() = std::move(event);
+  if (diagnostics_extension != nullptr) {
+    *message.mutable_diagnostics_extension() = *diagnostics_extension;
+  }
   auto framed = std::make_shared<std::string>();
   proto::AppendDelimited(message, framed.get());
   kept_.push_back({next_sequence_, framed});

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "edge_cloud.pb.h"
+#include "edge_api.pb.h"
 
 namespace robot_edge::daemon {
 
@@ -21,8 +21,10 @@ class EventLog {
  public:
   explicit EventLog(std::size_t capacity) : capacity_(capacity) {}
 
-  // Stamps `event` with the next sequence and `wall_us`, keeps it, returns it framed.
-  Frame Append(edge::EdgeEvent event, std::uint64_t wall_us);
+  // Stamps `event` with the next sequence and `wall_us`, keeps it, returns it framed, with
+  // `diagnostics_extension` beside it when given (an EdgeDiagnostics event's additions).
+  Frame Append(edge::EdgeEvent event, std::uint64_t wall_us,
+               const edge::DiagnosticsExtension* diagnostics_extension = nullptr);
 
   // Kept events with a sequence greater than `after`, oldest first.
   std::vector<Frame> Since(std::uint32_t after) const;

@@ -295,8 +295,9 @@ void Hub::EmitControllerChange(const ControllerChange& change) {
   Broadcast(std::move(out));
 }
 
-void Hub::Broadcast(edge::EdgeEvent event) {
-  const Frame frame = events_.Append(std::move(event), Now().wall_us);
+void Hub::Broadcast(edge::EdgeEvent event,
+                    const edge::DiagnosticsExtension* diagnostics_extension) {
+  const Frame frame = events_.Append(std::move(event), Now().wall_us, diagnostics_extension);
   for (const auto& [id, session] : sessions_) {
     if (session->welcomed()) session->Send(frame);
   }
@@ -320,13 +321,16 @@ void Hub::EveryDiagnosticsPeriod() {
   const Clocks now = Now();
   edge::EdgeEvent event;
   edge::EdgeDiagnostics* d = event.mutable_diagnostics();
-  if (bus_health_ != nullptr) bus_health_->Fill(now.steady_us, d->mutable_can_health());
+  edge::DiagnosticsExtension x;
+  if (bus_health_ != nullptr) {
+    bus_health_->Fill(now.steady_us, d->mutable_can_health(), x.mutable_can_buses());
+  }
   if (inference_ != nullptr) {
     const policy::InferenceWindow w = inference_->TakeWindow();
     d->set_onnx_count(w.total);
     d->set_onnx_avg_ms(static_cast<float>(w.avg_ms));
     d->set_onnx_max_ms(static_cast<float>(w.max_ms));
-    d->set_onnx_nonfinite_outputs(w.nonfinite_total);
+    x.set_onnx_nonfinite_outputs(w.nonfinite_total);
   }
   d->set_controller(intake_.arbiter().current());
   d->set_provisioned(config_.provisioned);
@@ -337,26 +341,14 @@ void Hub::EveryDiagnosticsPeriod() {
     if (session->controller() == "cloud") d->set_cloud_connected(true);
     if (session->controller() == "ble") d->set_ble_connected(true);
   }
-  d->set_connected_clients(clients);
-  d->set_loop_rate_hz(static_cast<float>(s.loop.rate_hz));
-  d->set_loop_overruns(s.overruns);
-  d->set_period_jitter_us(static_cast<float>(s.loop.max_jitter_us));
-  d->set_period_max_us(static_cast<float>(s.loop.max_period_us));
-  d->set_wake_latency_max_us(static_cast<float>(s.loop.max_latency_us));
-  d->set_tick_work_max_us(static_cast<float>(s.loop.max_work_us));
-  d->set_control_mode(ToProto(s.mode));
-  d->set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
-  for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
-    const auto reason = static_cast<sm::Reason>(r);
-    edge::DropCounter* c = d->add_command_drops();
-    c->set_reason(sm::ToString(reason));
-    c->set_count(intake_.counters()[reason] + s.counters[reason]);
-  }
+  x.set_connected_clients(clients);
+  x.set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
+  FillLoopDiagnostics(s, intake_.counters(), &x);
   spdlog::debug("loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
                 "overruns {}, mode {}, {} clients",
                 s.loop.rate_hz, s.loop.max_period_us, s.loop.max_latency_us, s.loop.max_work_us,
                 s.overruns, sm::ToString(s.mode), clients);
-  Broadcast(std::move(event));
+  Broadcast(std::move(event), &x);
 }
 
 void Hub::EveryControllerCheck() {

@@ -69,7 +69,8 @@ class Hub final : public SessionEvents {
   void OnStateMachineEvent(const sm::Event& event);
   void OnCommandResult(const ControlEvent& event);
   void EmitControllerChange(const ControllerChange& change);
-  void Broadcast(edge::EdgeEvent event);
+  void Broadcast(edge::EdgeEvent event,
+                 const edge::DiagnosticsExtension* diagnostics_extension = nullptr);
 
   std::size_t OpenSessions() const;  // not closing
   bool ClosePendingSession(const Session& newcomer);

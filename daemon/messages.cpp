@@ -166,20 +166,22 @@ edge::FirmwareAlert ToProto(const sm::Alert& a, const Clocks& now) {
 }
 
 void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint32_t sequence,
-                   const Clocks& now, edge::EdgeTelemetry* out) {
+                   const Clocks& now, edge::EdgeTelemetry* out,
+                   edge::TelemetryExtension* extension) {
   out->Clear();
+  extension->Clear();
   out->set_timestamp_us(now.wall_us);
   out->set_sequence(sequence);
   out->set_fw_mode(ToFirmwareProto(s.mode));
-  out->set_control_mode(ToProto(s.mode));
-  out->set_last_command_sequence(s.last_command_sequence);
+  extension->set_control_mode(ToProto(s.mode));
+  extension->set_last_command_sequence(s.last_command_sequence);
   std::int64_t oldest = -1;
   bool every_motor_replied = !s.joints.empty();
   for (std::size_t j = 0; j < s.joints.size(); ++j) {
     const sm::JointMeasurement& m = s.joints[j];
     out->add_joint_pos(m.position_rad);
     out->add_joint_vel(m.velocity_rad_s);
-    out->add_joint_torque(m.torque_nm);
+    extension->add_joint_torque(m.torque_nm);
     out->add_joint_current(
         m.torque_nm / static_cast<float>(c.motor_of(j).torque_constant_nm_per_a));
     out->add_joint_temp(m.temperature_c);
@@ -199,6 +201,23 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
   for (float g : sm::ProjectedGravity(s.imu.quat_wxyz)) out->add_imu_gravity(g);
   out->set_error_flags(s.error_flags);
   for (std::size_t i = 0; i < s.alert_count; ++i) *out->add_active_alerts() = ToProto(s.alerts[i], now);
+}
+
+void FillLoopDiagnostics(const ControlSnapshot& s, const sm::Counters& api_counters,
+                         edge::DiagnosticsExtension* x) {
+  x->set_loop_rate_hz(static_cast<float>(s.loop.rate_hz));
+  x->set_loop_overruns(s.overruns);
+  x->set_period_jitter_us(static_cast<float>(s.loop.max_jitter_us));
+  x->set_period_max_us(static_cast<float>(s.loop.max_period_us));
+  x->set_wake_latency_max_us(static_cast<float>(s.loop.max_latency_us));
+  x->set_tick_work_max_us(static_cast<float>(s.loop.max_work_us));
+  x->set_control_mode(ToProto(s.mode));
+  for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
+    const auto reason = static_cast<sm::Reason>(r);
+    edge::DropCounter* c = x->add_command_drops();
+    c->set_reason(sm::ToString(reason));
+    c->set_count(api_counters[reason] + s.counters[reason]);
+  }
 }
 
 std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config& c,

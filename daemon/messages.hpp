@@ -31,9 +31,17 @@ edge::ControlMode ToProto(sm::Mode mode);
 edge::FirmwareMode ToFirmwareProto(sm::Mode mode);
 edge::FirmwareAlert ToProto(const sm::Alert& alert, const Clocks& now);
 
-// EdgeTelemetry from the latest snapshot. Media timestamps stay 0: no camera or audio here.
+// EdgeTelemetry and robot-edge's TelemetryExtension from the latest snapshot. Media timestamps
+// stay 0: no camera or audio here.
 void FillTelemetry(const ControlSnapshot& snapshot, const config::Config& config,
-                   std::uint32_t sequence, const Clocks& now, edge::EdgeTelemetry* out);
+                   std::uint32_t sequence, const Clocks& now, edge::EdgeTelemetry* out,
+                   edge::TelemetryExtension* extension);
+
+// robot-edge's diagnostics from the control thread's snapshot: the loop's timing over the last
+// period, the mode, and every drop / adjustment reason with its count since start
+// (`api_counters`, the API thread's, plus the snapshot's, the control thread's).
+void FillLoopDiagnostics(const ControlSnapshot& snapshot, const sm::Counters& api_counters,
+                         edge::DiagnosticsExtension* out);
 
 // The EdgeError a state machine event calls for, if any: raised alerts, trajectory timeouts,
 // blocked mode changes and policy faults. `controller` is who holds control (names the

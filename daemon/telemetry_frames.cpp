@@ -29,7 +29,8 @@ std::shared_ptr<std::string> TelemetryFrames::FreeFrame() {
 
 Frame TelemetryFrames::Build(const ControlSnapshot& snapshot, std::uint32_t sequence,
                              const Clocks& now) {
-  FillTelemetry(snapshot, config_, sequence, now, message_.mutable_telemetry());
+  FillTelemetry(snapshot, config_, sequence, now, message_.mutable_telemetry(),
+                message_.mutable_telemetry_extension());
   std::shared_ptr<std::string> frame = FreeFrame();
   proto::AppendDelimited(message_, frame.get());
   return frame;

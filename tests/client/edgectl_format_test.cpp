@@ -57,10 +57,9 @@ TEST(EdgectlFormat, AlertsNameTheJointAndUnits) {
 
 TEST(EdgectlFormat, StatusHasTheModeTheAlertsAndOneRowPerJoint) {
   const edge::Welcome welcome = fake::Welcome(500.0f, "cloud").welcome();
-  edge::EdgeTelemetry t =
-      fake::Telemetry(7, edge::CONTROL_MODE_MOVE_TRAJECTORY, fake::TestPose()).telemetry();
-  *t.add_active_alerts() = Overtemp();
-  const std::string text = FormatStatus(welcome, t);
+  edge::ServerMessage m = fake::Telemetry(7, edge::CONTROL_MODE_MOVE_TRAJECTORY, fake::TestPose());
+  *m.mutable_telemetry()->add_active_alerts() = Overtemp();
+  const std::string text = FormatStatus(welcome, m.telemetry(), m.telemetry_extension());
   EXPECT_NE(text.find("robot       asimov-sim (robot-edged 0.1.0, control 500 Hz"),
             std::string::npos)
       << text;
@@ -77,13 +76,12 @@ TEST(EdgectlFormat, StatusHasTheModeTheAlertsAndOneRowPerJoint) {
 }
 
 TEST(EdgectlFormat, TelemetryLine) {
-  edge::EdgeTelemetry t =
-      fake::Telemetry(7, edge::CONTROL_MODE_STAND, fake::TestPose()).telemetry();
-  t.set_fw_age_ms(4);
-  t.set_last_command_sequence(57);
-  *t.add_active_alerts() = Overtemp();
+  edge::ServerMessage m = fake::Telemetry(7, edge::CONTROL_MODE_STAND, fake::TestPose());
+  m.mutable_telemetry()->set_fw_age_ms(4);
+  m.mutable_telemetry_extension()->set_last_command_sequence(57);
+  *m.mutable_telemetry()->add_active_alerts() = Overtemp();
   const std::size_t shown[] = {3};
-  EXPECT_EQ(FormatTelemetryLine(t, fake::JointNames(), shown),
+  EXPECT_EQ(FormatTelemetryLine(m.telemetry(), m.telemetry_extension(), fake::JointNames(), shown),
             "#7 STAND fw_age=4ms alerts=MOTOR_OVERTEMP cmd=#57 maxT=54.0°C(Neck_Yaw) "
             "maxI=2.40A(Neck_Yaw) L_Knee=0.030");
 }
@@ -100,7 +98,8 @@ TEST(EdgectlFormat, EventLines) {
   e.mutable_controller()->set_current("cloud");
   e.mutable_controller()->set_reason("acquired");
   EXPECT_EQ(FormatEvent(e), "#12 2024-06-01 12:00:00.123Z controller (none) -> cloud (acquired)");
-  const std::string diag = FormatEvent(fake::Diagnostics(13).event());
+  const edge::ServerMessage d = fake::Diagnostics(13);
+  const std::string diag = FormatEvent(d.event(), d.diagnostics_extension());
   EXPECT_NE(diag.find("diagnostics STAND, controller cloud, loop 499.9 Hz"), std::string::npos)
       << diag;
   EXPECT_NE(diag.find("CAN 1/2 up"), std::string::npos) << diag;
@@ -108,7 +107,8 @@ TEST(EdgectlFormat, EventLines) {
 }
 
 TEST(EdgectlFormat, DiagnosticsTableOneRowPerBusAndTheDrops) {
-  const std::string text = FormatDiagnostics(fake::Diagnostics(13).event());
+  const edge::ServerMessage d = fake::Diagnostics(13);
+  const std::string text = FormatDiagnostics(d.event(), d.diagnostics_extension());
   EXPECT_NE(text.find("diagnostics #13 at 2024-06-01 12:00:00.123Z"), std::string::npos) << text;
   EXPECT_NE(text.find("left_leg     vcan0   up   ERROR_ACTIVE        1000"), std::string::npos)
       << text;
@@ -120,18 +120,18 @@ TEST(EdgectlFormat, DiagnosticsTableOneRowPerBusAndTheDrops) {
 TEST(EdgectlFormat, DiagnosticsNameNonFinitePolicyOutputsOnlyWhenThereAreSome) {
   edge::ServerMessage m = fake::Diagnostics(13);
   m.mutable_event()->mutable_diagnostics()->set_onnx_count(500);
-  EXPECT_EQ(FormatDiagnostics(m.event()).find("non-finite"), std::string::npos);
-  m.mutable_event()->mutable_diagnostics()->set_onnx_nonfinite_outputs(7);
-  const std::string text = FormatDiagnostics(m.event());
+  EXPECT_EQ(FormatDiagnostics(m.event(), m.diagnostics_extension()).find("non-finite"),
+            std::string::npos);
+  m.mutable_diagnostics_extension()->set_onnx_nonfinite_outputs(7);
+  const std::string text = FormatDiagnostics(m.event(), m.diagnostics_extension());
   EXPECT_NE(text.find("500 inferences, avg 0.00 ms, max 0.00 ms, 7 non-finite outputs (used as 0)"),
             std::string::npos)
       << text;
 }
 
 TEST(EdgectlFormat, JsonKeepsZeroValuesAndProtoNames) {
-  const edge::EdgeTelemetry t =
-      fake::Telemetry(0, edge::CONTROL_MODE_DAMP, fake::TestPose()).telemetry();
-  const std::string json = ToJson(t);
+  const edge::ServerMessage m = fake::Telemetry(0, edge::CONTROL_MODE_DAMP, fake::TestPose());
+  const std::string json = ToJson(m);
   EXPECT_NE(json.find("\"fw_mode\":\"FW_MODE_DAMP\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"control_mode\":\"CONTROL_MODE_DAMP\""), std::string::npos);
   EXPECT_NE(json.find("\"fw_age_ms\":0"), std::string::npos);

@@ -169,7 +169,7 @@ edge::ServerMessage Telemetry(std::uint32_t sequence, edge::ControlMode mode,
   edge::ServerMessage m;
   edge::EdgeTelemetry* t = m.mutable_telemetry();
   t->set_sequence(sequence);
-  t->set_control_mode(mode);
+  m.mutable_telemetry_extension()->set_control_mode(mode);
   t->set_fw_mode(mode == edge::CONTROL_MODE_DAMP    ? edge::FW_MODE_DAMP
                  : mode == edge::CONTROL_MODE_STAND ? edge::FW_MODE_STAND
                                                     : edge::FW_MODE_MOVE);
@@ -178,7 +178,7 @@ edge::ServerMessage Telemetry(std::uint32_t sequence, edge::ControlMode mode,
     t->add_joint_vel(0.0f);
     t->add_joint_current(0.1f * static_cast<float>(j));
     t->add_joint_temp(30.0f + static_cast<float>(j));
-    t->add_joint_torque(0.0f);
+    m.mutable_telemetry_extension()->add_joint_torque(0.0f);
   }
   for (float q : {1.0f, 0.0f, 0.0f, 0.0f}) t->add_imu_quat(q);
   return m;
@@ -208,19 +208,21 @@ edge::ServerMessage Diagnostics(std::uint32_t sequence) {
   e->set_timestamp_us(1717243200123456ull);
   edge::EdgeDiagnostics* d = e->mutable_diagnostics();
   d->set_controller("cloud");
-  d->set_control_mode(edge::CONTROL_MODE_STAND);
-  d->set_loop_rate_hz(499.9f);
-  d->set_connected_clients(2);
+  edge::DiagnosticsExtension* x = m.mutable_diagnostics_extension();
+  x->set_control_mode(edge::CONTROL_MODE_STAND);
+  x->set_loop_rate_hz(499.9f);
+  x->set_connected_clients(2);
   const char* names[] = {"left_leg", "right_leg"};
   for (int b = 0; b < 2; ++b) {
     edge::CanBusHealth* bus = d->add_can_health();
-    bus->set_name(names[b]);
     bus->set_interface("vcan" + std::to_string(b));
-    bus->set_link_up(b == 0);
     bus->set_frames_sent(1000 + b);
-    bus->set_state(b == 0 ? edge::CAN_STATE_ERROR_ACTIVE : edge::CAN_STATE_BUS_OFF);
+    edge::CanBusExtension* more = x->add_can_buses();
+    more->set_name(names[b]);
+    more->set_link_up(b == 0);
+    more->set_state(b == 0 ? edge::CAN_STATE_ERROR_ACTIVE : edge::CAN_STATE_BUS_OFF);
   }
-  edge::DropCounter* drop = d->add_command_drops();
+  edge::DropCounter* drop = x->add_command_drops();
   drop->set_reason("velocity_in_damp");
   drop->set_count(3);
   return m;

@@ -355,6 +355,39 @@ std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& c
       timeout);
 }
 
+namespace {
+
+std::optional<edge::ServerMessage> WaitMessage(
+    client::Client& c, edge::ServerMessage::MsgCase kind,
+    const std::function<bool(const edge::ServerMessage&)>& match, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto m = c.ReadUntil(kind, left);
+    if (m && match(*m)) return m;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<edge::ServerMessage> WaitTelemetryMessage(
+    client::Client& c, const std::function<bool(const edge::ServerMessage&)>& match,
+    Millis timeout) {
+  return WaitMessage(c, edge::ServerMessage::kTelemetry, match, timeout);
+}
+
+std::optional<edge::ServerMessage> WaitDiagnostics(
+    client::Client& c, Millis timeout,
+    const std::function<bool(const edge::ServerMessage&)>& match) {
+  return WaitMessage(
+      c, edge::ServerMessage::kEvent,
+      [&](const edge::ServerMessage& m) {
+        return m.event().has_diagnostics() && (match == nullptr || match(m));
+      },
+      timeout);
+}
+
 std::vector<float> StandPose(const config::Config& c) {
   std::vector<float> pose;
   for (const auto& j : c.joints) pose.push_back(static_cast<float>(j.stand_rad));

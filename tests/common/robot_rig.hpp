@@ -172,6 +172,15 @@ std::optional<edge::EdgeEvent> WaitEvent(client::Client& c,
                                          const std::function<bool(const edge::EdgeEvent&)>& match,
                                          Millis timeout);
 std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& code, Millis timeout);
+// The next telemetry frame, with robot-edge's TelemetryExtension beside it, satisfying `match`.
+std::optional<edge::ServerMessage> WaitTelemetryMessage(
+    client::Client& c, const std::function<bool(const edge::ServerMessage&)>& match,
+    Millis timeout);
+// The next diagnostics event (m.event().diagnostics(), m.diagnostics_extension()) satisfying
+// `match` (default: any).
+std::optional<edge::ServerMessage> WaitDiagnostics(
+    client::Client& c, Millis timeout,
+    const std::function<bool(const edge::ServerMessage&)>& match = nullptr);
 
 // 25 positions: the stand pose of the config.
 std::vector<float> StandPose(const config::Config& c);

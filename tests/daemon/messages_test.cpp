@@ -33,12 +33,13 @@ TEST(Telemetry, HasEveryFieldOfTheSpecification) {
   s.last_command_sequence = 99;
   const Clocks now{10'000'000, 1'700'000'000'000'000};
   edge::EdgeTelemetry t;
-  FillTelemetry(s, Config(), 17, now, &t);
+  edge::TelemetryExtension x;
+  FillTelemetry(s, Config(), 17, now, &t, &x);
 
   EXPECT_EQ(t.timestamp_us(), now.wall_us);
   EXPECT_EQ(t.sequence(), 17u);
   EXPECT_EQ(t.fw_mode(), edge::FW_MODE_MOVE);
-  EXPECT_EQ(t.control_mode(), edge::CONTROL_MODE_MOVE_TRAJECTORY);
+  EXPECT_EQ(x.control_mode(), edge::CONTROL_MODE_MOVE_TRAJECTORY);
   ASSERT_EQ(t.joint_pos_size(), 25);
   ASSERT_EQ(t.joint_vel_size(), 25);
   ASSERT_EQ(t.joint_current_size(), 25);
@@ -46,7 +47,7 @@ TEST(Telemetry, HasEveryFieldOfTheSpecification) {
   EXPECT_FLOAT_EQ(t.joint_pos(3), 0.3f);
   EXPECT_FLOAT_EQ(t.joint_vel(3), -0.5f);
   EXPECT_FLOAT_EQ(t.joint_current(3), 1.6f / 0.8f) << "torque / torque constant";
-  EXPECT_FLOAT_EQ(t.joint_torque(3), 1.6f);
+  EXPECT_FLOAT_EQ(x.joint_torque(3), 1.6f);
   EXPECT_FLOAT_EQ(t.joint_temp(3), 43.0f);
   ASSERT_EQ(t.imu_quat_size(), 4);
   EXPECT_FLOAT_EQ(t.imu_quat(0), 1.0f);
@@ -65,14 +66,15 @@ TEST(Telemetry, HasEveryFieldOfTheSpecification) {
   EXPECT_EQ(t.fw_timestamp_us(), now.wall_us - 12'000);
   EXPECT_EQ(t.last_video_timestamp_us(), 0u) << "no camera in this process";
   EXPECT_EQ(t.last_audio_timestamp_us(), 0u);
-  EXPECT_EQ(t.last_command_sequence(), 99u);
+  EXPECT_EQ(x.last_command_sequence(), 99u);
 }
 
 TEST(Telemetry, SaysWhenAMotorNeverReplied) {
   ControlSnapshot s = Healthy(1000);
   s.joints[2].last_reply_us = -1;
   edge::EdgeTelemetry t;
-  FillTelemetry(s, Config(), 1, Clocks{1000, 5000}, &t);
+  edge::TelemetryExtension x;
+  FillTelemetry(s, Config(), 1, Clocks{1000, 5000}, &t, &x);
   EXPECT_EQ(t.fw_age_ms(), kNeverAgeMs);
 }
 

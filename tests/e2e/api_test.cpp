@@ -14,10 +14,11 @@ std::optional<edge::ControllerEvent> NextControllerEvent(client::Client& c, Mill
   return e->controller();
 }
 
-edge::EdgeDiagnostics NextDiagnostics(client::Client& observer) {
-  const auto d = WaitEvent(observer, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
+// robot-edge's part of the next diagnostics (edge_api.proto's DiagnosticsExtension).
+edge::DiagnosticsExtension NextDiagnostics(client::Client& observer) {
+  const auto d = WaitDiagnostics(observer, 3s);
   EXPECT_TRUE(d);
-  return d ? d->diagnostics() : edge::EdgeDiagnostics();
+  return d ? d->diagnostics_extension() : edge::DiagnosticsExtension();
 }
 
 // The loop's rate over a whole second that starts now (the second diagnostics from now).

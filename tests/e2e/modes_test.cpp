@@ -76,10 +76,10 @@ TEST(Velocity, DroppedInDampAndRefusedWithoutAPolicy) {
   EXPECT_FALSE(r.accepted());
   EXPECT_EQ(r.reason(), "velocity_no_policy");
   EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_STAND);
-  const auto diag = WaitEvent(c, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
+  const auto diag = WaitDiagnostics(c, 3s);
   ASSERT_TRUE(diag);
   std::map<std::string, std::uint64_t> drops;
-  for (const auto& d : diag->diagnostics().command_drops()) drops[d.reason()] = d.count();
+  for (const auto& d : diag->diagnostics_extension().command_drops()) drops[d.reason()] = d.count();
   EXPECT_EQ(drops["velocity_in_damp"], 1u);
   EXPECT_EQ(drops["velocity_no_policy"], 1u);
   EXPECT_EQ(drops["velocity_clamped"], 1u);

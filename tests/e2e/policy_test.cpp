@@ -57,10 +57,14 @@ TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {
   ASSERT_TRUE(elbow);
   EXPECT_NEAR(elbow->command.position_rad, robot.config().joints[15].stand_rad, 1e-3);
   EXPECT_NEAR(elbow->command.kp, robot.config().joints[15].kp, 0.2);
-  const auto walking = WaitTelemetry(
-      c, [](const auto& msg) { return msg.control_mode() == edge::CONTROL_MODE_MOVE_POLICY; }, 2s);
+  const auto walking = WaitTelemetryMessage(
+      c,
+      [](const auto& m) {
+        return m.telemetry_extension().control_mode() == edge::CONTROL_MODE_MOVE_POLICY;
+      },
+      2s);
   ASSERT_TRUE(walking);
-  EXPECT_EQ(walking->fw_mode(), edge::FW_MODE_MOVE);
+  EXPECT_EQ(walking->telemetry().fw_mode(), edge::FW_MODE_MOVE);
 
   // A new velocity: new observation, new targets.
   t = NowUs();
@@ -198,8 +202,10 @@ TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
     EXPECT_NEAR(f.command.position_rad, PolicyTarget(robot.config(), 0, 0.4f, 0, 0), 1e-3)
         << "only the last good targets until STAND: nothing of the bad output";
   }
-  const auto t_stand = WaitTelemetry(
-      c, [](const auto& m) { return m.control_mode() == edge::CONTROL_MODE_STAND; }, 2s);
+  const auto t_stand = WaitTelemetryMessage(
+      c,
+      [](const auto& m) { return m.telemetry_extension().control_mode() == edge::CONTROL_MODE_STAND; },
+      2s);
   ASSERT_TRUE(t_stand);
   // Walking stopped: a new, sane velocity walks again.
   ASSERT_TRUE(Command(c, Velocity(0.2f, 0.0f, 0.0f)).accepted());

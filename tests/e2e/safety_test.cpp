@@ -164,20 +164,18 @@ TEST(Link, ABusTakenDownIsReportedAndRecoversWhenItComesBack) {
   StandUp(c);
   ASSERT_EQ(robot.Sim("link right_leg down").rfind("ok", 0), 0u);
   ASSERT_TRUE(WaitError(observer, "FW_LINK_TIMEOUT", 3s)) << "the right leg stops answering";
-  const auto down = WaitEvent(
-      observer,
-      [](const auto& msg) { return msg.has_diagnostics() && !msg.diagnostics().can_health(1).link_up(); },
-      4s);
+  const auto down = WaitDiagnostics(observer, 4s, [](const auto& m) {
+    return !m.diagnostics_extension().can_buses(1).link_up();
+  });
   ASSERT_TRUE(down) << "diagnostics did not report the link down";
-  EXPECT_GT(down->diagnostics().can_health(1).send_failures(), 0u);
-  EXPECT_TRUE(down->diagnostics().can_health(0).link_up()) << "the other buses are unaffected";
+  EXPECT_GT(down->diagnostics_extension().can_buses(1).send_failures(), 0u);
+  EXPECT_TRUE(down->diagnostics_extension().can_buses(0).link_up())
+      << "the other buses are unaffected";
   ASSERT_EQ(robot.Sim("link right_leg up").rfind("ok", 0), 0u);
   ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 5s))
       << "the right leg did not come back";
-  const auto up = WaitEvent(
-      observer,
-      [](const auto& msg) { return msg.has_diagnostics() && msg.diagnostics().can_health(1).link_up(); },
-      4s);
+  const auto up = WaitDiagnostics(
+      observer, 4s, [](const auto& m) { return m.diagnostics_extension().can_buses(1).link_up(); });
   EXPECT_TRUE(up);
   EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
 }

@@ -2,6 +2,9 @@
 // from the specification must interoperate, so a renumbering must fail here.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "edge_api.pb.h"
 #include "edge_cloud.pb.h"
 
@@ -34,6 +37,7 @@ TEST(Enums, ErrorFlagBitIsAlertIdMinusOne) {
       {edge::ALERT_MOTOR_FAULT, edge::ERROR_FLAG_MOTOR_FAULT},
       {edge::ALERT_IMU_TIMEOUT, edge::ERROR_FLAG_IMU_TIMEOUT},
       {edge::ALERT_CONTROL_LOOP_SLOW, edge::ERROR_FLAG_CONTROL_LOOP_SLOW},
+      {edge::ALERT_JOINT_OUT_OF_RANGE, edge::ERROR_FLAG_JOINT_OUT_OF_RANGE},
   };
   for (const auto& [id, flag] : pairs) EXPECT_EQ(1u << (id - 1), static_cast<unsigned>(flag));
 }
@@ -77,6 +81,31 @@ TEST(Messages, DiagnosticsAndEventsHaveTheSpecificationsFields) {
   for (const char* f : {"timestamp_us", "sequence", "error", "diagnostics", "controller"}) {
     EXPECT_NE(edge::EdgeEvent::descriptor()->FindFieldByName(f), nullptr) << f;
   }
+}
+
+// edge_cloud.proto is seed 001 and nothing more: every message with exactly the fields of the
+// specification's table, only its enums. robot-edge's additions live in edge_api.proto.
+TEST(Messages, EdgeCloudProtoIsTheSpecificationAndNothingElse) {
+  const google::protobuf::FileDescriptor* file = edge::EdgeTelemetry::descriptor()->file();
+  const std::map<std::string, int> fields = {
+      {"CloudCommand", 5},      {"VelocityCommand", 3}, {"TrajectoryRequest", 2},
+      {"FullTrajectory", 1},    {"JointSegment", 3},    {"ModeCommand", 1},
+      {"FirmwareAlert", 6},     {"EdgeTelemetry", 16},  {"EdgeEvent", 5},
+      {"EdgeError", 3},         {"CanBusHealth", 5},    {"EdgeDiagnostics", 10},
+      {"ControllerEvent", 3}};
+  ASSERT_EQ(file->message_type_count(), static_cast<int>(fields.size()));
+  for (int i = 0; i < file->message_type_count(); ++i) {
+    const auto* m = file->message_type(i);
+    ASSERT_TRUE(fields.contains(m->name())) << m->name() << " is not a message of seed 001";
+    EXPECT_EQ(m->field_count(), fields.at(m->name())) << m->name();
+    for (int f = 0; f < m->field_count(); ++f) {
+      EXPECT_EQ(m->field(f)->number(), f + 1) << m->name() << "." << m->field(f)->name();
+    }
+  }
+  ASSERT_EQ(file->enum_type_count(), 3);
+  EXPECT_EQ(file->enum_type(0)->name(), "Mode");
+  EXPECT_EQ(file->enum_type(1)->name(), "FirmwareMode");
+  EXPECT_EQ(file->enum_type(2)->name(), "Subsystem");
 }
 
 }  // namespace

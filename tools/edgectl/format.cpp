@@ -90,7 +90,8 @@ std::string OrNone(const std::string& controller) {
   return controller.empty() ? "(none)" : controller;
 }
 
-std::string JointTable(const edge::Welcome& welcome, const edge::EdgeTelemetry& t) {
+std::string JointTable(const edge::Welcome& welcome, const edge::EdgeTelemetry& t,
+                       const edge::TelemetryExtension& x) {
   // "°" and "·" take two bytes for one column: those headers are padded by hand.
   std::string out = Fmt("%3s  %-18s %9s %10s", "#", "joint", "pos rad", "vel rad/s") + "  temp °C" +
                     Fmt(" %10s", "current A") + "  torque N·m\n";
@@ -98,16 +99,16 @@ std::string JointTable(const edge::Welcome& welcome, const edge::EdgeTelemetry& 
     const auto j = static_cast<std::size_t>(i);
     out += Fmt("%3d  %-18s %9.3f %10.3f %8.1f %10.2f %11.2f\n", i, welcome.joint_names(i).c_str(),
                At(t.joint_pos(), j), At(t.joint_vel(), j), At(t.joint_temp(), j),
-               At(t.joint_current(), j), At(t.joint_torque(), j));
+               At(t.joint_current(), j), At(x.joint_torque(), j));
   }
   return out;
 }
 
-std::string CanSummary(const edge::EdgeDiagnostics& d) {
+std::string CanSummary(const edge::EdgeDiagnostics& d, const edge::DiagnosticsExtension& x) {
   int up = 0;
   std::uint64_t errors = 0, bus_off = 0;
+  for (const edge::CanBusExtension& bus : x.can_buses()) up += bus.link_up() ? 1 : 0;
   for (const edge::CanBusHealth& bus : d.can_health()) {
-    up += bus.link_up() ? 1 : 0;
     errors += bus.error_frames();
     bus_off += bus.bus_off_count();
   }
@@ -115,31 +116,34 @@ std::string CanSummary(const edge::EdgeDiagnostics& d) {
              static_cast<unsigned long long>(errors), static_cast<unsigned long long>(bus_off));
 }
 
-std::uint64_t TotalDrops(const edge::EdgeDiagnostics& d) {
+std::uint64_t TotalDrops(const edge::DiagnosticsExtension& d) {
   std::uint64_t total = 0;
   for (const edge::DropCounter& drop : d.command_drops()) total += drop.count();
   return total;
 }
 
-std::string CanTable(const edge::EdgeDiagnostics& d) {
+std::string CanTable(const edge::EdgeDiagnostics& d, const edge::DiagnosticsExtension& x) {
   std::string out = Fmt("%-12s %-7s %-4s %-13s %10s %10s %6s %7s %9s %7s %8s %5s %4s %4s\n",
                         "CAN bus", "iface", "link", "state", "sent", "received", "errors",
                         "bus-off", "send-fail", "missed", "overflow", "load", "TEC", "REC");
-  for (const edge::CanBusHealth& b : d.can_health()) {
+  for (int i = 0; i < d.can_health_size(); ++i) {
+    const edge::CanBusHealth& b = d.can_health(i);
+    const edge::CanBusExtension& e =
+        i < x.can_buses_size() ? x.can_buses(i) : edge::CanBusExtension::default_instance();
     const std::string state =
-        Strip(edge::CanControllerState_Name(b.state()), "CAN_STATE_", b.state());
+        Strip(edge::CanControllerState_Name(e.state()), "CAN_STATE_", e.state());
     out +=
         Fmt("%-12s %-7s %-4s %-13s %10llu %10llu %6llu %7llu %9llu %7llu %8llu %4.0f%% %4u "
             "%4u\n",
-            b.name().c_str(), b.interface().c_str(), b.link_up() ? "up" : "DOWN", state.c_str(),
+            e.name().c_str(), b.interface().c_str(), e.link_up() ? "up" : "DOWN", state.c_str(),
             static_cast<unsigned long long>(b.frames_sent()),
             static_cast<unsigned long long>(b.frames_received()),
             static_cast<unsigned long long>(b.error_frames()),
             static_cast<unsigned long long>(b.bus_off_count()),
-            static_cast<unsigned long long>(b.send_failures()),
-            static_cast<unsigned long long>(b.missed_replies()),
-            static_cast<unsigned long long>(b.rx_overflows()), b.bus_load() * 100.0,
-            b.tx_error_counter(), b.rx_error_counter());
+            static_cast<unsigned long long>(e.send_failures()),
+            static_cast<unsigned long long>(e.missed_replies()),
+            static_cast<unsigned long long>(e.rx_overflows()), e.bus_load() * 100.0,
+            e.tx_error_counter(), e.rx_error_counter());
   }
   return out;
 }
@@ -182,12 +186,13 @@ std::string FormatAlert(const edge::FirmwareAlert& alert, std::span<const std::s
   return name + " (" + SeverityName(alert.severity()) + ") " + AlertDetail(alert, joints);
 }
 
-std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry& t) {
+std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry& t,
+                         const edge::TelemetryExtension& x) {
   const std::vector<std::string> joints(welcome.joint_names().begin(), welcome.joint_names().end());
   std::string out = Fmt("robot       %s (robot-edged %s, control %.0f Hz, telemetry %.0f Hz)\n",
                         welcome.robot_name().c_str(), welcome.version().c_str(),
                         welcome.control_rate_hz(), welcome.telemetry_rate_hz());
-  out += "mode        " + ModeName(t.control_mode()) + " (firmware " +
+  out += "mode        " + ModeName(x.control_mode()) + " (firmware " +
          FirmwareModeName(t.fw_mode()) + ")\n";
   out += "controller  " + OrNone(welcome.controller()) +
          "  [may command: " + JoinStrings(welcome.controllers()) + "]\n";
@@ -206,14 +211,15 @@ std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry
       Fmt("telemetry   #%u at %s, firmware data %u ms old, error flags 0x%02x, last command "
           "#%u\n\n",
           t.sequence(), FormatTimestamp(t.timestamp_us()).c_str(), t.fw_age_ms(), t.error_flags(),
-          t.last_command_sequence());
-  return out + JointTable(welcome, t);
+          x.last_command_sequence());
+  return out + JointTable(welcome, t, x);
 }
 
-std::string FormatTelemetryLine(const edge::EdgeTelemetry& t, std::span<const std::string> joints,
+std::string FormatTelemetryLine(const edge::EdgeTelemetry& t, const edge::TelemetryExtension& x,
+                                std::span<const std::string> joints,
                                 std::span<const std::size_t> shown) {
   std::string out =
-      Fmt("#%u %s fw_age=%ums", t.sequence(), ModeName(t.control_mode()).c_str(), t.fw_age_ms());
+      Fmt("#%u %s fw_age=%ums", t.sequence(), ModeName(x.control_mode()).c_str(), t.fw_age_ms());
   std::string alerts;
   for (const edge::FirmwareAlert& a : t.active_alerts()) {
     const std::string name = edge::AlertId_IsValid(static_cast<int>(a.id()))
@@ -222,7 +228,7 @@ std::string FormatTelemetryLine(const edge::EdgeTelemetry& t, std::span<const st
     alerts += (alerts.empty() ? "" : ",") + Strip(name, "ALERT_", static_cast<int>(a.id()));
   }
   out += " alerts=" + (alerts.empty() ? std::string("-") : alerts);
-  out += Fmt(" cmd=#%u", t.last_command_sequence());
+  out += Fmt(" cmd=#%u", x.last_command_sequence());
   std::size_t hottest = 0, busiest = 0;
   for (std::size_t j = 0; j < static_cast<std::size_t>(t.joint_temp_size()); ++j) {
     if (At(t.joint_temp(), j) > At(t.joint_temp(), hottest)) hottest = j;
@@ -245,7 +251,7 @@ std::string FormatTelemetryLine(const edge::EdgeTelemetry& t, std::span<const st
   return out;
 }
 
-std::string FormatEvent(const edge::EdgeEvent& e) {
+std::string FormatEvent(const edge::EdgeEvent& e, const edge::DiagnosticsExtension& x) {
   std::string out = Fmt("#%u %s ", e.sequence(), FormatTimestamp(e.timestamp_us()).c_str());
   switch (e.event_case()) {
     case edge::EdgeEvent::kError: {
@@ -261,13 +267,13 @@ std::string FormatEvent(const edge::EdgeEvent& e) {
     }
     case edge::EdgeEvent::kDiagnostics: {
       const edge::EdgeDiagnostics& d = e.diagnostics();
-      return out + "diagnostics " + ModeName(d.control_mode()) + ", controller " +
+      return out + "diagnostics " + ModeName(x.control_mode()) + ", controller " +
              OrNone(d.controller()) +
-             Fmt(", loop %.1f Hz, %llu overruns, jitter %.0f us, ", d.loop_rate_hz(),
-                 static_cast<unsigned long long>(d.loop_overruns()), d.period_jitter_us()) +
-             CanSummary(d) +
-             Fmt(", %llu command drops, %u clients", static_cast<unsigned long long>(TotalDrops(d)),
-                 d.connected_clients());
+             Fmt(", loop %.1f Hz, %llu overruns, jitter %.0f us, ", x.loop_rate_hz(),
+                 static_cast<unsigned long long>(x.loop_overruns()), x.period_jitter_us()) +
+             CanSummary(d, x) +
+             Fmt(", %llu command drops, %u clients", static_cast<unsigned long long>(TotalDrops(x)),
+                 x.connected_clients());
     }
     case edge::EdgeEvent::EVENT_NOT_SET:
       break;
@@ -275,31 +281,31 @@ std::string FormatEvent(const edge::EdgeEvent& e) {
   return out + "(empty event)";
 }
 
-std::string FormatDiagnostics(const edge::EdgeEvent& e) {
+std::string FormatDiagnostics(const edge::EdgeEvent& e, const edge::DiagnosticsExtension& x) {
   const edge::EdgeDiagnostics& d = e.diagnostics();
   std::string out =
       Fmt("diagnostics #%u at %s, robot-edged up %llu s\n", e.sequence(),
-          FormatTimestamp(e.timestamp_us()).c_str(), static_cast<unsigned long long>(d.uptime_s()));
-  out += "control     " + ModeName(d.control_mode()) + ", controller " + OrNone(d.controller()) +
-         Fmt(", %u clients, provisioned %s, cloud %s, ble %s\n", d.connected_clients(),
+          FormatTimestamp(e.timestamp_us()).c_str(), static_cast<unsigned long long>(x.uptime_s()));
+  out += "control     " + ModeName(x.control_mode()) + ", controller " + OrNone(d.controller()) +
+         Fmt(", %u clients, provisioned %s, cloud %s, ble %s\n", x.connected_clients(),
              d.provisioned() ? "yes" : "no", d.cloud_connected() ? "yes" : "no",
              d.ble_connected() ? "yes" : "no");
   out +=
       Fmt("loop        %.1f Hz, %llu overruns since start, jitter %.1f us, longest period "
           "%.1f us\n",
-          d.loop_rate_hz(), static_cast<unsigned long long>(d.loop_overruns()),
-          d.period_jitter_us(), d.period_max_us());
+          x.loop_rate_hz(), static_cast<unsigned long long>(x.loop_overruns()),
+          x.period_jitter_us(), x.period_max_us());
   out += Fmt("policy      %llu inferences, avg %.2f ms, max %.2f ms",
              static_cast<unsigned long long>(d.onnx_count()), d.onnx_avg_ms(), d.onnx_max_ms());
-  if (d.onnx_nonfinite_outputs() > 0) {
+  if (x.onnx_nonfinite_outputs() > 0) {
     out += Fmt(", %llu non-finite outputs (used as 0)",
-               static_cast<unsigned long long>(d.onnx_nonfinite_outputs()));
+               static_cast<unsigned long long>(x.onnx_nonfinite_outputs()));
   }
   out += "\n\n";
-  out += CanTable(d) + "\ncommand drops and adjustments since start:";
-  if (d.command_drops_size() == 0) out += " none";
+  out += CanTable(d, x) + "\ncommand drops and adjustments since start:";
+  if (x.command_drops_size() == 0) out += " none";
   out += "\n";
-  for (const edge::DropCounter& drop : d.command_drops()) {
+  for (const edge::DropCounter& drop : x.command_drops()) {
     out +=
         Fmt("  %-24s %llu\n", drop.reason().c_str(), static_cast<unsigned long long>(drop.count()));
   }

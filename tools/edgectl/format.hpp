@@ -27,19 +27,25 @@ std::string FormatAlert(const edge::FirmwareAlert& alert, std::span<const std::s
 
 // robot-edgectl status: the Welcome's summary and one telemetry frame (mode, alerts, IMU and
 // the per-joint table). Several lines, each ending in '\n'.
-std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry& telemetry);
+std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry& telemetry,
+                         const edge::TelemetryExtension& extension);
 
 // robot-edgectl watch: one line (no '\n') per frame. `shown` are joint indices whose positions
 // are appended.
 std::string FormatTelemetryLine(const edge::EdgeTelemetry& telemetry,
+                                const edge::TelemetryExtension& extension,
                                 std::span<const std::string> joints,
                                 std::span<const std::size_t> shown);
 
-// robot-edgectl events: one line (no '\n'); diagnostics summarised.
-std::string FormatEvent(const edge::EdgeEvent& event);
+// robot-edgectl events: one line (no '\n'); diagnostics summarised, with robot-edge's additions
+// (the ServerMessage's diagnostics_extension) when given.
+std::string FormatEvent(
+    const edge::EdgeEvent& event,
+    const edge::DiagnosticsExtension& extension = edge::DiagnosticsExtension::default_instance());
 
 // robot-edgectl diag: the full diagnostics: loop timing, CAN bus table, drop counters.
-std::string FormatDiagnostics(const edge::EdgeEvent& event);
+std::string FormatDiagnostics(const edge::EdgeEvent& event,
+                              const edge::DiagnosticsExtension& extension);
 
 // A message as one line of JSON with the proto field names and every field, even zero / empty
 // (a DAMP mode is 0 and must not vanish).

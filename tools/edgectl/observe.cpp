@@ -51,17 +51,18 @@ int Follow(Context& ctx, const char* what, Print print) {
 }  // namespace
 
 int RunStatus(Context& ctx) {
-  const auto telemetry = ctx.client->WaitTelemetry(ctx.timeout());
+  const auto telemetry = ctx.client->ReadUntil(edge::ServerMessage::kTelemetry, ctx.timeout());
   if (!telemetry) {
     *ctx.err << "robot-edgectl: no telemetry from robot-edged within " << ctx.timeout().count()
              << " ms\n";
     return kExitFailed;
   }
   if (ctx.options.json) {
-    *ctx.out << "{\"welcome\":" << ToJson(ctx.welcome) << ",\"telemetry\":" << ToJson(*telemetry)
-             << "}\n";
+    *ctx.out << "{\"welcome\":" << ToJson(ctx.welcome)
+             << ",\"telemetry\":" << ToJson(telemetry->telemetry())
+             << ",\"telemetry_extension\":" << ToJson(telemetry->telemetry_extension()) << "}\n";
   } else {
-    *ctx.out << FormatStatus(ctx.welcome, *telemetry);
+    *ctx.out << FormatStatus(ctx.welcome, telemetry->telemetry(), telemetry->telemetry_extension());
   }
   return kExitOk;
 }
@@ -71,8 +72,9 @@ int RunWatch(Context& ctx) {
   const std::vector<std::size_t> shown = ResolveJoints(ctx.options.joints, names);
   return Follow(ctx, "telemetry", [&](const edge::ServerMessage& m) {
     if (!m.has_telemetry()) return false;
-    *ctx.out << (ctx.options.json ? ToJson(m.telemetry())
-                                  : FormatTelemetryLine(m.telemetry(), names, shown))
+    *ctx.out << (ctx.options.json
+                     ? ToJson(m)
+                     : FormatTelemetryLine(m.telemetry(), m.telemetry_extension(), names, shown))
              << std::endl;
     return true;
   });
@@ -81,7 +83,8 @@ int RunWatch(Context& ctx) {
 int RunEvents(Context& ctx) {
   return Follow(ctx, "event", [&](const edge::ServerMessage& m) {
     if (!m.has_event()) return false;
-    *ctx.out << (ctx.options.json ? ToJson(m.event()) : FormatEvent(m.event())) << std::endl;
+    *ctx.out << (ctx.options.json ? ToJson(m) : FormatEvent(m.event(), m.diagnostics_extension()))
+             << std::endl;
     return true;
   });
 }
@@ -89,10 +92,12 @@ int RunEvents(Context& ctx) {
 int RunDiag(Context& ctx) {
   const Clock::time_point deadline = Clock::now() + ctx.timeout();
   while (!ctx.interrupted() && Clock::now() < deadline) {
-    const auto event = ctx.client->WaitEvent(
+    const auto m = ctx.client->ReadUntil(
+        edge::ServerMessage::kEvent,
         std::min(kSlice, std::chrono::ceil<client::Millis>(deadline - Clock::now())));
-    if (!event || !event->has_diagnostics()) continue;
-    *ctx.out << (ctx.options.json ? ToJson(*event) + "\n" : FormatDiagnostics(*event));
+    if (!m || !m->event().has_diagnostics()) continue;
+    *ctx.out << (ctx.options.json ? ToJson(*m) + "\n"
+                                  : FormatDiagnostics(m->event(), m->diagnostics_extension()));
     return kExitOk;
   }
   *ctx.err << "robot-edgectl: no diagnostics from robot-edged within " << ctx.timeout().count()
