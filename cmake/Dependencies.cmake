@@ -4,6 +4,8 @@ find_package(Threads REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(spdlog REQUIRED)
+# Eigen (libeigen3-dev): the policy's network, the bring-up tools' model statics.
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SOCKETCAN REQUIRED IMPORTED_TARGET libsocketcan)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/imu_model.hpp"
+#include "sim/model_joints.hpp"
 
 namespace robot_edge::sim {
 namespace {
@@ -88,35 +89,10 @@ MujocoPlant::~MujocoPlant() {
 }
 
 void MujocoPlant::MapMotors(const config::Config& config) {
-  std::string missing;
-  for (const config::JointConfig& joint : config.joints) {
-    Motor motor;
-    const int actuator = mj_name2id(model_, mjOBJ_ACTUATOR, joint.name.c_str());
-    const int model_joint = mj_name2id(model_, mjOBJ_JOINT, joint.name.c_str());
-    if (actuator >= 0) {
-      const bool torque_motor = model_->actuator_dyntype[actuator] == mjDYN_NONE &&
-                                model_->actuator_gaintype[actuator] == mjGAIN_FIXED &&
-                                model_->actuator_biastype[actuator] == mjBIAS_NONE &&
-                                model_->actuator_gainprm[actuator * mjNGAIN] == 1.0;
-      if (!torque_motor) {
-        throw std::runtime_error("actuator " + joint.name +
-                                 " is not a torque motor (<motor>, gain 1): robot-edge-sim "
-                                 "applies the MIT law itself");
-      }
-      motor.actuator = actuator;
-    } else if (model_joint >= 0 && (model_->jnt_type[model_joint] == mjJNT_HINGE ||
-                                    model_->jnt_type[model_joint] == mjJNT_SLIDE)) {
-      motor.qpos = model_->jnt_qposadr[model_joint];
-      motor.dof = model_->jnt_dofadr[model_joint];
-    } else {
-      missing += (missing.empty() ? "" : ", ") + joint.name;
-      continue;
-    }
-    motors_.push_back(motor);
-  }
-  if (!missing.empty()) {
-    throw std::runtime_error(
-        "the model has no actuator or hinge joint named like these config joints: " + missing);
+  std::vector<std::string> names;
+  for (const config::JointConfig& joint : config.joints) names.push_back(joint.name);
+  for (const ModelJoint& joint : MapModelJoints(model_, names)) {
+    motors_.push_back({joint.actuator, joint.qpos, joint.dof, 0});
   }
   for (int j = 0; j < model_->njnt; ++j) {
     if (model_->jnt_type[j] != mjJNT_FREE) continue;
