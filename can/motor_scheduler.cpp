@@ -71,7 +71,7 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
     families_on_bus_[joint.bus] |= static_cast<std::uint8_t>(1u << family);
   }
   feedback_.resize(motors_.size());
-  zero_pending_.assign(motors_.size(), 0);
+  special_pending_.assign(motors_.size(), 0);
   scan_cursor_.assign(bus_count_, 0);
   // A command, an enable and a set-zero per motor; the probes of a scan.
   tx_.reserve(3 * motors_.size() + kProbesPerBus * bus_count_);
@@ -239,9 +239,11 @@ void MotorScheduler::Send(std::span<const MitCommand> targets, std::int64_t now_
       motor.last_motor_mode_request_us = now_us;
     }
     if (motor.awaiting_reply) ++missed_this_tick_[motor.bus];
-    if (zero_pending_[motor.joint] != 0) {
-      zero_pending_[motor.joint] = 0;
-      PushRequest(motor, MotorRequest::kSetZero);
+    if (const std::uint8_t pending = special_pending_[motor.joint]; pending != 0) {
+      special_pending_[motor.joint] = 0;
+      const auto request = static_cast<MotorRequest>(pending - 1);
+      PushRequest(motor, request);
+      if (request == MotorRequest::kClearFault) PushRequest(motor, MotorRequest::kEnable);
     }
     PushCommand(motor, targets[motor.joint]);
     motor.awaiting_reply = true;

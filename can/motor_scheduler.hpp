@@ -114,9 +114,12 @@ class MotorScheduler {
   // (cleared first). scanning() until every probe went out.
   void StartScan(std::uint32_t max_id);
   bool scanning() const { return scan_max_id_ != 0; }
-  // The motor's own set-zero request (ak/damiao FE, robstride type 6) goes out with the next
-  // Send().
-  void RequestSetZero(std::size_t joint) { zero_pending_[joint] = 1; }
+  // The motor's own request goes out once with the next Send(): kSetZero (ak/damiao FE,
+  // robstride type 6) or kClearFault (damiao FB, robstride type 4 with clear), which is followed
+  // by an enable (FC, type 3): a motor whose fault is cleared is left disabled by its firmware.
+  void RequestSpecial(std::size_t joint, MotorRequest request) {
+    special_pending_[joint] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(request) + 1);
+  }
 
   std::span<const MotorFeedback> motors() const { return feedback_; }
   std::span<const StraySender> strays(std::size_t bus) const {
@@ -166,7 +169,7 @@ class MotorScheduler {
   std::vector<std::size_t> stray_count_;
   std::uint32_t scan_max_id_ = 0;            // 0 = not scanning
   std::vector<std::uint32_t> scan_cursor_;   // per bus: next probe, 0 .. 2·max_id
-  std::vector<std::uint8_t> zero_pending_;   // per joint
+  std::vector<std::uint8_t> special_pending_;  // per joint: MotorRequest + 1, 0 = none
   std::unique_ptr<std::atomic<std::uint64_t>[]> missed_replies_;
   std::vector<std::uint32_t> master_id_;  // per bus
   std::size_t imu_bus_;

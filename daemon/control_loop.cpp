@@ -187,9 +187,10 @@ void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int
 }
 
 void ControlLoop::Maintain(std::int64_t now_us, sm::Mode mode) {
-  const int zero = channels_->zero_request.exchange(-1, std::memory_order_acq_rel);
-  if (zero >= 0 && static_cast<std::size_t>(zero) < joints_.size() && mode == sm::Mode::kDamp) {
-    scheduler_.RequestSetZero(static_cast<std::size_t>(zero));
+  const std::uint32_t mail = channels_->motor_request.exchange(0, std::memory_order_acq_rel);
+  const std::size_t joint = mail & 0xFFFF;
+  if (mail != 0 && joint < joints_.size() && mode == sm::Mode::kDamp) {
+    scheduler_.RequestSpecial(joint, static_cast<can::MotorRequest>((mail >> 16) - 1));
   }
   const std::uint64_t scan = channels_->scan_request.load(std::memory_order_acquire);
   if (scan != scan_seen_) {

@@ -46,6 +46,11 @@ struct ScanReport {
   std::size_t stray_count = 0;
 };
 
+// ControlChannels::motor_request's value for `request` to `joint`'s motor.
+constexpr std::uint32_t MotorRequestMail(std::size_t joint, can::MotorRequest request) {
+  return (static_cast<std::uint32_t>(request) + 1) << 16 | static_cast<std::uint32_t>(joint);
+}
+
 struct ControlChannels {
   ControlChannels(const config::Config& config, std::size_t command_slots,
                   std::size_t event_capacity)
@@ -66,8 +71,9 @@ struct ControlChannels {
   // API -> control, bring-up (daemon/maintenance.hpp), taken in DAMP only:
   // a scan of ids 1..(request & 0xFFFF) each time the value changes (sequence in the high bits);
   std::atomic<std::uint64_t> scan_request{0};
-  // the motor of this joint sends its set-zero request; -1 = none.
-  std::atomic<int> zero_request{-1};
+  // a motor's own request (can::MotorRequest kSetZero or kClearFault) for one joint:
+  // MotorRequestMail(joint, request); 0 = none.
+  std::atomic<std::uint32_t> motor_request{0};
   TripleBuffer<ScanReport> scans{ScanReport{}};  // control -> API, the latest finished scan
   int wake_fd = -1;  // eventfd written by the control thread after queueing events; -1 = none
 };

@@ -100,6 +100,7 @@ MaintenanceDesk::Answer MaintenanceDesk::Handle(const CommandIntake::Client& cli
     case edge::MaintenanceRequest::kJog: return Jog(client, request, s, now_us);
     case edge::MaintenanceRequest::kCalibrate: return {Calibrate(request, s), {}};
     case edge::MaintenanceRequest::kZero: return {Zero(request), {}};
+    case edge::MaintenanceRequest::kClearFault: return {ClearFault(request), {}};
     case edge::MaintenanceRequest::OP_NOT_SET: break;
   }
   return {MaintenanceError(request.request_id(), "an empty MaintenanceRequest"), {}};
@@ -255,13 +256,44 @@ edge::MaintenanceResult MaintenanceDesk::Zero(const edge::MaintenanceRequest& re
   if (!z.confirm()) {
     return MaintenanceError(id, "set-zero writes the motor's own zero: send it with confirm");
   }
-  channels_->zero_request.store(static_cast<int>(z.joint()), std::memory_order_release);
+  channels_->motor_request.store(MotorRequestMail(z.joint(), can::MotorRequest::kSetZero),
+                                 std::memory_order_release);
   edge::MaintenanceResult r;
   r.set_request_id(id);
   r.set_ok(true);
   r.mutable_zero()->set_note(std::string(ZeroNote(config_.motor_of(z.joint()).family)) +
                              ". The joint's offset was measured against the old zero: run "
                              "robot-edgectl calibrate again.");
+  return r;
+}
+
+edge::MaintenanceResult MaintenanceDesk::ClearFault(const edge::MaintenanceRequest& request) const {
+  const std::uint32_t id = request.request_id();
+  const std::uint32_t joint = request.clear_fault().joint();
+  if (joint >= joints_.size()) return MaintenanceError(id, "no such joint");
+  const char* note = nullptr;
+  switch (config_.motor_of(joint).family) {
+    case config::MotorFamily::kAk:
+      return MaintenanceError(id, config_.joints[joint].name +
+                                      ": AK motors have no clear-fault command; power-cycle the "
+                                      "motor (its fault clears at start-up)");
+    case config::MotorFamily::kDamiao:
+      note = "sent FF×7 FB (clear error) then FC (enable) to the Damiao motor";
+      break;
+    case config::MotorFamily::kRobstride:
+      note = "sent type 4 with clear (stop, clear faults) then type 3 (enable) to the Robstride "
+             "motor";
+      break;
+  }
+  channels_->motor_request.store(MotorRequestMail(joint, can::MotorRequest::kClearFault),
+                                 std::memory_order_release);
+  edge::MaintenanceResult r;
+  r.set_request_id(id);
+  r.set_ok(true);
+  r.mutable_clear_fault()->set_note(
+      std::string(note) +
+      ". MOTOR_FAULT clears when its replies say so; if the fault comes back, its cause remains "
+      "(temperature, supply voltage, a blocked joint): find it before STAND.");
   return r;
 }
 

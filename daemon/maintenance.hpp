@@ -9,6 +9,8 @@
 //   - calibrate: computed here from the latest snapshot, written to the config's calibration
 //     file (atomically: a temporary file renamed over it). It takes effect at the next start.
 //   - zero: with confirm only; the control thread sends the motor's set-zero request.
+//   - clear-fault: damiao and robstride motors (AK has none: refused); the control thread sends
+//     the motor's clear-fault request, then enable.
 //
 // Threads: the API thread's. Talks to the control thread only through ControlChannels.
 #pragma once
@@ -63,6 +65,7 @@ class MaintenanceDesk {
   edge::MaintenanceResult Calibrate(const edge::MaintenanceRequest& request,
                                     const ControlSnapshot& snapshot) const;
   edge::MaintenanceResult Zero(const edge::MaintenanceRequest& request) const;
+  edge::MaintenanceResult ClearFault(const edge::MaintenanceRequest& request) const;
   edge::MaintenanceResult ScanResult(const PendingScan& pending, const ScanReport& report);
 
   const config::Config& config_;

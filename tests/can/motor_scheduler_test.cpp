@@ -733,7 +733,7 @@ TEST_F(MixedSchedulerTest, AScanProbesEveryUnconfiguredIdInBothShapesAFewPerTick
 }
 
 TEST_F(MixedSchedulerTest, SetZeroGoesOutOnceWithTheNextSend) {
-  scheduler_->RequestSetZero(2);
+  scheduler_->RequestSpecial(2, MotorRequest::kSetZero);
   scheduler_->Send(targets_, 0);
   const MotorProtocol rs = ProtocolOf(config_.motor_of(2));
   auto zeros = [&] {
@@ -748,6 +748,48 @@ TEST_F(MixedSchedulerTest, SetZeroGoesOutOnceWithTheNextSend) {
   ClearSent();
   scheduler_->Send(targets_, 2000);
   EXPECT_EQ(zeros(), 0);
+}
+
+// Damiao (joint 1) and Robstride (joint 2): clear-fault, then enable, in that order, once; the
+// joint's command follows in the same batch.
+TEST_F(MixedSchedulerTest, ClearFaultIsFollowedByEnableOnceWithTheNextSend) {
+  for (std::size_t j : {1u, 2u}) {
+    ReplyFromMotor(j, 0.0f, MotorError::kOvercurrent);  // it answers: no enable retry due
+    scheduler_->Receive(1000);
+    ClearSent();
+    scheduler_->RequestSpecial(j, MotorRequest::kClearFault);
+    scheduler_->Send(targets_, 1000);
+    const MotorProtocol p = ProtocolOf(config_.motor_of(j));
+    std::vector<MotorRequest> requests;
+    bool command_after = false;
+    for (const can_frame& f : Sent(0)) {
+      std::uint32_t id = 0;
+      HostFrame host;
+      if (!Addressee(p.family, f, &id) || id != config_.joints[j].can_id ||
+          !DecodeHostFrame(p, f, &host)) {
+        continue;
+      }
+      if (host.is_command) {
+        command_after = !requests.empty();
+      } else {
+        requests.push_back(host.request);
+      }
+    }
+    EXPECT_EQ(requests, (std::vector<MotorRequest>{MotorRequest::kClearFault, MotorRequest::kEnable}))
+        << "joint " << j;
+    EXPECT_TRUE(command_after) << "joint " << j;
+    ReplyFromMotor(j, 0.0f);
+    scheduler_->Receive(2000);
+    ClearSent();
+    scheduler_->Send(targets_, 2000);
+    for (const can_frame& f : Sent(0)) {
+      std::uint32_t id = 0;
+      HostFrame host;
+      EXPECT_FALSE(Addressee(p.family, f, &id) && id == config_.joints[j].can_id &&
+                   DecodeHostFrame(p, f, &host) && !host.is_command)
+          << "sent again";
+    }
+  }
 }
 
 }  // namespace

@@ -122,11 +122,21 @@ TEST(EdgectlOptions, BringUpSubcommands) {
   EXPECT_TRUE(o.confirm);
   o = Parse({"check-direction", "L_Elbow", "--amount", "0.2"});
   EXPECT_DOUBLE_EQ(o.amount_rad, 0.2);
+  o = Parse({"check-direction", "L_Elbow", "--model", "robot.xml", "--calibrated-at", "0.3"});
+  EXPECT_EQ(o.model, "robot.xml");
+  EXPECT_DOUBLE_EQ(o.amount_rad, 0.5) << "a bigger step by default when judging by gravity";
+  EXPECT_DOUBLE_EQ(o.pivot_rad, 0.3);
+  o = Parse({"clear-fault", "L_Knee"});
+  EXPECT_EQ(o.subcommand, Subcommand::kClearFault);
+  EXPECT_EQ(o.joint, "L_Knee");
+  EXPECT_EQ(MakeHello(o).controller(), "maintainer");
+  EXPECT_NE(ErrorOf({"clear-fault"}).find("usage: robot-edgectl clear-fault JOINT"),
+            std::string::npos);
   EXPECT_NE(ErrorOf({"jog", "L_Knee"}).find("usage: robot-edgectl jog"), std::string::npos);
   EXPECT_NE(ErrorOf({"jog", "L_Knee", "1", "--speed", "3"}).find("--speed"), std::string::npos);
   EXPECT_NE(ErrorOf({"scan", "--max-id", "300"}).find("1..255"), std::string::npos);
   EXPECT_NE(ErrorOf({"calibrate", "--pose", "sitting"}).find("zero or stand"), std::string::npos);
-  EXPECT_NE(ErrorOf({"check-direction", "L_Elbow", "--amount", "2"}).find("0..0.5"),
+  EXPECT_NE(ErrorOf({"check-direction", "L_Elbow", "--amount", "2"}).find("0..0.8"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"stand", "--confirm"}).find("does not apply"), std::string::npos);
 }

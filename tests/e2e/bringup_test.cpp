@@ -260,6 +260,34 @@ TEST(Calibrate, RecoversOffsetsScrambledInTheSimulatorWithinAHundredthOfARadian)
   }
 }
 
+TEST(ClearFault, ClearsALatchedFaultInADamiaoMotorAndIsRefusedForAnAk) {
+  Robot robot(MixedRobot());
+  auto m = robot.Connect("maintainer");
+  auto cloud = robot.Connect("cloud");
+  WaitMotorsReady(cloud);
+  constexpr int kLHipRoll = 1;  // Damiao
+  ASSERT_EQ(robot.config().motor_of(kLHipRoll).family, config::MotorFamily::kDamiao);
+  edge::MaintenanceRequest clear;
+  clear.mutable_clear_fault()->set_joint(kLElbow);  // AK: no such command
+  const auto ak = Ask(m, clear);
+  ASSERT_TRUE(ak);
+  EXPECT_FALSE(ak->ok());
+  EXPECT_NE(ak->error().find("power-cycle"), std::string::npos) << ak->error();
+
+  ASSERT_EQ(robot.Sim("fault L_Hip_Roll 2").rfind("ok", 0), 0u);  // overcurrent, latched
+  ASSERT_TRUE(WaitTelemetry(
+      cloud, [](const auto& t) { return HasAlert(t, edge::ALERT_MOTOR_FAULT, kLHipRoll); }, 3s));
+  EXPECT_EQ(Command(cloud, Mode(edge::MODE_STAND)).reason(), "blocked_by_alert");
+  clear.mutable_clear_fault()->set_joint(kLHipRoll);
+  const auto done = Ask(m, clear);
+  ASSERT_TRUE(done);
+  ASSERT_TRUE(done->ok()) << done->error();
+  EXPECT_NE(done->clear_fault().note().find("FB"), std::string::npos) << done->clear_fault().note();
+  ASSERT_TRUE(WaitTelemetry(cloud, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s))
+      << "the motor's fault was not cleared";
+  EXPECT_TRUE(Command(cloud, Mode(edge::MODE_STAND)).accepted());
+}
+
 TEST(Zero, WritesTheMotorsOwnZeroOnlyWhenConfirmed) {
   Robot robot;
   auto m = robot.Connect("maintainer");

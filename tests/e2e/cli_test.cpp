@@ -105,6 +105,24 @@ TEST(Cli, BringUpScanJogCheckDirectionCalibrateZero) {
   EXPECT_NE(r.output.find("may not run bring-up tools"), std::string::npos) << r.output;
 }
 
+// check-direction --model on the MuJoCo humanoid hanging from its gantry: a motor mounted the
+// other way than the config says is caught by gravity; a correct one is confirmed.
+TEST(Cli, CheckDirectionByGravityCatchesAReversedMotorAndConfirmsACorrectOne) {
+  Robot robot(WithPhysics());
+  auto observer = robot.Connect("");
+  // Every motor and the IMU answer, and no alert left from the physics' start (a slow machine).
+  ASSERT_TRUE(WaitTelemetry(
+      observer,
+      [](const auto& msg) { return msg.fw_age_ms() < 100 && msg.active_alerts_size() == 0; }, 10s));
+  ASSERT_EQ(robot.Sim("mount L_Elbow 0 -1").rfind("ok", 0), 0u);
+  CtlResult r = Ctl(robot, "check-direction L_Elbow --model " ROBOT_EDGE_HUMANOID);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("REVERSED"), std::string::npos) << r.output;
+  r = Ctl(robot, "check-direction R_Knee --model " ROBOT_EDGE_HUMANOID);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("the way the config says"), std::string::npos) << r.output;
+}
+
 TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
   Robot robot;
   robot.StopDaemon();

@@ -1,6 +1,7 @@
 // robot-edgectl's bring-up subcommands (edge_api.proto MaintenanceRequest): scan, jog,
-// check-direction, calibrate, zero. Each runs through robot-edged (one process owns the buses),
-// in DAMP only, as a controller of api.maintenance_roles ("maintainer" by default).
+// calibrate, zero, clear-fault (check-direction: check_direction.cpp). Each runs through
+// robot-edged (one process owns the buses), in DAMP only, as a controller of
+// api.maintenance_roles ("maintainer" by default).
 // README, "First power-on".
 #include <chrono>
 #include <cmath>
@@ -9,90 +10,18 @@
 #include <thread>
 
 #include "client/commands.hpp"
+#include "tools/edgectl/bringup_steps.hpp"
 #include "tools/edgectl/format.hpp"
-#include "tools/edgectl/session.hpp"
 
 namespace robot_edge::edgectl {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr client::Millis kJogPeriod{50};   // well inside the 200 ms trajectory timeout
-constexpr float kArrivedRad = 0.02f;
 constexpr client::Millis kScanTimeout{6000};
 
 std::string Fmt(const char* format, double a, double b = 0, double c = 0) {
   char text[160];
   std::snprintf(text, sizeof(text), format, a, b, c);
   return text;
-}
-
-std::uint32_t JointIndex(const Context& ctx, const std::string& name) {
-  const auto names = ctx.joint_names();
-  for (std::size_t j = 0; j < names.size(); ++j) {
-    if (names[j] == name) return static_cast<std::uint32_t>(j);
-  }
-  throw std::invalid_argument("unknown joint '" + name + "'");
-}
-
-// Sends `request` (its request_id set here) and waits for the answer; prints a refusal.
-std::optional<edge::MaintenanceResult> Ask(Context& ctx, edge::MaintenanceRequest request,
-                                           client::Millis timeout) {
-  static std::uint32_t next_id = 1;
-  request.set_request_id(next_id++);
-  auto result = ctx.client->Maintain(request, timeout);
-  if (!result) {
-    *ctx.err << "robot-edgectl: no answer from robot-edged within " << timeout.count() << " ms\n";
-    return std::nullopt;
-  }
-  if (ctx.options.json) *ctx.out << ToJson(*result) << "\n";
-  if (!result->ok()) {
-    *ctx.err << "refused: " << result->error() << "\n";
-    return std::nullopt;
-  }
-  return result;
-}
-
-edge::MaintenanceRequest JogRequest(std::uint32_t joint, float target, double speed) {
-  edge::MaintenanceRequest r;
-  r.mutable_jog()->set_joint(joint);
-  r.mutable_jog()->set_target_rad(target);
-  r.mutable_jog()->set_speed_rad_s(static_cast<float>(speed));
-  return r;
-}
-
-// Jogs `joint` towards `target` until it is there (true), or `limit` passes, Ctrl-C, or a
-// refusal (false). *position: the last measured position.
-bool JogTo(Context& ctx, std::uint32_t joint, float target, double speed, Clock::duration limit,
-           float* position) {
-  const Clock::time_point end = Clock::now() + limit;
-  while (!ctx.interrupted() && Clock::now() < end) {
-    const auto status = Ask(ctx, JogRequest(joint, target, speed), ctx.timeout());
-    if (!status) return false;
-    *position = status->jog().position_rad();
-    if (std::fabs(*position - status->jog().target_rad()) < kArrivedRad) return true;
-    std::this_thread::sleep_for(kJogPeriod);
-  }
-  return false;
-}
-
-// Ends a jog: DAMP (the jogged joint too).
-int Damp(Context& ctx) {
-  client::Sequencer sequencer(1000);
-  edge::CloudCommand damp = client::MakeMode(edge::MODE_DAMP);
-  const std::uint32_t sequence = sequencer.Stamp(&damp, ctx.wall_clock_us());
-  ctx.client->Send(damp);
-  const auto result = ctx.client->WaitCommandResult(sequence, ctx.timeout());
-  if (!result || !result->accepted()) {
-    *ctx.err << "robot-edgectl: DAMP was not confirmed: send `robot-edgectl damp`\n";
-    return kExitFailed;
-  }
-  return kExitOk;
-}
-
-std::optional<float> MeasuredPosition(Context& ctx, std::uint32_t joint) {
-  const auto t = ctx.client->WaitTelemetry(ctx.timeout());
-  if (!t || static_cast<int>(joint) >= t->joint_pos_size()) return std::nullopt;
-  return t->joint_pos(static_cast<int>(joint));
 }
 
 }  // namespace
@@ -159,37 +88,6 @@ int RunJog(Context& ctx) {
   return arrived && damped == kExitOk ? kExitOk : kExitFailed;
 }
 
-int RunCheckDirection(Context& ctx) {
-  const Options& o = ctx.options;
-  const std::uint32_t joint = JointIndex(ctx, o.joint);
-  const auto start = MeasuredPosition(ctx, joint);
-  if (!start) {
-    *ctx.err << "robot-edgectl: no telemetry\n";
-    return kExitFailed;
-  }
-  const float step = static_cast<float>(o.amount_rad);
-  float position = *start;
-  JogTo(ctx, joint, *start + step, o.speed_rad_s, std::chrono::seconds(5), &position);
-  const float moved = position - *start;
-  float back = position;
-  JogTo(ctx, joint, *start, o.speed_rad_s, std::chrono::seconds(5), &back);
-  const int damped = Damp(ctx);
-  if (ctx.interrupted()) return kExitFailed;
-  const bool follows = moved > 0.5f * step;
-  *ctx.out << o.joint << Fmt(": commanded %+.3f rad, its encoder moved %+.3f rad", step, moved);
-  if (follows) {
-    *ctx.out << ": the motor follows its commands. Now confirm by eye that the joint turned in its "
-                "positive direction (README, \"First power-on\"); if it turned the other way, "
-                "its `direction` is wrong: flip it in the config.\n";
-  } else if (moved < -0.5f * step) {
-    *ctx.out << ": the motor moved AGAINST its command: its firmware's direction setting and its "
-                "encoder disagree.\n";
-  } else {
-    *ctx.out << ": the joint did not follow (at a stop? blocked? a silent motor?).\n";
-  }
-  return follows && damped == kExitOk ? kExitOk : kExitFailed;
-}
-
 int RunCalibrate(Context& ctx) {
   edge::MaintenanceRequest request;
   request.mutable_calibrate()->set_pose(ctx.options.pose);
@@ -212,6 +110,15 @@ int RunCalibrate(Context& ctx) {
     *ctx.err << "warning: an offset changed by more than 0.5 rad: was the robot really in the "
              << ctx.options.pose << " pose?\n";
   }
+  return kExitOk;
+}
+
+int RunClearFault(Context& ctx) {
+  edge::MaintenanceRequest request;
+  request.mutable_clear_fault()->set_joint(JointIndex(ctx, ctx.options.joint));
+  const auto result = Ask(ctx, request, ctx.timeout());
+  if (!result) return kExitFailed;
+  if (!ctx.options.json) *ctx.out << ctx.options.joint << ": " << result->clear_fault().note() << "\n";
   return kExitOk;
 }
 

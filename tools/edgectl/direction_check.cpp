@@ -39,9 +39,13 @@ std::string Beyond(const sim::Holding& h) {
 
 std::string Unexplained(const char* hypothesis, const sim::Holding& h) {
   char text[200];
-  std::snprintf(text, sizeof(text),
-                "%s leaves %.1f N²·m² of gravity unexplained (worst %s, %.2f N·m)", hypothesis,
-                h.unexplained_nm2, h.worst_joint.empty() ? "-" : h.worst_joint.c_str(), h.worst_nm);
+  if (h.worst_joint.empty()) {
+    std::snprintf(text, sizeof(text), "%s leaves no gravity unexplained", hypothesis);
+  } else {
+    std::snprintf(text, sizeof(text),
+                  "%s leaves %.1f N²·m² of gravity unexplained (worst %s, %.2f N·m)", hypothesis,
+                  h.unexplained_nm2, h.worst_joint.c_str(), h.worst_nm);
+  }
   return text;
 }
 

@@ -36,11 +36,17 @@ api.maintenance_roles (--controller, default maintainer):
                       joint limp; ends in DAMP when it arrives, after --duration, on Ctrl-C or
                       when the connection is lost (the daemon DAMPs a jog not renewed for 200 ms)
   check-direction JOINT  jog +--amount and back: whether the motor follows its commands; then
-                      confirm by eye that the joint turned in its positive direction
+                      confirm by eye that the joint turned in its positive direction. With
+                      --model ROBOT.xml (the robot's MJCF, hanging from a gantry): jog to
+                      +-amount, hold, and judge by gravity whether the torques the motors
+                      measure hold the robot at the pose its encoders report as configured or
+                      reversed (exit 0 agrees, 1 reversed, 4 cannot tell at this pose)
   calibrate           with the robot held in the --pose (zero: every joint at 0 rad, on a jig;
                       stand: the stand pose), write the joint offsets that make each read its
                       pose angle to the config's calibration file; restart robot-edged to use it
   zero JOINT --confirm  send the motor's own set-zero command (its firmware's zero moves)
+  clear-fault JOINT   clear a latched fault in a Damiao or Robstride motor's firmware, then
+                      enable it (AK motors have none: power-cycle them)
 
 Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
@@ -63,7 +69,11 @@ Command options:
   --resume N          events: first replay the kept events with a sequence above N
   --joints A,B,...    watch: also print these joints' positions
   --speed RAD_S       jog, check-direction: joint speed, 0..1 (default 0.2)
-  --amount RAD        check-direction: the step, 0..0.5 (default 0.1)
+  --amount RAD        check-direction: the step, 0..0.8 (default 0.1; 0.5 with --model)
+  --model FILE.xml    check-direction: judge by gravity with the robot's MJCF model
+  --calibrated-at RAD check-direction --model: the joint's angle when its offset was
+                      calibrated (0 after calibrate --pose zero, default; its stand angle after
+                      --pose stand)
   --max-id N          scan: probe ids 1..N on every bus (default 32)
   --pose zero|stand   calibrate: the calibration pose (default zero)
   --confirm           zero: really write the motor's zero
@@ -83,6 +93,7 @@ Exit status:
   1  refused by robot-edged, no answer in time, connection lost, move interrupted
   2  bad command line, unknown joint, or a move faster than --max-speed
   3  cannot connect to robot-edged (not running, wrong socket, no permission)
+  4  check-direction --model: gravity cannot tell the direction at this pose (watch it)
 
 Examples:
   robot-edgectl status

@@ -21,7 +21,7 @@ constexpr SubcommandName kSubcommands[] = {
     {"walk", S::kWalk},     {"hold", S::kHold},     {"move", S::kMove},
     {"watch", S::kWatch},   {"events", S::kEvents}, {"diag", S::kDiag},
     {"scan", S::kScan},     {"jog", S::kJog},       {"check-direction", S::kCheckDirection},
-    {"calibrate", S::kCalibrate}, {"zero", S::kZero},
+    {"calibrate", S::kCalibrate}, {"zero", S::kZero}, {"clear-fault", S::kClearFault},
 };
 
 double ParseDouble(const std::string& option, const std::string& text, const char* unit) {
@@ -117,7 +117,13 @@ const std::vector<OptionSpec>& OptionTable() {
       {"--speed", true, {S::kJog, S::kCheckDirection},
        [](Options* o, auto& n, auto& v) { o->speed_rad_s = ParseDouble(n, v, "rad/s"); }},
       {"--amount", true, {S::kCheckDirection},
-       [](Options* o, auto& n, auto& v) { o->amount_rad = ParseDouble(n, v, "rad"); }},
+       [](Options* o, auto& n, auto& v) {
+         o->amount_rad = ParseDouble(n, v, "rad");
+         o->amount_given = true;
+       }},
+      {"--model", true, {S::kCheckDirection}, [](Options* o, auto&, auto& v) { o->model = v; }},
+      {"--calibrated-at", true, {S::kCheckDirection},
+       [](Options* o, auto& n, auto& v) { o->pivot_rad = ParseDouble(n, v, "rad"); }},
       {"--max-id", true, {S::kScan},
        [](Options* o, auto& n, auto& v) {
          const std::uint64_t value = ParseCount(n, v);
@@ -194,13 +200,19 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
       if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");
       return;
     case S::kCheckDirection:
-      ExpectArguments(positional, 1, "check-direction JOINT [--amount RAD] [--speed RAD_S]");
+      ExpectArguments(positional, 1,
+                      "check-direction JOINT [--model FILE.xml] [--amount RAD] [--speed RAD_S]");
       o->joint = positional[0];
-      if (!(o->amount_rad > 0) || o->amount_rad > 0.5) throw UsageError("--amount must be 0..0.5 rad");
+      if (!o->model.empty() && !o->amount_given) o->amount_rad = 0.5;
+      if (!(o->amount_rad > 0) || o->amount_rad > 0.8) throw UsageError("--amount must be 0..0.8 rad");
       if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
       return;
     case S::kZero:
       ExpectArguments(positional, 1, "zero JOINT --confirm");
+      o->joint = positional[0];
+      return;
+    case S::kClearFault:
+      ExpectArguments(positional, 1, "clear-fault JOINT");
       o->joint = positional[0];
       return;
     case S::kCalibrate:
@@ -235,7 +247,7 @@ bool Commands(Subcommand s) {
 
 bool Maintains(Subcommand s) {
   return s == S::kScan || s == S::kJog || s == S::kCheckDirection || s == S::kCalibrate ||
-         s == S::kZero;
+         s == S::kZero || s == S::kClearFault;
 }
 
 Options ParseCommandLine(std::span<const std::string> args, const Environment& env) {

@@ -17,13 +17,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;    // refused, timeout, connection lost, interrupted move
 inline constexpr int kExitUsage = 2;     // bad command line
 inline constexpr int kExitNoDaemon = 3;  // cannot connect to robot-edged
+inline constexpr int kExitInconclusive = 4;  // check-direction: the model cannot tell
 
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
 enum class Subcommand {
   kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag,
   // Bring-up (bringup.cpp): controller "maintainer" by default.
-  kScan, kJog, kCheckDirection, kCalibrate, kZero,
+  kScan, kJog, kCheckDirection, kCalibrate, kZero, kClearFault,
 };
 
 const char* ToString(Subcommand subcommand);
@@ -71,10 +72,13 @@ struct Options {
   std::vector<std::string> targets;  ///< move JOINT=RAD ...
 
   // Bring-up.
-  std::string joint;                 ///< jog / check-direction / zero JOINT
+  std::string joint;                 ///< jog / check-direction / zero / clear-fault JOINT
   float target_rad = 0;              ///< jog JOINT TARGET_RAD
   double speed_rad_s = 0.2;          ///< --speed RAD_S: jog and check-direction
-  double amount_rad = 0.1;           ///< --amount RAD: check-direction's step
+  double amount_rad = 0.1;           ///< --amount RAD: check-direction's step (0.5 with --model)
+  bool amount_given = false;
+  std::string model;                 ///< --model FILE.xml: check-direction judges by gravity
+  double pivot_rad = 0.0;            ///< --calibrated-at RAD: the joint's angle when calibrated
   std::uint32_t max_id = 32;         ///< --max-id N: scan probes ids 1..N
   std::string pose = "zero";         ///< --pose zero|stand: calibrate
   bool confirm = false;              ///< --confirm: zero really writes the motor's zero

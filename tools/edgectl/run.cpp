@@ -44,6 +44,8 @@ int Dispatch(Context& ctx) {
       return RunCalibrate(ctx);
     case Subcommand::kZero:
       return RunZero(ctx);
+    case Subcommand::kClearFault:
+      return RunClearFault(ctx);
   }
   return kExitUsage;
 }

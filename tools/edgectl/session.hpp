@@ -44,6 +44,7 @@ int RunJog(Context& ctx);
 int RunCheckDirection(Context& ctx);
 int RunCalibrate(Context& ctx);
 int RunZero(Context& ctx);
+int RunClearFault(Context& ctx);
 
 // Shared by the commanding subcommands: waits for the result of command `sequence` and
 // reports it ("accepted ..." on out, "refused: REASON" on err). Returns the exit status.
