@@ -214,6 +214,15 @@ struct SimExtraMotor {
   std::uint32_t can_id = 0;          ///< can_id
 };
 
+// The motor model actually fitted at a joint when the config's joints[].motor names another (a
+// wrong family or reply layout in the config, for `robot-edgectl scan` to find). yaml:
+// sim.fitted.<joint>: <motor>
+struct SimFittedMotor {
+  std::string joint;
+  std::string motor_name;
+  std::size_t motor = kUnresolved;
+};
+
 // The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim
 struct SimConfig {
   double ambient_c = 30.0;              ///< ambient_c: motor temperature at rest (°C)
@@ -231,6 +240,7 @@ struct SimConfig {
                                         ///< this high; 0 = standing on the floor, no gantry
   std::vector<SimExtraMotor> extra_motors;  ///< extra_motors: motors joints[] does not name
   std::vector<std::string> missing;     ///< missing: joints whose motor is absent (never answers)
+  std::vector<SimFittedMotor> fitted;   ///< fitted: {JOINT: MOTOR}
 };
 
 // One term of the policy's observation vector. yaml: policy.observation[i]

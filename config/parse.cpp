@@ -291,6 +291,25 @@ void ParseExtraMotors(const YAML::Node& node, ParseContext* ctx, Config* config)
   }
 }
 
+void ParseFitted(const YAML::Node& node, ParseContext* ctx, Config* config) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsMap()) {
+    ctx->Error(node, "sim.fitted", "expected a mapping of joint names to motor models");
+    return;
+  }
+  for (const auto& item : node) {
+    const std::string joint = item.first.as<std::string>();
+    ctx->Record("sim.fitted." + joint, item.first);
+    if (!item.second.IsScalar()) {
+      ctx->Error(item.second, "sim.fitted." + joint, "expected a motor model's name");
+      continue;
+    }
+    SimFittedMotor m{joint, item.second.as<std::string>()};
+    m.motor = Resolve(config->motors, m.motor_name);
+    config->sim.fitted.push_back(m);
+  }
+}
+
 void ParseSim(const YAML::Node& node, ParseContext* ctx, Config* config) {
   SimConfig* c = &config->sim;
   MapReader r(node, "sim", ctx);
@@ -312,6 +331,7 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, Config* config) {
   r.Read("gantry_height_m", &c->gantry_height_m);
   ParseExtraMotors(r.Child("extra_motors"), ctx, config);
   r.Read("missing", &c->missing);
+  ParseFitted(r.Child("fitted"), ctx, config);
   r.Finish();
 }
 

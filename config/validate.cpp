@@ -335,10 +335,18 @@ void CheckSim(const Config& c, Checker* k) {
       }
     }
   }
+  const auto has_joint = [&](const std::string& name) {
+    return std::any_of(c.joints.begin(), c.joints.end(),
+                       [&](const JointConfig& j) { return j.name == name; });
+  };
   for (const std::string& name : s.missing) {
-    const bool known = std::any_of(c.joints.begin(), c.joints.end(),
-                                   [&](const JointConfig& j) { return j.name == name; });
-    if (!known) k->Fail("sim.missing", "no joint '" + name + "'");
+    if (!has_joint(name)) k->Fail("sim.missing", "no joint '" + name + "'");
+  }
+  for (const SimFittedMotor& f : s.fitted) {
+    if (!has_joint(f.joint)) k->Fail("sim.fitted." + f.joint, "no joint '" + f.joint + "'");
+    if (f.motor >= c.motors.size()) {
+      k->Fail("sim.fitted." + f.joint, "unknown motor '" + f.motor_name + "'");
+    }
   }
 }
 

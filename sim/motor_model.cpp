@@ -9,7 +9,11 @@ namespace robot_edge::sim {
 
 SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint) {
   const config::JointConfig& j = config.joints[joint];
-  SimMotorParams p = MotorParamsFor(config, j.bus, config.motor_of(joint), j.can_id);
+  const config::MotorModel* model = &config.motor_of(joint);
+  for (const config::SimFittedMotor& f : config.sim.fitted) {
+    if (f.joint == j.name) model = &config.motors.at(f.motor);  // not the one the config names
+  }
+  SimMotorParams p = MotorParamsFor(config, j.bus, *model, j.can_id);
   p.mounting = config::TransformOf(j);
   return p;
 }

@@ -65,6 +65,7 @@ struct SimMotorParams {
 };
 
 // The parameters of the motor of joint `joint` of `config`.
+// (sim.fitted replaces the config's motor model: a robot whose config names the wrong one.)
 SimMotorParams MotorParamsFor(const config::Config& config, std::size_t joint);
 // A motor of model `motor` with id `can_id` on bus `bus`, mounted as its own joint.
 SimMotorParams MotorParamsFor(const config::Config& config, std::size_t bus,

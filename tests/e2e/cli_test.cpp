@@ -123,6 +123,29 @@ TEST(Cli, CheckDirectionByGravityCatchesAReversedMotorAndConfirmsACorrectOne) {
   EXPECT_NE(r.output.find("the way the config says"), std::string::npos) << r.output;
 }
 
+// The config says R_Hip_Pitch's motor is a Robstride; an AK is fitted: scan names the family.
+TEST(Cli, ScanNamesAMotorOfAnotherFamilyThanTheConfigSays) {
+  RobotOptions o;
+  o.config_edits = {
+      {"  ak80_9: {", "  rs03: {family: robstride, p_max: 12.5, v_max: 20.0, t_max: 18.0, kp_max: "
+                      "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n  ak80_9: {"},
+      {"{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: ak80_9,",
+       "{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: rs03,"},
+      {"sim:                                      # robot-edge-sim only",
+       "sim:\n  fitted: {R_Hip_Pitch: ak80_9}"}};
+  Robot robot(o);
+  auto observer = robot.Connect("");
+  ASSERT_TRUE(WaitTelemetry(observer, [](const auto&) { return true; }, 10s));
+  std::this_thread::sleep_for(1s);  // every present motor has replied (R_Hip_Pitch never will)
+  const CtlResult r = Ctl(robot, "scan --max-id 8");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("R_Hip_Pitch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("MISSING as robstride, but ak-shaped replies come from its id"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("24 answer, 1 missing"), std::string::npos) << r.output;
+}
+
 TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
   Robot robot;
   robot.StopDaemon();

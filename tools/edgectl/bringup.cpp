@@ -3,6 +3,7 @@
 // robot-edged (one process owns the buses), in DAMP only, as a controller of
 // api.maintenance_roles ("maintainer" by default).
 // README, "First power-on".
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,15 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0) {
 
 }  // namespace
 
+// A stray motor answering at a missing joint's bus and id: that joint's motor, of another family
+// than the config says (or null).
+const edge::StrayMotor* StrayAt(const edge::ScanResult& scan, const edge::ScannedMotor& m) {
+  for (const edge::StrayMotor& s : scan.strays()) {
+    if (s.bus() == m.bus() && s.motor_id() == m.can_id() && s.family() != m.family()) return &s;
+  }
+  return nullptr;
+}
+
 int RunScan(Context& ctx) {
   edge::MaintenanceRequest request;
   request.mutable_scan()->set_max_id(ctx.options.max_id);
@@ -42,7 +52,13 @@ int RunScan(Context& ctx) {
     *ctx.out << name << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') << "bus "
              << m.bus() << "  id " << m.can_id() << "  " << m.family() << "  ";
     if (!m.answers()) {
-      *ctx.out << "MISSING: no reply\n";
+      if (const edge::StrayMotor* s = StrayAt(scan, m)) {
+        *ctx.out << "MISSING as " << m.family() << ", but " << s->family()
+                 << "-shaped replies come from its id: its motor is " << s->family()
+                 << ", the config says " << m.family() << " (motors.<name>.family)\n";
+      } else {
+        *ctx.out << "MISSING: no reply\n";
+      }
       continue;
     }
     *ctx.out << Fmt("%+.3f rad  %.0f °C", m.position_rad(), m.temperature_c());
@@ -57,7 +73,9 @@ int RunScan(Context& ctx) {
     *ctx.out << "\n";
   }
   for (const edge::StrayMotor& s : scan.strays()) {
-    if (!ctx.options.json) {
+    const bool explained = std::any_of(scan.motors().begin(), scan.motors().end(),
+                                       [&](const auto& m) { return !m.answers() && StrayAt(scan, m) == &s; });
+    if (!ctx.options.json && !explained) {
       *ctx.out << "UNEXPECTED        bus " << s.bus() << "  id " << s.motor_id() << "  "
                << s.family() << "-shaped replies (" << s.frames()
                << "): a motor no joint names\n";
