@@ -150,7 +150,9 @@ TEST_P(RoundTrip, OneMessagePerChunk) {
 }
 
 TEST_P(RoundTrip, ThroughAFile) {
-  const std::string path = ::testing::TempDir() + "/recorder_roundtrip.mcap";
+  // One file per compression: CTest may run the three at once.
+  const std::string path = ::testing::TempDir() + "recorder_roundtrip_" +
+                           std::to_string(static_cast<int>(GetParam())) + ".mcap";
   FileSink sink;
   ASSERT_TRUE(sink.Open(path)) << sink.error();
   {
