@@ -12,7 +12,7 @@ LZ4F_preferences_t Lz4Preferences(int level, std::size_t content_size) {
   LZ4F_preferences_t prefs{};
   prefs.compressionLevel = level;
   prefs.frameInfo.contentSize = content_size;  // in the frame header: readers can check it
-  prefs.autoFlush = 1;  // the whole chunk is one update: no copy through the context's buffer
+  prefs.autoFlush = 1;
   return prefs;
 }
 
@@ -35,16 +35,11 @@ ChunkCompressor::ChunkCompressor(Compression compression, int level, std::size_t
   if (compression_ == Compression::kZstd) {
     zstd_ = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(zstd_, ZSTD_c_compressionLevel, level_);
-  } else if (compression_ == Compression::kLz4) {
-    LZ4F_createCompressionContext(&lz4_, LZ4F_VERSION);
   }
   Reserve(reserve_bytes);
 }
 
-ChunkCompressor::~ChunkCompressor() {
-  ZSTD_freeCCtx(zstd_);
-  LZ4F_freeCompressionContext(lz4_);
-}
+ChunkCompressor::~ChunkCompressor() { ZSTD_freeCCtx(zstd_); }
 
 void ChunkCompressor::Reserve(std::size_t bytes) {
   std::size_t bound = 0;
@@ -52,7 +47,7 @@ void ChunkCompressor::Reserve(std::size_t bytes) {
     bound = ZSTD_compressBound(bytes);
   } else if (compression_ == Compression::kLz4) {
     const LZ4F_preferences_t prefs = Lz4Preferences(level_, bytes);
-    bound = LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(bytes, &prefs);  // + frame end
+    bound = LZ4F_compressFrameBound(bytes, &prefs);
   }
   if (bound > buffer_.size()) buffer_.resize(std::max(bound, buffer_.size() * 3 / 2));
 }
@@ -73,32 +68,17 @@ bool ChunkCompressor::Compress(std::span<const std::uint8_t> in,
       return false;
     }
   } else {
-    n = Lz4Frame(in);
-    if (n == 0) return false;
+    // LZ4F_compressFrame keeps its context on the stack (~16 KiB) for levels below LZ4-HC: no
+    // allocation, where LZ4F_compressBegin on a kept context mallocs on every frame.
+    const LZ4F_preferences_t prefs = Lz4Preferences(level_, in.size());
+    n = LZ4F_compressFrame(buffer_.data(), buffer_.size(), in.data(), in.size(), &prefs);
+    if (LZ4F_isError(n)) {
+      error_ = std::string("lz4: ") + LZ4F_getErrorName(n);
+      return false;
+    }
   }
   *out = std::span<const std::uint8_t>(buffer_.data(), n);
   return true;
-}
-
-// One LZ4 frame through the reused context: begin (frame header), the whole input, end (end mark).
-// Returns its size, 0 on failure.
-std::size_t ChunkCompressor::Lz4Frame(std::span<const std::uint8_t> in) {
-  const LZ4F_preferences_t prefs = Lz4Preferences(level_, in.size());
-  std::size_t n = 0;
-  for (int step = 0; step < 3; ++step) {
-    std::uint8_t* dst = buffer_.data() + n;
-    const std::size_t room = buffer_.size() - n;
-    const std::size_t r = step == 0 ? LZ4F_compressBegin(lz4_, dst, room, &prefs)
-                          : step == 1
-                              ? LZ4F_compressUpdate(lz4_, dst, room, in.data(), in.size(), nullptr)
-                              : LZ4F_compressEnd(lz4_, dst, room, nullptr);
-    if (LZ4F_isError(r)) {
-      error_ = std::string("lz4: ") + LZ4F_getErrorName(r);
-      return 0;
-    }
-    n += r;
-  }
-  return n;
 }
 
 ChunkDecompressor::ChunkDecompressor() {

@@ -1,7 +1,9 @@
 // Chunk compression for MCAP: zstd, LZ4 (the LZ4 *frame* format, which the spec's "lz4" means and
 // the Foxglove readers decode) or none. Both classes keep their library context and buffers from
-// call to call: once their buffers have grown to the largest chunk seen, they allocate nothing.
-// Not thread-safe: one instance per thread.
+// call to call. Once its buffer has grown to the largest chunk seen, ChunkCompressor allocates
+// nothing, malloc included (zstd: its kept context; LZ4 below level 3: LZ4F_compressFrame's
+// context on the stack, ~16 KiB), except LZ4-HC (levels 3 and more), which mallocs its state for
+// every chunk. Not thread-safe: one instance per thread.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,6 @@
 
 struct ZSTD_CCtx_s;
 struct ZSTD_DCtx_s;
-struct LZ4F_cctx_s;
 struct LZ4F_dctx_s;
 
 namespace robot_edge::recorder {
@@ -41,12 +42,10 @@ class ChunkCompressor {
 
  private:
   void Reserve(std::size_t bytes);
-  std::size_t Lz4Frame(std::span<const std::uint8_t> in);
 
   Compression compression_;
   int level_;
   ZSTD_CCtx_s* zstd_ = nullptr;
-  LZ4F_cctx_s* lz4_ = nullptr;
   std::vector<std::uint8_t> buffer_;  // size() == capacity: the compressed bytes' room
   std::string error_;
 };

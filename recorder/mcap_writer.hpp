@@ -41,8 +41,8 @@ struct McapWriterOptions {
   std::uint64_t chunk_size = 1024 * 1024;        // uncompressed bytes after which a chunk closes
   Compression compression = Compression::kZstd;  // of each chunk's records
   int zstd_level = 3;                            // 1..19 (negative: faster, larger)
-  int lz4_level = 0;                             // 0 = LZ4 fast; 3..12 = LZ4-HC
-  std::size_t reserved_chunks = 4096;            // Chunk Index room reserved up front
+  int lz4_level = 0;  // 0 = LZ4 fast; 3..12 = LZ4-HC (slower, and mallocs per chunk)
+  std::size_t reserved_chunks = 4096;  // Chunk Index room reserved up front
 };
 
 class McapWriter {
