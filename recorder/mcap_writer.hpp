@@ -70,7 +70,9 @@ class McapWriter {
 
   // Records one message on `channel_id` (from AddChannel). Times in ns since the Unix epoch (or
   // any epoch the file's readers agree on); publish = log when unknown. `data` is copied.
-  // False for an unknown channel (nothing written; the writer stays usable) or a failed sink.
+  // True: the message is in the open chunk (or the sink). False for an unknown channel (nothing
+  // written; the writer stays usable) or a failed sink: then this message and the others of its
+  // chunk are in the file only if their whole Chunk record reached the sink before the failure.
   bool Write(std::uint16_t channel_id, std::uint32_t sequence, std::uint64_t log_time_ns,
              std::uint64_t publish_time_ns, std::span<const std::uint8_t> data);
 
