@@ -9,6 +9,9 @@ find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SOCKETCAN REQUIRED IMPORTED_TARGET libsocketcan)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
+# recorder/: MCAP chunk compression (libzstd-dev, liblz4-dev; LZ4 in its frame format).
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 
 # Standalone asio (libasio-dev) is header-only.
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)

@@ -17,6 +17,7 @@
 #include "config/config.hpp"
 #include "edge_api.pb.h"
 #include "proto/framing.hpp"
+#include "recorder/mcap_writer.hpp"
 
 namespace {
 
@@ -144,6 +145,40 @@ void SimSeeds(const config::Config& c, const fs::path& dir) {
   Write(dir, "control-then-frames", lines);
 }
 
+// Small recordings for the reader (whole, and cut inside a chunk) and writer programs (any bytes
+// that do not start with the MCAP magic: fuzz_mcap decodes them as calls to McapWriter).
+void McapSeeds(const fs::path& dir) {
+  using recorder::Compression;
+  for (const auto& [name, compression] : {std::pair{"tiny-none.mcap", Compression::kNone},
+                                          std::pair{"tiny-zstd.mcap", Compression::kZstd},
+                                          std::pair{"tiny-lz4.mcap", Compression::kLz4}}) {
+    recorder::MemorySink sink;
+    recorder::McapWriterOptions o;
+    o.compression = compression;
+    o.chunk_size = 256;
+    recorder::McapWriter w(sink, o);
+    const std::string schema = R"({"type":"object"})";
+    const std::uint16_t s = w.AddSchema(
+        "Joint", "jsonschema", {reinterpret_cast<const std::uint8_t*>(schema.data()), schema.size()});
+    const std::uint16_t a = w.AddChannel(s, "/joints", "json", {{"rate_hz", "500"}});
+    const std::uint16_t b = w.AddChannel(0, "/log", "json");
+    w.AddMetadata("robot", {{"name", "h1"}});
+    for (std::uint32_t i = 0; i < 24; ++i) {
+      const std::string text = "{\"q\":" + std::to_string(i * 3) + "}";
+      w.Write(i % 4 ? a : b, i, 1000 * i, 1000 * i,
+              {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    }
+    w.Close();
+    const std::string bytes(sink.bytes().begin(), sink.bytes().end());
+    Write(dir, name, bytes);
+    if (compression == Compression::kZstd) Write(dir, "cut-zstd.mcap", bytes.substr(0, 300));
+  }
+  std::string program;
+  for (int i = 0; i < 256; ++i) program += static_cast<char>(i * 37 + 11);
+  Write(dir, "writer-program", program);
+  Write(dir, "writer-program-short", program.substr(0, 40));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +191,7 @@ int main(int argc, char** argv) {
   ApiSeeds(c, out / "fuzz_api_session");
   CanSeeds(c, out / "fuzz_can_receive");
   SimSeeds(c, out / "fuzz_sim_control");
+  McapSeeds(out / "fuzz_mcap");
   for (const char* file : {"robot-edge.yaml", "examples/hardware.yaml", "examples/sim-with-policy.yaml"}) {
     std::ifstream in(std::string(ROBOT_EDGE_CONFIG_DIR) + "/" + file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
