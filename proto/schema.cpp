@@ -11,8 +11,7 @@ namespace {
 
 // Depth-first, dependencies before the file that imports them; `seen` keeps each file once.
 void AddFileAndDependencies(const google::protobuf::FileDescriptor* file,
-                            std::set<std::string>* seen,
-                            google::protobuf::FileDescriptorSet* set) {
+                            std::set<std::string>* seen, google::protobuf::FileDescriptorSet* set) {
   if (!seen->insert(file->name()).second) return;
   for (int i = 0; i < file->dependency_count(); ++i) {
     AddFileAndDependencies(file->dependency(i), seen, set);

@@ -1,10 +1,10 @@
 // FileDescriptorSetOf: the bytes Foxglove and MCAP readers rebuild a message type from.
 #include "proto/schema.hpp"
 
-#include <gtest/gtest.h>
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/dynamic_message.h>
+#include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
@@ -24,8 +24,8 @@ FileDescriptorSet Parse(const std::string& bytes) {
 }
 
 TEST(FileDescriptorSetOf, JointStateHoldsItsFileAfterTheFileItImports) {
-  const FileDescriptorSet set = Parse(robot_edge::proto::FileDescriptorSetOf(
-      edge::JointState::descriptor()));
+  const FileDescriptorSet set =
+      Parse(robot_edge::proto::FileDescriptorSetOf(edge::JointState::descriptor()));
   ASSERT_EQ(set.file_size(), 2);
   EXPECT_EQ(set.file(0).name(), "edge_cloud.proto");
   EXPECT_EQ(set.file(1).name(), "edge_api.proto");
@@ -33,8 +33,8 @@ TEST(FileDescriptorSetOf, JointStateHoldsItsFileAfterTheFileItImports) {
 }
 
 TEST(FileDescriptorSetOf, EdgeTelemetryNeedsOnlyItsOwnFile) {
-  const FileDescriptorSet set = Parse(robot_edge::proto::FileDescriptorSetOf(
-      edge::EdgeTelemetry::descriptor()));
+  const FileDescriptorSet set =
+      Parse(robot_edge::proto::FileDescriptorSetOf(edge::EdgeTelemetry::descriptor()));
   ASSERT_EQ(set.file_size(), 1);
   EXPECT_EQ(set.file(0).name(), "edge_cloud.proto");
 }
@@ -42,8 +42,8 @@ TEST(FileDescriptorSetOf, EdgeTelemetryNeedsOnlyItsOwnFile) {
 // A reader with nothing compiled in: build a pool from the bytes alone, find the message by its
 // full name, and decode a real message with it.
 TEST(FileDescriptorSetOf, RebuildsJointStateInAnEmptyPool) {
-  const FileDescriptorSet set = Parse(robot_edge::proto::FileDescriptorSetOf(
-      edge::JointState::descriptor()));
+  const FileDescriptorSet set =
+      Parse(robot_edge::proto::FileDescriptorSetOf(edge::JointState::descriptor()));
   DescriptorPool pool;
   for (const auto& file : set.file()) ASSERT_NE(pool.BuildFile(file), nullptr) << file.name();
 
