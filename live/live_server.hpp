@@ -10,14 +10,16 @@
 //     everything else: the listening socket, every connection, its subscriptions, the channel
 //     and service tables, the documents; service handlers run on it.
 // Publish never blocks and never waits for a client: it copies the payload once into a frame
-// shared by every subscriber and posts it to the live thread. A client whose unsent backlog
-// passes max_client_backlog_bytes is disconnected there (logged once, counted); the others are
-// unaffected. If the live thread itself falls 16 MiB behind, Publish drops messages (counted).
+// shared by every subscriber and pushes it on a lock-free queue (no lock, no system call); the
+// live thread takes the queue every 4 ms and writes to the subscribers. A client whose unsent
+// backlog passes max_client_backlog_bytes is disconnected there (logged once, counted); the
+// others are unaffected. If the live thread itself falls 16 MiB behind, Publish drops messages
+// (counted).
 //
 // The WebSocket library is websocketpp (Debian's libwebsocketpp-dev), header-only on the
 // standalone asio the daemon already uses; Boost.Beast would have pulled Boost.Asio in beside
-// it. websocketpp 0.8.2 compiles as C++17 only, so live_server.cpp alone is built as C++17
-// (live/CMakeLists.txt); this header and the rest of the library are C++17-clean.
+// it. websocketpp 0.8.2 compiles as C++17 only, so the two files that include it are built as
+// C++17 (live/CMakeLists.txt); this header and the rest of the library are C++17-clean.
 #pragma once
 
 #include <cstddef>
