@@ -10,7 +10,8 @@
 //     everything else: the listening socket, every connection, its subscriptions, the channel
 //     and service tables, the documents; service handlers run on it.
 // Publish never blocks and never waits for a client: it copies the payload once into a frame
-// shared by every subscriber and pushes it on a lock-free queue (no lock, no system call); the
+// shared by every subscriber and pushes it on a lock-free queue (no mutex, no system call; it
+// allocates three blocks); the
 // live thread takes the queue every 4 ms and writes to the subscribers. A client whose unsent
 // backlog passes max_client_backlog_bytes is disconnected there (logged once, counted); the
 // others are unaffected. If the live thread itself falls 16 MiB behind, Publish drops messages
