@@ -11,11 +11,10 @@
 //     and service tables, the documents; service handlers run on it.
 // Publish never blocks and never waits for a client: it copies the payload once into a frame
 // shared by every subscriber and pushes it on a lock-free queue (no mutex, no system call; it
-// allocates three blocks); the
-// live thread takes the queue every 4 ms and writes to the subscribers. A client whose unsent
-// backlog passes max_client_backlog_bytes is disconnected there (logged once, counted); the
-// others are unaffected. If the live thread itself falls 16 MiB behind, Publish drops messages
-// (counted).
+// allocates three blocks); the live thread takes the queue every 4 ms and writes to the
+// subscribers. A client whose unsent backlog passes max_client_backlog_bytes is disconnected
+// there (logged once, counted); the others are unaffected. If the live thread itself falls
+// 16 MiB behind, Publish drops messages (counted).
 //
 // The WebSocket library is websocketpp (Debian's libwebsocketpp-dev), header-only on the
 // standalone asio the daemon already uses; Boost.Beast would have pulled Boost.Asio in beside
