@@ -20,6 +20,11 @@ target_include_directories(robot_edge_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
 target_compile_definitions(robot_edge_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
 target_link_libraries(robot_edge_asio INTERFACE Threads::Threads)
 
+# websocketpp (libwebsocketpp-dev), header-only, for the live view (live/): it runs on standalone
+# asio but needs asio's deprecated names, so live/ defines ASIO_STANDALONE itself rather than
+# linking robot_edge_asio (which sets ASIO_NO_DEPRECATED).
+find_package(websocketpp CONFIG REQUIRED)
+
 if(BUILD_TESTING)
   find_package(GTest REQUIRED)
   include(GoogleTest)

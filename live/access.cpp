@@ -1,0 +1,151 @@
+#include "live/access.hpp"
+
+#include <arpa/inet.h>
+
+namespace robot_edge::live {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// Calls f(key, value) for each `sep`-separated "key=value" of `list` until f returns true.
+template <typename F>
+bool ForEachPair(std::string_view list, char sep, F f) {
+  while (!list.empty()) {
+    const std::size_t end = list.find(sep);
+    const std::string_view pair = Trim(list.substr(0, end));
+    list = end == std::string_view::npos ? std::string_view{} : list.substr(end + 1);
+    const std::size_t eq = pair.find('=');
+    if (f(pair.substr(0, eq), eq == std::string_view::npos ? "" : pair.substr(eq + 1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool TokensEqual(std::string_view presented, std::string_view expected) {
+  unsigned diff = presented.size() != expected.size();
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const char p = i < presented.size() ? presented[i] : 0;
+    diff |= static_cast<unsigned char>(p ^ expected[i]);
+  }
+  return diff == 0;
+}
+
+Access Authorize(const LiveOptions& options, std::string_view target,
+                 std::string_view cookie_header) {
+  Access access;
+  if (options.token.empty()) {
+    access.allowed = true;
+  } else if (const auto query = QueryParameter(target, "token")) {
+    access.allowed = TokensEqual(*query, options.token);
+    access.token_in_query = access.allowed;
+  } else if (const auto cookie = CookieValue(cookie_header, kTokenCookie)) {
+    access.allowed = TokensEqual(*cookie, options.token);
+  }
+  if (const auto op = QueryParameter(target, "operator_token")) {
+    const bool right = !options.operator_token.empty() && TokensEqual(*op, options.operator_token);
+    access.role = right ? Role::kOperator : Role::kWrongOperatorToken;
+  }
+  return access;
+}
+
+std::string CheckOptions(const LiveOptions& options) {
+  if (options.token.empty() && !IsLoopbackAddress(options.address)) {
+    return "live view on " + options.address +
+           " without a token: anyone on the network would watch the robot (set a token, or "
+           "listen on 127.0.0.1)";
+  }
+  if (options.max_client_backlog_bytes == 0) return "live view: max_client_backlog_bytes is 0";
+  return "";
+}
+
+bool IsLoopbackAddress(std::string_view address) {
+  const std::string text(address);
+  in_addr v4{};
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, text.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
+std::string_view PathOf(std::string_view target) { return target.substr(0, target.find('?')); }
+
+std::optional<std::string> QueryParameter(std::string_view target, std::string_view name) {
+  const std::size_t q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::optional<std::string> value;
+  ForEachPair(target.substr(q + 1), '&', [&](std::string_view key, std::string_view v) {
+    if (PercentDecode(key) != name) return false;
+    value = PercentDecode(v);
+    return true;
+  });
+  return value;
+}
+
+std::optional<std::string> CookieValue(std::string_view cookie_header, std::string_view name) {
+  std::optional<std::string> value;
+  ForEachPair(cookie_header, ';', [&](std::string_view key, std::string_view v) {
+    if (key != name) return false;
+    value = PercentDecode(v);
+    return true;
+  });
+  return value;
+}
+
+std::string PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '+') {
+      out.push_back(' ');
+    } else if (c == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
+               HexValue(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    }
+  }
+  return out;
+}
+
+std::string TokenCookie(std::string_view token) {
+  return std::string(kTokenCookie) + "=" + PercentEncode(token) +
+         "; Path=/; HttpOnly; SameSite=Strict";
+}
+
+}  // namespace robot_edge::live

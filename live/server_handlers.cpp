@@ -1,0 +1,226 @@
+// What each connection of the live view says: the WebSocket handshake (token, subprotocol), HTTP
+// GETs (documents, the dashboard's files), the protocol's text messages and service calls.
+// Live thread only; compiled as C++17 (see live_server.hpp).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "live/protocol.hpp"
+#include "live/server_impl.hpp"
+
+namespace robot_edge::live {
+namespace {
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kOperator:
+      return "operator";
+    case Role::kWrongOperatorToken:
+      return "viewer (wrong operator token)";
+    case Role::kViewer:
+      break;
+  }
+  return "viewer";
+}
+
+}  // namespace
+
+bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
+  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+  const Access access = Authorize(options_, con->get_resource(), con->get_request_header("Cookie"));
+  if (!access.allowed) {
+    refused_.fetch_add(1);
+    spdlog::warn("live view: refused {}: missing or wrong token", con->get_remote_endpoint());
+    con->set_status(websocketpp::http::status_code::unauthorized);
+    con->set_body("live view: a token is required (ws://host:port/?token=...)\n");
+    return false;
+  }
+  const auto& offered = con->get_requested_subprotocols();
+  if (std::find(offered.begin(), offered.end(), protocol::kSubprotocol) == offered.end()) {
+    con->set_status(websocketpp::http::status_code::bad_request);
+    con->set_body("live view: subprotocol foxglove.websocket.v1 required\n");
+    return false;
+  }
+  if (clients_.size() >= kMaxClients || stopping_) {
+    con->set_status(websocketpp::http::status_code::service_unavailable);
+    con->set_body("live view: too many clients\n");
+    return false;
+  }
+  con->select_subprotocol(std::string(protocol::kSubprotocol));
+  return true;
+}
+
+void LiveServer::Impl::OnOpen(connection_hdl hdl) {
+  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+  Client& client = clients_[hdl];
+  client.connection = con;
+  client.role = Authorize(options_, con->get_resource(), "").role;
+  client.remote = con->get_remote_endpoint();
+  clients_count_.store(clients_.size());
+  spdlog::info("live view: {} connected as {}", client.remote, RoleName(client.role));
+
+  Send(client, protocol::ServerInfo(options_.name, session_id_));
+  std::vector<std::string> channels;
+  for (const auto& [id, object] : channel_objects_) channels.push_back(object);
+  Send(client, protocol::Advertise(channels));
+  std::vector<std::string> services;
+  for (const auto& [id, service] : services_) services.push_back(service.object);
+  if (!services.empty()) Send(client, protocol::AdvertiseServices(services));
+  if (client.role == Role::kWrongOperatorToken) {
+    Send(client, protocol::Status(protocol::StatusLevel::kWarning,
+                                  "operator_token is wrong: operator services will refuse calls"));
+  }
+}
+
+void LiveServer::Impl::OnClose(connection_hdl hdl) {
+  const auto it = clients_.find(hdl);
+  if (it == clients_.end()) return;
+  for (const std::uint32_t channel : it->second.subscriptions.Channels()) Unsubscribed(channel);
+  spdlog::info("live view: {} disconnected", it->second.remote);
+  clients_.erase(it);
+  clients_count_.store(clients_.size());
+  if (stopping_ && clients_.empty()) stop_timer_.cancel();
+}
+
+void LiveServer::Impl::OnHttp(connection_hdl hdl) {
+  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+  if (con->get_request().get_method() != "GET") {
+    con->set_status(websocketpp::http::status_code::method_not_allowed);
+    con->set_body("live view: GET only\n");
+    return;
+  }
+  const std::string& target = con->get_resource();
+  const Access access = Authorize(options_, target, con->get_request_header("Cookie"));
+  if (!access.allowed) {
+    refused_.fetch_add(1);
+    spdlog::warn("live view: refused GET from {}: missing or wrong token",
+                 con->get_remote_endpoint());
+    con->set_status(websocketpp::http::status_code::unauthorized);
+    con->set_body("live view: a token is required: open this page with ?token=...\n");
+    return;
+  }
+  const HttpReply reply = routes_.Get(PathOf(target));
+  con->set_status(static_cast<websocketpp::http::status_code::value>(reply.status));
+  con->set_body(reply.body);
+  con->replace_header("Content-Type", reply.content_type);
+  con->replace_header("Cache-Control", "no-store");
+  con->replace_header("X-Content-Type-Options", "nosniff");
+  con->replace_header("Content-Security-Policy", std::string(kContentSecurityPolicy));
+  if (access.token_in_query) con->replace_header("Set-Cookie", TokenCookie(options_.token));
+}
+
+void LiveServer::Impl::OnMessage(connection_hdl hdl, WsServer::message_ptr message) {
+  const auto it = clients_.find(hdl);
+  if (it == clients_.end()) return;
+  if (message->get_opcode() == websocketpp::frame::opcode::text) {
+    OnText(it->second, message->get_payload());
+  } else {
+    OnServiceCall(it->second, message->get_payload());
+  }
+}
+
+void LiveServer::Impl::OnText(Client& client, const std::string& text) {
+  using Kind = protocol::ClientRequest::Kind;
+  const protocol::ClientRequest request = protocol::ParseClientText(text);
+  const auto warn = [&](const std::string& message) {
+    Send(client, protocol::Status(protocol::StatusLevel::kWarning, message));
+  };
+  switch (request.kind) {
+    case Kind::kInvalid:
+      return warn("message not understood: " + request.error);
+    case Kind::kUnsupported:
+      return warn("op \"" + request.op + "\" is not supported by this server");
+    case Kind::kSubscribe:
+      for (const auto& s : request.subscriptions) {
+        if (channel_objects_.count(s.channel_id) == 0) {
+          warn("subscribe: no channel " + std::to_string(s.channel_id));
+          continue;
+        }
+        const auto result = client.subscriptions.Add(s.id, s.channel_id);
+        if (result == Subscriptions::Result::kOk) {
+          subscribers_[s.channel_id].fetch_add(1);
+        } else {
+          warn("subscribe: " +
+               std::string(result == Subscriptions::Result::kIdInUse
+                               ? "subscription id in use: "
+                               : "already subscribed to channel ") +
+               std::to_string(result == Subscriptions::Result::kIdInUse ? s.id : s.channel_id));
+        }
+      }
+      return;
+    case Kind::kUnsubscribe:
+      for (const std::uint32_t id : request.subscription_ids) {
+        if (const auto channel = client.subscriptions.Remove(id)) {
+          Unsubscribed(*channel);
+        } else {
+          warn("unsubscribe: no subscription " + std::to_string(id));
+        }
+      }
+      return;
+  }
+}
+
+void LiveServer::Impl::OnServiceCall(Client& client, const std::string& bytes) {
+  const auto request = protocol::ParseServiceCallRequest(bytes);
+  if (!request) {
+    Send(client, protocol::Status(protocol::StatusLevel::kError,
+                                  "binary message not understood (only serviceCallRequest)"));
+    return;
+  }
+  service_calls_.fetch_add(1);
+  const auto fail = [&](const std::string& why) {
+    Send(client, protocol::ServiceCallFailure(request->service_id, request->call_id, why));
+  };
+  const auto it = services_.find(request->service_id);
+  if (it == services_.end()) return fail("no service " + std::to_string(request->service_id));
+  const Service& service = it->second;
+  if (request->encoding != protocol::kServiceEncoding) {
+    return fail("encoding \"" + std::string(request->encoding) + "\" not supported: use json");
+  }
+  if (const std::string refusal = RefusalOf(client, service); !refusal.empty()) {
+    spdlog::warn("live view: {} called {}: refused ({})", client.remote, service.spec.name,
+                 refusal);
+    return fail(refusal);
+  }
+  ServiceReply reply;
+  try {
+    reply = service.handler(request->payload);
+  } catch (const std::exception& e) {
+    reply = ServiceReply{false, std::string("service failed: ") + e.what()};
+  }
+  spdlog::info("live view: {} called {}: {}", client.remote, service.spec.name,
+               reply.ok ? "ok" : reply.body);
+  if (!reply.ok) return fail(reply.body);
+  const std::string response = protocol::ServiceCallResponse(
+      request->service_id, request->call_id, protocol::kServiceEncoding, reply.body);
+  (void)client.connection->send(response, websocketpp::frame::opcode::binary);
+}
+
+// Why `client` may not call `service` ("" = it may).
+std::string LiveServer::Impl::RefusalOf(const Client& client, const Service& service) const {
+  if (!service.spec.operator_only || client.role == Role::kOperator) return "";
+  if (options_.operator_token.empty()) {
+    return service.spec.name + " is an operator service and this server has no operator token";
+  }
+  if (client.role == Role::kWrongOperatorToken) {
+    return service.spec.name + " needs the operator token: this connection's is wrong";
+  }
+  return service.spec.name +
+         " needs the operator token: connect with ?operator_token=... to call it";
+}
+
+// A closing connection refuses; nothing to do about it.
+void LiveServer::Impl::Send(Client& client, const std::string& text) {
+  (void)client.connection->send(text, websocketpp::frame::opcode::text);
+}
+
+void LiveServer::Impl::SendToAll(const std::string& text) {
+  for (auto& [hdl, client] : clients_) Send(client, text);
+}
+
+void LiveServer::Impl::Unsubscribed(std::uint32_t channel) {
+  if (channel <= kMaxChannels) subscribers_[channel].fetch_sub(1);
+}
+
+}  // namespace robot_edge::live

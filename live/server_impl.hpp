@@ -1,0 +1,121 @@
+// LiveServer's implementation, private to live/ and C++17 like websocketpp. Its methods are in
+// live_server.cpp (lifecycle, Publish, the fan-out to subscribers) and server_handlers.cpp (what
+// each connection says: the handshake, HTTP GETs, protocol messages, service calls).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "live/access.hpp"
+#include "live/http_routes.hpp"
+#include "live/live_server.hpp"
+#include "live/subscriptions.hpp"
+#include "live/ws_config.hpp"
+
+namespace robot_edge::live {
+
+inline constexpr std::size_t kMaxClients = 32;
+inline constexpr std::size_t kMaxClientMessageBytes = 64 * 1024;  // what a client may send at once
+inline constexpr std::size_t kMaxPendingBytes = 16 << 20;         // published, not yet fanned out
+inline constexpr int kSocketSendBufferBytes = 256 * 1024;  // the kernel's share of a backlog: it
+                                                           // bounds latency; the rest we count
+inline constexpr auto kStopGrace = std::chrono::seconds(1);
+// How often the live thread takes what Publish queued: batches messages (fewer wake-ups and
+// writes) for at most this much latency; Publish itself never wakes the live thread.
+inline constexpr auto kDrainPeriod = std::chrono::milliseconds(4);
+
+using websocketpp::connection_hdl;
+
+// A prepared (framed) message websocketpp writes as it is.
+WsMessagePtr PreparedFrame(std::string header, const void* payload, std::size_t size);
+
+class LiveServer::Impl {
+ public:
+  explicit Impl(LiveOptions options);
+  ~Impl();
+
+  std::uint16_t port() const { return port_; }
+  std::uint32_t AddChannel(ChannelSpec spec);
+  void RemoveChannel(std::uint32_t channel);
+  void AddService(ServiceSpec spec, ServiceHandler handler);
+  void SetDocument(std::string path, std::string content_type, std::string body);
+  void Start();
+  void Stop();
+  void Publish(std::uint32_t channel, std::uint64_t log_time_ns, std::string_view payload);
+  LiveStats stats() const;
+
+ private:
+  struct Client {
+    WsConnectionPtr connection;
+    Role role = Role::kViewer;
+    Subscriptions subscriptions;
+    std::string remote;    // "address:port", for logs
+    bool dropped = false;  // disconnected for its backlog; closing
+  };
+  struct Service {
+    ServiceSpec spec;
+    ServiceHandler handler;
+    std::string object;  // its advertiseServices entry
+  };
+
+  // Live thread.
+  void Run();
+  bool OnValidate(connection_hdl hdl);
+  void OnOpen(connection_hdl hdl);
+  void OnClose(connection_hdl hdl);
+  void OnHttp(connection_hdl hdl);
+  void OnMessage(connection_hdl hdl, WsServer::message_ptr message);
+  void OnText(Client& client, const std::string& text);
+  void OnServiceCall(Client& client, const std::string& bytes);
+  std::string RefusalOf(const Client& client, const Service& service) const;
+  void Drain();
+  void FanOut(std::uint32_t channel, std::uint64_t log_time_ns, const WsMessagePtr& payload);
+  void DropSlow(Client& client, std::size_t backlog);
+  void BeginStop();
+  void Send(Client& client, const std::string& text);
+  void SendToAll(const std::string& text);
+  void Unsubscribed(std::uint32_t channel);
+
+  // Declared first: destroyed last, after everything that holds its sockets.
+  asio::io_context io_;
+  LiveOptions options_;
+  WsServer server_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> running_{false};
+
+  // Written by the live thread, read by Publish: how many clients subscribe to each channel.
+  std::array<std::atomic<std::uint32_t>, kMaxChannels + 1> subscribers_{};
+  std::atomic<std::uint32_t> next_channel_{1};
+  std::atomic<std::uint32_t> next_service_{1};
+  // Publish -> live thread: a lock-free stack of messages (newest first), drained every
+  // kDrainPeriod; pending_bytes_ bounds it.
+  struct Pending {
+    std::uint32_t channel;
+    std::uint64_t log_time_ns;
+    WsMessagePtr frame;
+    Pending* next;
+  };
+  std::atomic<Pending*> pending_{nullptr};
+  std::atomic<std::size_t> pending_bytes_{0};
+
+  std::atomic<std::size_t> clients_count_{0};
+  std::atomic<std::uint64_t> messages_sent_{0}, bytes_sent_{0}, slow_dropped_{0};
+  std::atomic<std::uint64_t> messages_dropped_{0}, refused_{0}, service_calls_{0};
+
+  // Live thread only.
+  std::map<connection_hdl, Client, std::owner_less<connection_hdl>> clients_;
+  std::map<std::uint32_t, std::string> channel_objects_;  // id -> advertise entry
+  std::map<std::uint32_t, Service> services_;
+  HttpRoutes routes_;
+  std::string session_id_;
+  bool stopping_ = false;
+  asio::steady_timer stop_timer_{io_};
+  asio::steady_timer drain_timer_{io_};
+};
+
+}  // namespace robot_edge::live
