@@ -201,6 +201,7 @@ class AsyncClient:
         return list(self._need_welcome().joint_names)
 
     def _need_welcome(self) -> Welcome:
+        self._check()  # a refused or closed connection says so, not "hello() first"
         if self._state.welcome is None:
             raise ProtocolError("call hello() first")
         return self._state.welcome

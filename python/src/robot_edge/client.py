@@ -231,6 +231,8 @@ class Client:
         return list(self._need_welcome().joint_names)
 
     def _need_welcome(self) -> Welcome:
+        with self._cond:
+            self._check()  # a refused or closed connection says so, not "hello() first"
         w = self.welcome
         if w is None:
             raise ProtocolError("call hello() first")
