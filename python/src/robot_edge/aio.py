@@ -230,12 +230,13 @@ class AsyncClient:
             self._check()
             raise ConnectionClosed("the client is not connected")
 
-    def _send_command_nowait(self, command: CloudCommand, register: bool) -> int:
+    def _send_command_nowait(self, command: CloudCommand, register: bool,
+                             stamp: bool = True) -> int:
         """Stamps and queues the command's bytes (synchronously: the order of sequences on the
         wire is the order of the calls). Returns its sequence."""
         self._check_open()
         self._check()
-        sequence = self._sequencer.stamp(command)
+        sequence = self._sequencer.stamp(command) if stamp else command.sequence
         if register:
             self._state.results[sequence] = None
         assert self._writer is not None
@@ -245,12 +246,13 @@ class AsyncClient:
     def _wants_results(self) -> bool:
         return self._state.hello is not None and self._state.hello.want_command_results
 
-    async def send(self, command: CloudCommand, *, wait: bool = True,
+    async def send(self, command: CloudCommand, *, stamp: bool = True, wait: bool = True,
                    timeout: Optional[float] = None) -> Optional[CommandResult]:
-        """As Client.send: stamps (sequence, timestamp_us), sends, returns the CommandResult."""
+        """As Client.send: stamps (sequence, timestamp_us; stamp=False: the command's own),
+        sends, returns the CommandResult."""
         self._need_welcome()
         register = wait and self._wants_results()
-        sequence = self._send_command_nowait(command, register)
+        sequence = self._send_command_nowait(command, register, stamp)
         try:
             await asyncio.wait_for(self._writer.drain(), self._send_timeout)  # type: ignore
         except asyncio.TimeoutError:

@@ -259,12 +259,16 @@ class Client:
                 self._check()
             raise ConnectionClosed(f"sending to robot-edged at {self.address}: {e}") from None
 
-    def send(self, command: CloudCommand, *, wait: bool = True,
+    def send(self, command: CloudCommand, *, stamp: bool = True, wait: bool = True,
              timeout: Optional[float] = None) -> Optional[CommandResult]:
         """Stamps `command` (sequence: this client's next; timestamp_us: the wall clock, µs),
         sends it, and returns the daemon's CommandResult (`accepted`, `reason` such as
         "velocity_in_damp", `control_mode`). None when wait=False or the Hello did not ask for
-        results. Raises Timeout when no result comes within `timeout` s."""
+        results. Raises Timeout when no result comes within `timeout` s.
+
+        stamp=False sends the command's own sequence and timestamp_us (a command built as in
+        the seeds' examples); they must then increase on this connection, as the daemon drops
+        stale and replayed ones — do not mix with stamped commands."""
         w = self._need_welcome()
         if wait and threading.current_thread() is self._reader:
             raise RuntimeError("a callback cannot wait for a command's result (it runs on the "
@@ -272,7 +276,7 @@ class Client:
         with self._cond:
             wants = self._state.hello is not None and self._state.hello.want_command_results
         with self._send_lock:
-            sequence = self._sequencer.stamp(command)
+            sequence = self._sequencer.stamp(command) if stamp else command.sequence
             if wait and wants:
                 with self._cond:
                     self._state.results[sequence] = None

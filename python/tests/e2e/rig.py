@@ -39,9 +39,26 @@ def program(env_name: str) -> str:
     return path
 
 
-def config_text(edits: Sequence[Tuple[str, str]] = (), emulator_slack: bool = True) -> str:
+POLICY_CONFIG = os.path.join(REPO, "config", "examples", "sim-with-policy.yaml")
+POLICY_MARKER = "# ---- Everything above is config/robot-edge.yaml, verbatim"
+
+
+def policy_section() -> str:
+    """config/examples/sim-with-policy.yaml's policy section (MOVE/POLICY with the demo network),
+    its model path made absolute."""
+    with open(POLICY_CONFIG, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index(POLICY_MARKER):]
+    model = os.path.join(REPO, "config", "policies", "demo-walk.onnx")
+    return section.replace("model: ../policies/demo-walk.onnx", f"model: {model}", 1)
+
+
+def config_text(edits: Sequence[Tuple[str, str]] = (), emulator_slack: bool = True,
+                policy: bool = False) -> str:
     with open(DEFAULT_CONFIG, encoding="utf-8") as f:
         yaml = f.read()
+    if policy:
+        yaml += "\n" + policy_section()
     for old, new in (list(EMULATOR_SLACK) if emulator_slack else []) + list(edits):
         if old not in yaml:
             raise RuntimeError(f"config edit: {old!r} not found in {DEFAULT_CONFIG}")
@@ -62,7 +79,7 @@ class Robot:
     """A fresh simulated robot and daemon. `api_socket` is the daemon's Unix socket."""
 
     def __init__(self, edits: Sequence[Tuple[str, str]] = (), files: Optional[Dict[str, str]] = None,
-                 emulator_slack: bool = True) -> None:
+                 emulator_slack: bool = True, policy: bool = False) -> None:
         self.dir = tempfile.mkdtemp(prefix="robot-edge-py.")
         self.api_socket = os.path.join(self.dir, "api.sock")
         self.sim_socket = os.path.join(self.dir, "sim.sock")
@@ -71,10 +88,12 @@ class Robot:
         self._logs: Dict[str, str] = {}
         try:
             for name, content in (files or {}).items():
-                with open(os.path.join(self.dir, name), "w", encoding="utf-8") as f:
+                path = os.path.join(self.dir, name)
+                with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w",
+                          encoding="utf-8") as f:  # tokens: readable by their owner only
                     f.write(content)
             with open(self.config, "w", encoding="utf-8") as f:
-                f.write(config_text(edits, emulator_slack))
+                f.write(config_text(edits, emulator_slack, policy))
             self._notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             self._notify.bind(os.path.join(self.dir, "notify.sock"))
             self._notify.settimeout(0.1)
