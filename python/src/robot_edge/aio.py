@@ -362,9 +362,12 @@ class AsyncClient:
                              f"no matching event from robot-edged at {self.address} within "
                              f"{timeout} s")
 
-    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
-        """`async for e in client.events()`: every event from now on, in order (reliable)."""
-        index = self._state.event_count
+    def events(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
+        """`async for e in client.events()`: every event from the call on, in order (reliable).
+        Raises Timeout after `timeout` s without one (None: wait forever)."""
+        return self._events_from(self._state.event_count, timeout)
+
+    async def _events_from(self, index: int, timeout: Optional[float]) -> AsyncIterator[Event]:
         while True:
             event, index = self._state.find_event(index, None, None)
             if event is not None:

@@ -415,9 +415,13 @@ class Client:
 
     def events(self, timeout: Optional[float] = None) -> Iterator[Event]:
         """Yields every event from now on, in order (reliable). Raises Timeout after `timeout` s
-        without one (None: wait forever), or the connection's failure."""
+        without one (None: wait forever), or the connection's failure. Events from the call
+        on (not from the first next()) are included."""
         with self._cond:
             index = self._state.event_count
+        return self._events_from(index, timeout)
+
+    def _events_from(self, index: int, timeout: Optional[float]) -> Iterator[Event]:
         while True:
             with self._cond:
                 deadline = None if timeout is None else time.monotonic() + timeout
