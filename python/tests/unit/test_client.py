@@ -293,3 +293,31 @@ def test_tcp_sends_the_token():
             assert d.next().hello.token == "s3cret"
     finally:
         d.close()
+
+
+def test_the_readme_example_runs_as_written(daemon, monkeypatch):
+    """python/README.md's five lines, against the scripted daemon ($ROBOT_EDGE_SOCKET)."""
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) == 5
+    monkeypatch.setenv("ROBOT_EDGE_SOCKET", daemon.address)
+    stop = threading.Event()
+
+    def publish():
+        while not stop.is_set():
+            try:
+                daemon.send(telemetry())
+            except (OSError, IndexError):
+                pass
+            time.sleep(0.05)
+    threading.Thread(target=publish, daemon=True).start()
+    try:
+        exec(compile(code, "README.md", "exec"), {})
+    finally:
+        stop.set()
+    sent = [m for _, m in daemon.commands() if m.HasField("command")]
+    assert sent[0].command.mode.mode == Mode.MODE_STAND
+    assert 1 < len(sent) <= 1 + 151  # STAND, then 3 s of packets at 50 Hz (a late one skipped)
+    assert sent[-1].command.trajectory.full.segments[-1].positions[12] == pytest.approx(-0.8)
