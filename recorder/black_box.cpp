@@ -100,6 +100,10 @@ std::optional<DumpResult> BlackBox::Poll(std::uint64_t now_ns) {
 
 // Creates the file, declares channels and metadata, and finds the window's first message.
 bool BlackBox::Open(Dump& d) {
+  if (!IsFileNamePrefix(options_.prefix)) {
+    d.error = "prefix \"" + options_.prefix + "\" is not a file name prefix ([A-Za-z0-9._-]+)";
+    return false;
+  }
   if (!fs_.EnsureDirectory(options_.directory, &d.error)) return false;
   const std::string name =
       BlackBoxFileName(options_.prefix, d.trigger_ns, d.triggers.front().second);
@@ -118,7 +122,8 @@ bool BlackBox::Open(Dump& d) {
 
 BlackBox::Progress BlackBox::WriteSome(Dump& d, std::uint64_t now_ns) {
   std::size_t spent = 0;
-  while (spent < options_.poll_budget_bytes) {
+  const std::size_t budget = std::max<std::size_t>(options_.poll_budget_bytes, 1);
+  while (spent < budget) {
     spent += kSlotCost;
     if (d.cursor < ring_.begin()) {  // slots reused before the dump reached them
       d.lost += ring_.begin() - d.cursor;

@@ -46,7 +46,8 @@
 // Real time: Add never allocates, never does I/O, never blocks: a copy into the ring. Trigger
 // allocates (the reason) and does no I/O. Poll and List do the I/O and allocate.
 // Measured (tests/recorder/black_box_timing_test.cpp: 500 Hz x 1.1 KB + 10 Hz x 1.2 KB, zstd 3,
-// RelWithDebInfo, the shared 2-core dev machine at load ~4): Add <= 2 us, during a dump too.
+// RelWithDebInfo, the shared 2-core dev machine at load 4-5): Add 1-3 us, during a dump too
+// (a preempted one shows as a few ms).
 // With a Poll after every message, the longest Poll while dumping is 7-9 ms (one 256 KiB chunk
 // compressed and written; most Polls write a message or two). The 35 s window (19.7 MB of
 // messages, a 12.5 MB file) takes ~0.3 s of Polls in all: 77 calls, median 2.6 ms.
@@ -74,7 +75,7 @@ McapWriterOptions BlackBoxMcapOptions();
 
 struct BlackBoxOptions {
   std::string directory;                       // created (0750, parent must exist) at a dump
-  std::string prefix = "blackbox";             // of the file names; [A-Za-z0-9._-]
+  std::string prefix = "blackbox";             // of the file names; [A-Za-z0-9._-]+
   std::uint64_t pre_ns = 30'000'000'000;       // ns kept before a trigger
   std::uint64_t post_ns = 5'000'000'000;       // ns after it
   std::size_t capacity_bytes = 64u << 20;      // bytes of messages kept in memory

@@ -86,6 +86,14 @@ std::optional<std::uint64_t> ParseUtcStamp(std::string_view stamp) {
   return ((day_count * 86400 + *h * 3600 + *m * 60 + *s) * 1000 + ms) * kNsPerMs;
 }
 
+bool IsFileNamePrefix(std::string_view prefix) {
+  if (prefix.empty()) return false;
+  for (char c : prefix) {
+    if (!IsReasonChar(c) && c != '.' && c != '_') return false;
+  }
+  return true;
+}
+
 std::string RecordingFileName(std::string_view prefix, std::uint64_t time_ns, std::uint64_t n) {
   char number[24];
   std::snprintf(number, sizeof(number), "_%06llu", static_cast<unsigned long long>(n));

@@ -20,6 +20,9 @@ std::string UtcStampMs(std::uint64_t time_ns);
 // The inverse of both (the ".mmm" part optional); nullopt for anything else, e.g. a 13th month.
 std::optional<std::uint64_t> ParseUtcStamp(std::string_view stamp);
 
+// A prefix is non-empty and made of [A-Za-z0-9._-] only: the files stay in their directory.
+bool IsFileNamePrefix(std::string_view prefix);
+
 // `n` (printed with at least 6 digits) makes two files of the same second differ; the recorder
 // numbers its files in recording order.
 std::string RecordingFileName(std::string_view prefix, std::uint64_t time_ns, std::uint64_t n);

@@ -13,16 +13,11 @@ constexpr std::uint64_t kMiB = 1u << 20;
 constexpr const char* kStopped = "recording stopped";
 constexpr const char* kNotStarted = "recording not started";
 
-bool IsNameChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '.' ||
-         c == '_' || c == '-';
-}
-
 }  // namespace
 
 std::string ValidateRotatingRecorderOptions(const RotatingRecorderOptions& o) {
   if (o.directory.empty()) return "directory is empty";
-  if (o.prefix.empty() || !std::all_of(o.prefix.begin(), o.prefix.end(), IsNameChar)) {
+  if (!IsFileNamePrefix(o.prefix)) {
     return "prefix \"" + o.prefix + "\" is not a file name prefix ([A-Za-z0-9._-]+)";
   }
   if (o.max_file_bytes == 0) return "max_file_bytes is 0";

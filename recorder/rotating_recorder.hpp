@@ -51,7 +51,7 @@ namespace robot_edge::recorder {
 
 struct RotatingRecorderOptions {
   std::string directory;                         // created (0750, parent must exist) at Start
-  std::string prefix = "robot-edge";             // of the file names; [A-Za-z0-9._-]
+  std::string prefix = "robot-edge";             // of the file names; [A-Za-z0-9._-]+
   std::uint64_t max_file_bytes = 512ull << 20;   // bytes: rotate at this size
   std::uint64_t max_file_seconds = 3600;         // s: rotate at this age (log time)
   std::uint64_t retention_bytes = 8ull << 30;    // bytes of our files kept, the open one included

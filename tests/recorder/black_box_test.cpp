@@ -224,6 +224,20 @@ TEST(BlackBox, UnwritableDirectoryFailsTheDumpNotTheRing) {
   EXPECT_EQ(box.status().dumps_written, 1u);
 }
 
+TEST(BlackBox, PrefixOutsideTheDirectoryFailsTheDump) {
+  FakeFileSystem fs;
+  BlackBoxOptions o = Options();
+  o.prefix = "../x";
+  BlackBox box(o, test::Channels(), fs);
+  const std::vector<DumpResult> results =
+      test::Feed(box, test::Events(10 * kS, 100), {{kT0 + 5 * kS, "operator"}});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].error,
+            "black box dump (operator) failed: prefix \"../x\" is not a file "
+            "name prefix ([A-Za-z0-9._-]+)");
+  EXPECT_TRUE(fs.files.empty());
+}
+
 TEST(BlackBox, WriteErrorFailsTheDumpAndKeepsItsChunks) {
   FakeFileSystem fs;
   fs.write_limit = 600 * 1024;

@@ -65,6 +65,14 @@ TEST(FileNames, RecordingNamesSortByTimeThenNumber) {
   EXPECT_NE(in_order[1], in_order[2]);  // same second, different n
 }
 
+TEST(FileNames, PrefixesStayInTheirDirectory) {
+  EXPECT_TRUE(IsFileNamePrefix("robot-edge"));
+  EXPECT_TRUE(IsFileNamePrefix("black_box.v2"));
+  EXPECT_TRUE(IsFileNamePrefix(".."));  // ".._20240501-...": still a name in the directory
+  for (const char* bad : {"", "a/b", "/tmp/x", "a b", "x\n"})
+    EXPECT_FALSE(IsFileNamePrefix(bad)) << bad;
+}
+
 TEST(FileNames, ReasonsAreSanitised) {
   EXPECT_EQ(SanitizeReason("FALL_DETECTED"), "FALL_DETECTED");
   EXPECT_EQ(SanitizeReason("MOTOR_OVERTEMP L_Knee"), "MOTOR_OVERTEMP_L_Knee");
