@@ -4,7 +4,8 @@
 // channels, statistics, every payload against the pattern mcap_sample.cpp documents (decoded
 // with protobufjs from the file's own FileDescriptorSet), and time-range seeks through the chunk
 // and message indexes; then the streaming reader (what a player uses on a file without index)
-// on every record, chunk CRCs included. Exits 1 with the first failure.
+// on every record, chunk CRCs included; and a black-box dump of the same stream. Exits 1 with the
+// first failure.
 let McapIndexedReader, McapStreamReader, zstd, lz4, crc32, protobuf;
 try {
   ({ McapIndexedReader, McapStreamReader } = await import("@mcap/core"));
@@ -54,15 +55,16 @@ function checkTelemetry(type, data, i) {
   assert.deepEqual(m.imu_quat, [1, 0, 0, 0]);
 }
 
+const decompressHandlers = {
+  zstd: (buffer, size) => zstd.decompress(buffer, Number(size)),
+  lz4: (buffer, size) => lz4(buffer, Number(size)),
+};
+
 async function check(path, compression) {
   const bytes = await readFile(path);
   const readable = {
     size: async () => BigInt(bytes.length),
     read: async (offset, size) => bytes.subarray(Number(offset), Number(offset + size)),
-  };
-  const decompressHandlers = {
-    zstd: (buffer, size) => zstd.decompress(buffer, Number(size)),
-    lz4: (buffer, size) => lz4(buffer, Number(size)),
   };
   const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
   assert.equal(reader.header.profile, "");
@@ -156,6 +158,56 @@ async function check(path, compression) {
     `${compression || "uncompressed"} chunks, window of ${window.length})`);
 }
 
+// A black-box dump of the same stream (mcap_sample.cpp): exactly the messages of
+// [T0 + 4 s, T0 + 16 s] (publish = log time), the "robot" then "blackbox" metadata, through the
+// indexed reader, then every record and chunk CRC through the streaming reader.
+async function checkBlackBox(path) {
+  const bytes = await readFile(path);
+  const readable = {
+    size: async () => BigInt(bytes.length),
+    read: async (offset, size) => bytes.subarray(Number(offset), Number(offset + size)),
+  };
+  const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
+  const start = T0 + 2000n * TICK, end = T0 + 8000n * TICK;
+  const want = {};
+  for (const [topic, list] of Object.entries(expected)) {
+    want[topic] = list.filter((e) => e.logTime >= start && e.logTime <= end);
+  }
+  const count = Object.values(want).reduce((n, list) => n + list.length, 0);
+  assert.equal(reader.statistics.messageCount, BigInt(count));
+  const metadata = [];
+  for await (const m of reader.readMetadata()) metadata.push(m);
+  assert.deepEqual(metadata.map((m) => m.name), ["robot", "blackbox"]);
+  const box = metadata[1].metadata;
+  assert.equal(box.get("reason"), "FALL_DETECTED");
+  assert.equal(box.get("trigger_time_ns"), String(T0 + 7000n * TICK));
+  assert.equal(box.get("window_start_ns"), String(start));
+  assert.equal(box.get("window_end_ns"), String(end));
+  assert.equal(box.get("messages"), String(count));
+  assert.equal(box.get("messages_lost"), "0");
+  const telemetryType = protobuf.Root.fromDescriptor(reader.schemasById.get(1).data)
+    .lookupType("edge.EdgeTelemetry");
+  const seen = { "/telemetry": 0, "/imu": 0, "/log": 0 };
+  for await (const m of reader.readMessages()) {
+    const topic = reader.channelsById.get(m.channelId).topic;
+    const w = want[topic][seen[topic]++];
+    assert.equal(m.sequence, w.sequence, `${topic} sequence`);
+    assert.equal(m.logTime, w.logTime);
+    assert.equal(m.publishTime, m.logTime);
+    if (topic === "/telemetry") checkTelemetry(telemetryType, m.data, w.sequence);
+    else assert.equal(new TextDecoder().decode(m.data), w.text);
+  }
+  assert.deepEqual(seen, Object.fromEntries(Object.entries(want).map(([t, l]) => [t, l.length])));
+  const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+  stream.append(bytes);
+  let messages = 0;
+  for (let r; (r = stream.nextRecord()); ) messages += r.type === "Message" ? 1 : 0;
+  assert.ok(stream.done(), "stream reader reached the end");
+  assert.equal(messages, count);
+  console.log(`mcap_check: ${path}: ok (black box, ${count} messages, ` +
+    `${reader.chunkIndexes.length} chunks)`);
+}
+
 await Promise.all([zstd.isLoaded, lz4.isLoaded]);
 if (process.argv.length < 3) {
   console.error("usage: node mcap_check.mjs FILE...");
@@ -163,6 +215,10 @@ if (process.argv.length < 3) {
 }
 try {
   for (const path of process.argv.slice(2)) {
+    if (path.includes("blackbox")) {
+      await checkBlackBox(path);
+      continue;
+    }
     const compression = path.includes("zstd") ? "zstd" : path.includes("lz4") ? "lz4" : "";
     await check(path, compression);
   }

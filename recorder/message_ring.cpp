@@ -1,0 +1,57 @@
+#include "recorder/message_ring.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace robot_edge::recorder {
+
+MessageRing::MessageRing(std::size_t capacity_bytes, std::size_t capacity_slots)
+    : bytes_(std::max<std::size_t>(capacity_bytes, 1)),
+      slots_(std::max<std::size_t>(capacity_slots, 1)) {}
+
+bool MessageRing::Push(std::uint32_t channel, std::uint32_t sequence, std::uint64_t log_time_ns,
+                       std::span<const std::uint8_t> data) {
+  const std::uint64_t capacity = bytes_.size();
+  if (data.size() > capacity || data.size() > UINT32_MAX) return false;
+  if (end_ - begin_ == slots_.size()) DropOldestSlot();
+  // A message never wraps around the end of the byte ring: it starts the next lap instead.
+  std::uint64_t pos = head_;
+  if (pos % capacity + data.size() > capacity) pos += capacity - pos % capacity;
+  // The bytes held, [oldest's pos, pos + size), must fit in one lap.
+  while (data_begin_ < end_ && pos + data.size() - Slot(data_begin_).pos > capacity) {
+    ++data_begin_;
+  }
+  if (!data.empty()) std::memcpy(&bytes_[pos % capacity], data.data(), data.size());
+  slots_[end_ % slots_.size()] = {log_time_ns, pos, static_cast<std::uint32_t>(data.size()),
+                                  channel, sequence};
+  ++end_;
+  head_ = pos + data.size();
+  return true;
+}
+
+void MessageRing::DropOldestSlot() {
+  last_dropped_time_ns_ = Slot(begin_).log_time_ns;
+  if (data_begin_ == begin_) ++data_begin_;
+  ++begin_;
+}
+
+MessageRing::Message MessageRing::at(std::uint64_t position) const {
+  const SlotData& s = Slot(position);
+  return {s.log_time_ns, s.channel, s.sequence,
+          std::span(bytes_).subspan(s.pos % bytes_.size(), s.size)};
+}
+
+std::uint64_t MessageRing::LowerBound(std::uint64_t time_ns) const {
+  std::uint64_t lo = begin_, hi = end_;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (Slot(mid).log_time_ns < time_ns) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace robot_edge::recorder
