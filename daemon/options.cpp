@@ -5,12 +5,13 @@
 namespace robot_edge::daemon {
 
 const char* const kUsage =
-    "usage: robot-edged [--config FILE] [--api-socket PATH] [--log-level LEVEL] [--check-config]\n"
-    "       robot-edged --emergency-damp [--config FILE]\n"
+    "Usage: robot-edged [--config FILE] [--api-socket PATH] [--log-level LEVEL] [--check-config]\n"
+    "  or:  robot-edged --emergency-damp [--config FILE]\n"
     "\n"
     "The edge control daemon of the robot: drives the joint motors over SocketCAN and serves the\n"
-    "command / telemetry API.\n"
+    "command / telemetry API. Runs in the foreground (robot-edge.service).\n"
     "\n"
+    "Options:\n"
     "  --config FILE      YAML configuration (default /etc/robot-edge/robot-edge.yaml)\n"
     "  --api-socket PATH  Unix socket of the API (default: api.unix_socket of the config)\n"
     "  --log-level LEVEL  trace, debug, info (default), warn or error\n"
@@ -19,7 +20,15 @@ const char* const kUsage =
     "                     (0 when every frame went out); the unit's ExecStopPost, so that every\n"
     "                     way the daemon ends leaves the motors in DAMP\n"
     "  --version          print the version and exit\n"
-    "  --help             print this help and exit\n";
+    "  --help             print this help and exit\n"
+    "\n"
+    "Exit status:\n"
+    "  0  stopped by SIGTERM, SIGINT or SIGHUP (every motor in DAMP first); --check-config: the\n"
+    "     configuration is valid; --emergency-damp: every frame went out\n"
+    "  1  invalid configuration, cannot start (a bus, the API socket), or stopped after a failure\n"
+    "     (systemd restarts it); --emergency-damp: a bus refused its frames, or the file does\n"
+    "     not validate (the frames still go out when it names its buses and motors)\n"
+    "  2  bad command line\n";
 
 std::optional<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                             std::string* error) {

@@ -18,7 +18,10 @@ struct LiveOptions {
                                ///< loopback addresses only
   std::string operator_token;  ///< a WebSocket connection that presents it as ?operator_token=
                                ///< may call operator services; "" = nobody may
-  std::string web_root;        ///< directory of the dashboard's files; "" = none served
+  std::string web_root;        ///< directory of the dashboard's files; "" = none served.
+                               ///< Installed in ROBOT_EDGE_WEB_DIR (/usr/share/robot-edge/web),
+                               ///< in ROBOT_EDGE_SOURCE_WEB_DIR in a source tree (compile
+                               ///< definitions of robot_edge_live, live/CMakeLists.txt)
   std::size_t max_client_backlog_bytes = 4 << 20;  ///< a client with more unsent bytes queued
                                                    ///< than this is disconnected
   std::string name = "robot-edge";                 ///< serverInfo's name

@@ -119,6 +119,10 @@ int main(int argc, char** argv) {
     std::fputs(robot_edge::sim::kUsage, stdout);
     return 0;
   }
+  if (c.version) {
+    std::printf("robot-edge-sim %s\n", ROBOT_EDGE_VERSION);
+    return 0;
+  }
   SetUpLogging(c);
   try {
     return RunSimulator(c);

@@ -6,20 +6,32 @@
 namespace robot_edge::sim {
 
 const char* const kUsage =
-    "usage: robot-edge-sim --config FILE [--control PATH] [--physics kinematic|mujoco] "
-    "[--model FILE] [--gantry HEIGHT_M] [--viewer] [--log-level trace|debug|info|warn|error] "
-    "[--quiet]\n"
+    "Usage: robot-edge-sim --config FILE [OPTIONS]\n"
+    "  or:  robot-edge-sim --help | --version\n"
+    "\n"
+    "The simulated robot behind the CAN buses: answers robot-edged's frames as the config's motors\n"
+    "and IMU would, on the config's (virtual) CAN interfaces. Options also take --name=value.\n"
+    "\n"
+    "Options:\n"
     "  --config FILE     the robot-edge YAML config (buses, joints, motors, imu, sim)\n"
     "  --control PATH    Unix socket for fault injection (one command per line; try 'help')\n"
     "  --physics NAME    kinematic (independent joints, nothing falls) or mujoco (the whole\n"
     "                    robot with gravity and contacts); default: the config's sim.physics\n"
     "  --model FILE      mujoco: an MJCF model whose actuators (or joints) are named like the\n"
     "                    config's joints; default: sim.model, else the built-in humanoid\n"
-    "  --gantry HEIGHT_M mujoco: start hanging with the base this high (0 = on the floor)\n"
+    "  --gantry HEIGHT_M\n"
+    "                    mujoco: start hanging with the base this high (0 = on the floor)\n"
     "  --viewer          mujoco: open a window on the robot (robot-edge-viewer; needs a display\n"
     "                    and --control); closing it leaves the simulation running\n"
     "  --log-level LVL   stderr log level (default info)\n"
-    "  --quiet           no status line every second\n";
+    "  --quiet           no status line every second\n"
+    "  -h, --help        print this help and exit\n"
+    "  --version         print the version and exit\n"
+    "\n"
+    "Exit status:\n"
+    "  0  stopped by SIGINT or SIGTERM\n"
+    "  1  any other failure while running\n"
+    "  2  bad command line, config, CAN interface, control socket or MuJoCo model\n";
 
 namespace {
 
@@ -40,6 +52,10 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
     auto [name, inline_value] = SplitOption(args[i]);
     if (name == "--help" || name == "-h") {
       c.help = true;
+      continue;
+    }
+    if (name == "--version") {
+      c.version = true;
       continue;
     }
     if (name == "--quiet") {
@@ -80,7 +96,7 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
   if (!c.physics.empty() && c.physics != "kinematic" && c.physics != "mujoco") {
     return {std::nullopt, "--physics '" + c.physics + "' is not kinematic or mujoco"};
   }
-  if (c.help) return {c, {}};
+  if (c.help || c.version) return {c, {}};
   if (c.config_path.empty()) return {std::nullopt, "--config FILE is required"};
   if (c.viewer && c.control_path.empty()) {
     return {std::nullopt, "--viewer needs --control PATH (the viewer reads the state there)"};

@@ -1,7 +1,7 @@
 // robot-edge-sim's command line, parsed without I/O:
 //   robot-edge-sim --config FILE [--control PATH] [--physics kinematic|mujoco] [--model FILE]
 //                  [--gantry HEIGHT_M] [--viewer] [--log-level trace|debug|info|warn|error]
-//                  [--quiet] [--help]
+//                  [--quiet] [--help] [--version]
 // --physics, --model and --gantry override the config's sim.physics, sim.model and
 // sim.gantry_height_m.
 // Each option also accepts the --name=value form.
@@ -26,6 +26,7 @@ struct CommandLine {
   std::string model_path;          // --model; "" = the config's
   std::optional<double> gantry_height_m;  // --gantry; none = the config's
   bool help = false;               // --help / -h
+  bool version = false;            // --version
 };
 
 // Exactly one of the two is set.

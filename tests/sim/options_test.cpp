@@ -60,6 +60,13 @@ TEST(CommandLine, HelpNeedsNothingElse) {
   EXPECT_TRUE(r.command_line->help);
 }
 
+TEST(CommandLine, VersionNeedsNothingElse) {
+  const auto r = Parse({"--version"});
+  ASSERT_TRUE(r.command_line.has_value()) << r.error;
+  EXPECT_TRUE(r.command_line->version);
+  EXPECT_FALSE(r.command_line->help);
+}
+
 TEST(CommandLine, Refusals) {
   EXPECT_EQ(Parse({}).error, "--config FILE is required");
   EXPECT_EQ(Parse({"--config"}).error, "--config needs a value");

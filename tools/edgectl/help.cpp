@@ -71,7 +71,8 @@ Command options:
   --speed RAD_S       jog, check-direction: joint speed, 0..1 (default 0.2)
   --amount RAD        check-direction: the step, 0..0.8 (default 0.1; 0.5 with --model)
   --model FILE.xml    check-direction: judge by gravity with the robot's MJCF model
-  --calibrated-at RAD check-direction --model: the joint's angle when its offset was
+  --calibrated-at RAD
+                      check-direction --model: the joint's angle when its offset was
                       calibrated (0 after calibrate --pose zero, default; its stand angle after
                       --pose stand)
   --max-id N          scan: probe ids 1..N on every bus (default 32)
@@ -96,13 +97,13 @@ Exit status:
   4  check-direction --model: gravity cannot tell the direction at this pose (watch it)
 
 Examples:
-  robot-edgectl status
-  robot-edgectl stand && sleep 2 && robot-edgectl walk 0.3 0 0 --duration 5
-  robot-edgectl move L_Shoulder_Pitch=0.5 L_Elbow=1.2 --duration 3 --hold 1
-  robot-edgectl watch --joints L_Knee,R_Knee
-  robot-edgectl events --resume 120 --json
-  robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag
-  robot-edgectl scan && robot-edgectl jog L_Knee 0.3 && robot-edgectl calibrate --pose zero
+  $ robot-edgectl status
+  $ robot-edgectl stand && sleep 2 && robot-edgectl walk 0.3 0 0 --duration 5
+  $ robot-edgectl move L_Shoulder_Pitch=0.5 L_Elbow=1.2 --duration 3 --hold 1
+  $ robot-edgectl watch --joints L_Knee,R_Knee
+  $ robot-edgectl events --resume 120 --json
+  $ robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag
+  $ robot-edgectl scan && robot-edgectl jog L_Knee 0.3 && robot-edgectl calibrate --pose zero
 )";
 }
 

@@ -30,7 +30,11 @@ constexpr const char* kUsage =
     "  --compare DIR  render them and compare with DIR's: exit 1 when more than 0.5 % of a\n"
     "                 picture's pixels differ (the new ones are written to a temporary\n"
     "                 directory, named in the output: look at them, then use --out)\n"
-    "  --same A B     exit 1 when more than 0.5 % of the two pictures' pixels differ\n";
+    "  --same A B     exit 1 when more than 0.5 % of the two pictures' pixels differ\n"
+    "  --help         print this help and exit\n"
+    "  --version      print the version and exit\n"
+    "Exit status: 0 done (pictures alike); 1 pictures differ, or a failure (config, model, EGL,\n"
+    "PNG); 2 bad command line.\n";
 constexpr int kWidth = 640, kHeight = 480;
 constexpr double kMaxDiffering = 0.005;  // of the pixels (the robot alone covers ~10 %)
 constexpr int kChannelThreshold = 32;   // of 255: anti-aliasing and rasteriser differences pass
@@ -123,6 +127,14 @@ int Compare(const std::vector<Picture>& pictures, const std::string& dir) {
 
 int main(int argc, char** argv) {
   using namespace robot_edge::render;
+  if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("robot-edge-render %s\n", ROBOT_EDGE_VERSION);
+    return 0;
+  }
   const std::optional<Options> options = Parse(argc, argv);
   if (!options) {
     std::fputs(kUsage, stderr);

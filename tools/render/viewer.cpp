@@ -32,7 +32,10 @@ constexpr const char* kUsage =
     "  A window on the simulated robot: with --control, the live state of robot-edge-sim\n"
     "  (robot-edge-sim --viewer starts it so); without, the model's stand keyframe.\n"
     "  Left drag turns the camera, the wheel zooms. --screenshot writes the window's third\n"
-    "  frame to FILE.png and exits (a check that the window draws).\n";
+    "  frame to FILE.png and exits (a check that the window draws).\n"
+    "  --help, --version  print this help, or the version, and exit\n"
+    "Exit status: 0 window closed or simulator stopped; 1 a failure (model, display, the\n"
+    "simulator's state does not fit the model); 2 bad command line.\n";
 
 struct Options {
   std::string model = sim::DefaultModelPath();
@@ -204,6 +207,14 @@ int Run(const Options& o) {
 }  // namespace robot_edge::render
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
+    std::fputs(robot_edge::render::kUsage, stdout);
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("robot-edge-viewer %s\n", ROBOT_EDGE_VERSION);
+    return 0;
+  }
   const auto options = robot_edge::render::Parse(argc, argv);
   if (!options) {
     std::fputs(robot_edge::render::kUsage, stderr);
