@@ -5,6 +5,7 @@
 
 #include "daemon/auth.hpp"
 #include "daemon/command_pipe.hpp"
+#include "handoff/byte_ring.hpp"
 #include "handoff/spsc_queue.hpp"
 #include "handoff/triple_buffer.hpp"
 
@@ -42,6 +43,81 @@ TEST(SpscQueue, TwoThreadsLoseNothingAndKeepOrder) {
       ASSERT_EQ(v, expected);
       ++expected;
     }
+  }
+  producer.join();
+}
+
+TEST(SpscQueue, InPlaceSlotsKeepThePrototypesSizeAndOrder) {
+  SpscQueue<std::vector<int>> q(2, std::vector<int>(5));
+  std::vector<int>* slot = q.Reserve();
+  ASSERT_NE(slot, nullptr);
+  EXPECT_EQ(slot->size(), 5u);
+  (*slot)[0] = 1;
+  EXPECT_EQ(q.Peek(), nullptr) << "nothing is queued before Commit";
+  q.Commit();
+  q.Reserve()->at(0) = 2;
+  q.Commit();
+  EXPECT_EQ(q.Reserve(), nullptr) << "full";
+  ASSERT_NE(q.Peek(), nullptr);
+  EXPECT_EQ(q.Peek()->at(0), 1);
+  q.Release();
+  EXPECT_EQ(q.Peek()->at(0), 2);
+  q.Release();
+  EXPECT_EQ(q.Peek(), nullptr);
+}
+
+std::span<const std::uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+std::string Text(std::span<const std::uint8_t> b) { return {b.begin(), b.end()}; }
+
+TEST(ByteRing, RecordsComeOutWholeAndInOrderAcrossTheWrap) {
+  ByteRing ring(256);
+  std::uint32_t tag = 0;
+  std::span<const std::uint8_t> out;
+  for (int round = 0; round < 50; ++round) {  // sizes that do not divide the ring: it wraps
+    const std::string a(static_cast<std::size_t>(round % 37), 'a' + round % 26);
+    ASSERT_TRUE(ring.Push(static_cast<std::uint32_t>(round), Bytes(a), Bytes("|end")));
+    ASSERT_TRUE(ring.Peek(&tag, &out));
+    EXPECT_EQ(tag, static_cast<std::uint32_t>(round));
+    EXPECT_EQ(Text(out), a + "|end");
+    ring.Pop();
+    EXPECT_FALSE(ring.Peek(&tag, &out));
+  }
+}
+
+TEST(ByteRing, AFullRingRefusesAndTakesAgainOnceRead) {
+  ByteRing ring(128);
+  const std::string twenty(20, 'x');  // 8 + 24 = 32 bytes each
+  int pushed = 0;
+  while (ring.Push(1, Bytes(twenty))) ++pushed;
+  EXPECT_EQ(pushed, 4);
+  std::uint32_t tag = 0;
+  std::span<const std::uint8_t> out;
+  ASSERT_TRUE(ring.Peek(&tag, &out));
+  ring.Pop();
+  EXPECT_TRUE(ring.Push(2, Bytes(twenty)));
+  EXPECT_FALSE(ring.Push(3, Bytes(std::string(100, 'y')))) << "more than half the ring";
+}
+
+TEST(ByteRing, TwoThreadsLoseNothingAndKeepOrder) {
+  ByteRing ring(4096);
+  constexpr std::uint32_t kCount = 30000;
+  std::thread producer([&] {
+    for (std::uint32_t i = 0; i < kCount; ++i) {
+      const std::string body(i % 300, static_cast<char>(i));
+      while (!ring.Push(i, Bytes(body))) std::this_thread::yield();
+    }
+  });
+  std::uint32_t expected = 0, tag = 0;
+  std::span<const std::uint8_t> out;
+  while (expected < kCount) {
+    if (!ring.Peek(&tag, &out)) continue;
+    ASSERT_EQ(tag, expected);
+    ASSERT_EQ(out.size(), expected % 300);
+    for (std::uint8_t b : out) ASSERT_EQ(b, static_cast<std::uint8_t>(expected));
+    ring.Pop();
+    ++expected;
   }
   producer.join();
 }
