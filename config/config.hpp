@@ -214,6 +214,45 @@ struct SimExtraMotor {
   std::uint32_t can_id = 0;          ///< can_id
 };
 
+// The flight recorder and the black box (recorder/, wired by daemon/flight_recorder). yaml:
+// recorder. Recording is observability: a directory it cannot use is a start-up warning and
+// recording stays off; control goes on.
+struct RecorderConfig {
+  std::string directory = "/var/lib/robot-edge/recordings";  ///< directory: MCAP files
+                                    ///< (relative to the config file's directory when relative)
+  std::string directory_path;       ///< directory, resolved
+  bool record_on_start = false;     ///< record_on_start: record continuously from start-up
+                                    ///< (else robot-edgectl record start)
+  std::vector<std::string> channels = {"joint_state", "telemetry", "events", "commands"};
+                                    ///< channels: what is recorded (joint_state, telemetry,
+                                    ///< events, commands, diagnostics)
+  std::string compression = "zstd";   ///< compression: zstd | lz4 | none
+  std::uint32_t max_file_mb = 512;    ///< max_file_mb: a new file after this many MiB
+  std::uint32_t max_file_minutes = 60;  ///< max_file_minutes: a new file after this long
+  double retention_gb = 8.0;          ///< retention_gb: oldest recordings deleted beyond (GiB)
+  std::uint32_t min_free_mb = 1024;   ///< min_free_mb: recording stops with less free (MiB)
+  bool black_box = true;              ///< black_box: keep the last seconds in memory, written
+                                      ///< on a critical alert or on request
+  double black_box_seconds = 30.0;    ///< black_box_seconds: kept before the trigger (s)
+  double black_box_after_seconds = 5.0;  ///< black_box_after_seconds: written after it (s)
+  std::uint32_t black_box_memory_mb = 64;  ///< black_box_memory_mb: its memory bound (MiB)
+  std::uint32_t black_box_files = 50;      ///< black_box_files: oldest deleted beyond
+};
+
+// The live view (live/): a Foxglove WebSocket server and the dashboard. yaml: live. Like the
+// recorder, a port it cannot take is a start-up warning, not a reason to stop controlling.
+struct LiveConfig {
+  std::string address;               ///< address: "host:port" to serve on; "" = off
+  std::string host;                  ///< parsed from address
+  std::uint16_t port = 0;            ///< parsed from address (0 = any free port)
+  std::string token_file;            ///< token_file: viewers' token (required off loopback)
+  std::string token_path;            ///< token_file, resolved
+  std::string operator_token_file;   ///< operator_token_file: who may press DAMP in the
+                                     ///< dashboard; "" = nobody
+  std::string operator_token_path;   ///< operator_token_file, resolved
+  std::string web_root;              ///< web_root: the dashboard's files; "" = the installed ones
+};
+
 // The motor model actually fitted at a joint when the config's joints[].motor names another (a
 // wrong family or reply layout in the config, for `robot-edgectl scan` to find). yaml:
 // sim.fitted.<joint>: <motor>
@@ -344,6 +383,8 @@ struct Config {
   std::vector<JointConfig> joints;
   ImuConfig imu;
   ApiConfig api;
+  RecorderConfig recorder;
+  LiveConfig live;
   SimConfig sim;
   PolicyConfig policy;
   SourceLines lines;

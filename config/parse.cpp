@@ -202,7 +202,9 @@ void ParseImu(const YAML::Node& node, ParseContext* ctx, Config* c) {
 }
 
 // "host:port" -> host, port; "[::1]:port" for IPv6.
-bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* port) {
+// "host:port" (IPv6 as [addr]:port); port 1..65535, or 0..65535 with `port_zero` (any free port).
+bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* port,
+                   bool port_zero = false) {
   const auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;
   std::string h = text.substr(0, colon);
@@ -211,7 +213,9 @@ bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* po
   const char* first = text.data() + colon + 1;
   const char* last = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || value == 0 || value > 65535) return false;
+  if (ec != std::errc() || ptr != last || (value == 0 && !port_zero) || value > 65535) {
+    return false;
+  }
   *host = h;
   *port = static_cast<std::uint16_t>(value);
   return true;
@@ -289,6 +293,43 @@ void ParseExtraMotors(const YAML::Node& node, ParseContext* ctx, Config* config)
     m.motor = Resolve(config->motors, m.motor_name);
     config->sim.extra_motors.push_back(m);
   }
+}
+
+void ParseRecorder(const YAML::Node& node, ParseContext* ctx, RecorderConfig* c) {
+  MapReader r(node, "recorder", ctx);
+  r.Read("directory", &c->directory);
+  r.Read("record_on_start", &c->record_on_start);
+  r.Read("channels", &c->channels);
+  r.Read("compression", &c->compression);
+  r.Read("max_file_mb", &c->max_file_mb);
+  r.Read("max_file_minutes", &c->max_file_minutes);
+  r.Read("retention_gb", &c->retention_gb);
+  r.Read("min_free_mb", &c->min_free_mb);
+  r.Read("black_box", &c->black_box);
+  r.Read("black_box_seconds", &c->black_box_seconds);
+  r.Read("black_box_after_seconds", &c->black_box_after_seconds);
+  r.Read("black_box_memory_mb", &c->black_box_memory_mb);
+  r.Read("black_box_files", &c->black_box_files);
+  r.Finish();
+  c->directory_path = RelativeToConfig(ctx->source, c->directory);
+}
+
+void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
+  MapReader r(node, "live", ctx);
+  r.Read("address", &c->address);
+  r.Read("token_file", &c->token_file);
+  r.Read("operator_token_file", &c->operator_token_file);
+  r.Read("web_root", &c->web_root);
+  r.Finish();
+  if (!c->address.empty() && !SplitHostPort(c->address, &c->host, &c->port, /*port_zero=*/true)) {
+    ctx->Error(node["address"], "live.address",
+               "'" + c->address + "' is not host:port with a port 0..65535");
+  }
+  if (!c->token_file.empty()) c->token_path = RelativeToConfig(ctx->source, c->token_file);
+  if (!c->operator_token_file.empty()) {
+    c->operator_token_path = RelativeToConfig(ctx->source, c->operator_token_file);
+  }
+  if (!c->web_root.empty()) c->web_root = RelativeToConfig(ctx->source, c->web_root);
 }
 
 void ParseFitted(const YAML::Node& node, ParseContext* ctx, Config* config) {
@@ -530,6 +571,8 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseJoints(top.Child("joints"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
+  ParseRecorder(top.Child("recorder"), ctx, &c->recorder);
+  ParseLive(top.Child("live"), ctx, &c->live);
   ParseSim(top.Child("sim"), ctx, c);
   ParsePolicy(top.Child("policy"), ctx, c);
   top.Finish();

@@ -309,6 +309,47 @@ void CheckApi(const Config& c, Checker* k) {
   k->Range("api.client_backlog_kib", api.client_backlog_kib, 16, 1048576);
 }
 
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+void CheckRecorder(const Config& c, Checker* k) {
+  const RecorderConfig& r = c.recorder;
+  if (r.directory.empty()) k->Fail("recorder.directory", "must not be empty");
+  if (r.compression != "zstd" && r.compression != "lz4" && r.compression != "none") {
+    k->Fail("recorder.compression", "'" + r.compression + "' is not zstd, lz4 or none");
+  }
+  static const std::set<std::string> kChannels = {"joint_state", "telemetry", "events",
+                                                  "commands", "diagnostics"};
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < r.channels.size(); ++i) {
+    const std::string p = "recorder.channels[" + std::to_string(i) + "]";
+    if (!kChannels.count(r.channels[i])) {
+      k->Fail(p, "'" + r.channels[i] +
+                     "' is not a channel (joint_state, telemetry, events, commands, diagnostics)");
+    }
+    if (!seen.insert(r.channels[i]).second) k->Fail(p, "'" + r.channels[i] + "' is listed twice");
+  }
+  k->Range("recorder.max_file_mb", r.max_file_mb, 1, 65536);
+  k->Range("recorder.max_file_minutes", r.max_file_minutes, 1, 1440);
+  k->Range("recorder.retention_gb", r.retention_gb, 0.01, 100000);
+  k->Range("recorder.min_free_mb", r.min_free_mb, 0, 1048576);
+  k->Range("recorder.black_box_seconds", r.black_box_seconds, 1, 600);
+  k->Range("recorder.black_box_after_seconds", r.black_box_after_seconds, 0, 60);
+  k->Range("recorder.black_box_memory_mb", r.black_box_memory_mb, 4, 4096);
+  k->Range("recorder.black_box_files", r.black_box_files, 1, 10000);
+}
+
+void CheckLive(const Config& c, Checker* k) {
+  const LiveConfig& l = c.live;
+  if (l.address.empty()) return;
+  if (!IsLoopbackHost(l.host) && l.token_file.empty()) {
+    k->Fail("live.token_file",
+            "required when live.address (" + l.address +
+                ") is not a loopback address: anyone on the network would watch the robot");
+  }
+}
+
 void CheckSim(const Config& c, Checker* k) {
   const auto& s = c.sim;
   k->Range("sim.ambient_c", s.ambient_c, -40, 60);
@@ -527,6 +568,8 @@ std::vector<std::string> Validate(const Config& c) {
   CheckJoints(c, &k);
   CheckImu(c, &k);
   CheckApi(c, &k);
+  CheckRecorder(c, &k);
+  CheckLive(c, &k);
   CheckSim(c, &k);
   CheckPolicy(c, &k);
   return k.Take();
