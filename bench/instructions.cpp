@@ -2,6 +2,8 @@
 // depend on the machine's load. It sets up, warms up, then runs N of one kind of work:
 //
 //   tick N      N control ticks in steady STAND (25 joints)
+//   recording N the same, with every tick's state queued for the flight recorder (the queue is
+//               emptied between ticks, outside the count, as the recorder thread would)
 //   stream N    N control ticks in MOVE/TRAJECTORY, a new 1-segment trajectory every 10th tick
 //   command N   N TrajectoryRequests (1 segment x 25 joints, kp and kd) through the API
 //               thread's path: decode, parse, arbiter, validation, hand-off
@@ -48,6 +50,14 @@ int Run(const std::string& what, long n) {
     for (long i = 0; i < kWarmUp + n; ++i) rig.Tick();
     return 0;
   }
+  if (what == "recording") {
+    rig.channels().record_states.store(true);
+    for (long i = 0; i < kWarmUp + n; ++i) {
+      rig.Tick();
+      while (rig.channels().states.Peek() != nullptr) rig.channels().states.Release();
+    }
+    return 0;
+  }
   if (what == "stream") {
     std::vector<float> kp, kd;
     for (const auto& j : c.joints) {
@@ -70,7 +80,7 @@ int Run(const std::string& what, long n) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: bench_instructions tick|stream|command N\n");
+    std::fprintf(stderr, "usage: bench_instructions tick|recording|stream|command N\n");
     return 2;
   }
   return robot_edge::bench::Run(argv[1], std::strtol(argv[2], nullptr, 10));

@@ -53,6 +53,21 @@ void BM_Tick(benchmark::State& state) {
 }
 BENCHMARK(BM_Tick)->ArgName("joints")->Arg(25)->Arg(50)->Arg(100);
 
+// BM_Tick with the flight recorder running: every tick's state queued (the queue emptied every
+// 500 ticks, as the recorder thread does in batches; the emptying, a few ns a state, is timed).
+void BM_TickRecording(benchmark::State& state) {
+  LoopRig rig(DefaultConfig());
+  rig.Stand();
+  rig.channels().record_states.store(true);
+  int ticks = 0;
+  for (auto _ : state) {
+    rig.Tick();
+    if (++ticks % 500 != 0) continue;
+    while (rig.channels().states.Peek() != nullptr) rig.channels().states.Release();
+  }
+}
+BENCHMARK(BM_TickRecording);
+
 void BM_TickStream(benchmark::State& state) {
   LoopRig rig(DefaultConfig());
   rig.Stand();
@@ -240,6 +255,8 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
       "with kp and kd: 200 ms of playback, the trajectory timeout");
   add("control tick, 25 joints (steady STAND)", us("BM_Tick/joints:25"), 20.0,
       "receive + alerts + step + 25 frames encoded + publish");
+  add("control tick, 25 joints, state queued for the flight recorder", us("BM_TickRecording"),
+      20.0, "the row above with the recorder running (side by side, same run)");
   add("control tick, 50 joints (generated config)", us("BM_Tick/joints:50"), 0, "10 buses");
   add("control tick, 100 joints (generated config)", us("BM_Tick/joints:100"), 0, "16 buses");
   add("control tick, MOVE with a 50 Hz trajectory stream", us("BM_TickStream"), 20.0,

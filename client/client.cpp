@@ -37,6 +37,8 @@ std::string KindName(edge::ServerMessage::MsgCase kind) {
       return "command_result";
     case edge::ServerMessage::kMaintenanceResult:
       return "maintenance_result";
+    case edge::ServerMessage::kRecorderResult:
+      return "recorder_result";
     case edge::ServerMessage::MSG_NOT_SET:
       break;
   }
@@ -227,6 +229,21 @@ std::optional<edge::MaintenanceResult> Client::Maintain(const edge::MaintenanceR
     if (!answer) return std::nullopt;
     if (answer->maintenance_result().request_id() == request.request_id()) {
       return std::move(*answer->mutable_maintenance_result());
+    }
+  }
+}
+
+std::optional<edge::RecorderResult> Client::Record(const edge::RecorderRequest& request,
+                                                   Millis timeout) {
+  edge::ClientMessage message;
+  *message.mutable_recorder() = request;
+  Send(message, timeout);
+  const Deadline deadline = Clock::now() + timeout;
+  for (;;) {
+    auto answer = ReadUntilBefore(edge::ServerMessage::kRecorderResult, deadline);
+    if (!answer) return std::nullopt;
+    if (answer->recorder_result().request_id() == request.request_id()) {
+      return std::move(*answer->mutable_recorder_result());
     }
   }
 }

@@ -115,6 +115,8 @@ class Client {
   // until the MaintenanceResult with its request_id (other messages are skipped).
   std::optional<edge::MaintenanceResult> Maintain(const edge::MaintenanceRequest& request,
                                                   Millis timeout);
+  // A recording request and its answer (edge_api.proto RecorderRequest), the same way.
+  std::optional<edge::RecorderResult> Record(const edge::RecorderRequest& request, Millis timeout);
 
   // The socket, for poll(). Check HasBufferedData() first: bytes already read from the socket
   // (possibly whole messages) do not make it readable again.

@@ -12,26 +12,27 @@
 #include "daemon/auth.hpp"
 
 namespace robot_edge::daemon {
-namespace {
 
-std::string ReadToken(const config::RoleAccess& a, std::vector<std::string>* warnings) {
-  const std::string key = "api.roles." + a.role + ".token_file";
-  std::ifstream in(a.token_path);
-  if (!in) throw std::runtime_error(key + ": cannot read " + a.token_path);
+std::string ReadTokenFile(const std::string& key, const std::string& path,
+                          std::vector<std::string>* warnings) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(key + ": cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
   std::string token = text.str();
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
     token.pop_back();
   }
-  if (token.empty()) throw std::runtime_error(key + ": " + a.token_path + " is empty");
+  if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
   struct stat st{};
-  if (::stat(a.token_path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
-    warnings->push_back(key + ": " + a.token_path +
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
+    warnings->push_back(key + ": " + path +
                         " is readable by every user of this machine (chmod o-r)");
   }
   return token;
 }
+
+namespace {
 
 std::string RoleName(std::string_view role) {
   return role.empty() ? std::string(config::kObserverRole) : std::string(role);
@@ -61,7 +62,9 @@ AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
                            "' on this system: it grants nothing");
       }
     }
-    if (!a.token_file.empty()) g.token = ReadToken(a, &warnings);
+    if (!a.token_file.empty()) {
+      g.token = ReadTokenFile("api.roles." + a.role + ".token_file", a.token_path, &warnings);
+    }
     grants.push_back(std::move(g));
   }
   AccessPolicy policy(std::move(grants), self_uid, config.api.allow_loopback_without_token);

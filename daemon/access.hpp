@@ -26,6 +26,12 @@
 
 namespace robot_edge::daemon {
 
+// A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
+// config key that gave the path) when it cannot be read or is empty; warns when every user of
+// the machine can read it.
+std::string ReadTokenFile(const std::string& key, const std::string& path,
+                          std::vector<std::string>* warnings);
+
 class AccessPolicy {
  public:
   // One role's grant, resolved.

@@ -108,8 +108,7 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
   spare_ = nullptr;
   if (slot == nullptr) {
     if (IsDamp(command)) {  // never dropped: the control thread applies it when woken
-      channels_->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
-      channels_->wake.Wake();
+      RequestEmergencyDamp(channels_);
       outcome.kind = Outcome::Kind::kAccepted;
       return outcome;
     }

@@ -15,6 +15,12 @@ std::int64_t SteadyMicros() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
 }
 
+std::uint64_t WallMicros() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
+}
+
 ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport,
                          sm::Policy* policy, ControlChannels* channels)
     : period_us_(config.period_us()),
@@ -53,6 +59,7 @@ void ControlLoop::Run() {
 
 void ControlLoop::Tick(std::int64_t now_us) {
   if (!BeginControlTick()) return;  // a fatal signal's handler sends DAMP: nothing may follow it
+  ++ticks_;
   scheduler_.Receive(now_us);
   ReadInputs();
   Advance(now_us, /*on_schedule=*/true);
@@ -73,6 +80,7 @@ void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
   if (on_schedule) Maintain(now_us, out.mode);
   SendTargets(out.targets, now_us, on_schedule);
   Publish(now_us, out);
+  if (on_schedule) Record(now_us, out);
   if (events_queued_ && channels_->wake_fd >= 0) {
     const std::uint64_t one = 1;
     [[maybe_unused]] const ssize_t n = ::write(channels_->wake_fd, &one, sizeof(one));
@@ -226,6 +234,27 @@ void ControlLoop::PublishScan(bool refused) {
     }
   }
   channels_->scans.Publish();
+}
+
+void ControlLoop::Record(std::int64_t now_us, const sm::Outputs& out) {
+  if (!channels_->record_states.load(std::memory_order_relaxed)) return;
+  StateSample* s = channels_->states.Reserve();
+  if (s == nullptr) {
+    channels_->states_lost.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  s->tick_us = now_us;
+  s->tick = ticks_;
+  s->mode = out.mode;
+  s->error_flags = out.error_flags;
+  s->last_command_sequence = out.last_command_sequence;
+  std::copy(joints_.begin(), joints_.end(), s->joints.begin());
+  std::copy(out.targets.begin(), out.targets.end(), s->commands.begin());
+  s->imu = inputs_.imu;
+  s->period_us = timing_.last_period_us();
+  s->wake_latency_us = timing_.last_latency_us();
+  s->work_us = timing_.last_work_us();
+  channels_->states.Commit();
 }
 
 void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {

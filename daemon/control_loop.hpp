@@ -21,6 +21,7 @@
 #include "daemon/control_wake.hpp"
 #include "daemon/loop_timing.hpp"
 #include "daemon/snapshot.hpp"
+#include "daemon/state_sample.hpp"
 #include "handoff/spsc_queue.hpp"
 #include "handoff/triple_buffer.hpp"
 #include "statemachine/state_machine.hpp"
@@ -52,11 +53,16 @@ constexpr std::uint32_t MotorRequestMail(std::size_t joint, can::MotorRequest re
 }
 
 struct ControlChannels {
+  // States are queued for kStateSeconds of ticks.
+  static constexpr double kStateSeconds = 2.0;
+
   ControlChannels(const config::Config& config, std::size_t command_slots,
                   std::size_t event_capacity)
       : commands(command_slots, config.joints.size(), config.control.max_segments),
         events(event_capacity),
-        snapshots(ControlSnapshot(config.joints.size())) {}
+        snapshots(ControlSnapshot(config.joints.size())),
+        states(static_cast<std::size_t>(config.control.rate_hz * kStateSeconds),
+               StateSample(config.joints.size())) {}
 
   CommandPipe commands;                   // API -> control
   // API -> control, for what must never be lost to a full command pipe: Urgent bits, applied
@@ -75,6 +81,12 @@ struct ControlChannels {
   // MotorRequestMail(joint, request); 0 = none.
   std::atomic<std::uint32_t> motor_request{0};
   TripleBuffer<ScanReport> scans{ScanReport{}};  // control -> API, the latest finished scan
+  // control -> recorder: every tick's state, filled in place, while `record_states` is set (the
+  // flight recorder runs); a full queue loses the tick's state (counted in states_lost), never
+  // waits.
+  SpscQueue<StateSample> states;
+  std::atomic<bool> record_states{false};
+  std::atomic<std::uint64_t> states_lost{0};
   int wake_fd = -1;  // eventfd written by the control thread after queueing events; -1 = none
 };
 
@@ -111,6 +123,8 @@ class ControlLoop {
   void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
                    bool on_schedule);
   void Publish(std::int64_t now_us, const sm::Outputs& out);
+  // The tick's StateSample for the flight recorder, when it runs.
+  void Record(std::int64_t now_us, const sm::Outputs& out);
   // Bring-up requests (ControlChannels), before the targets are sent.
   void Maintain(std::int64_t now_us, sm::Mode mode);
   void PublishScan(bool refused);
@@ -128,6 +142,7 @@ class ControlLoop {
   sm::Inputs inputs_;
   std::vector<can::MitCommand> commands_;
   bool events_queued_ = false;
+  std::uint64_t ticks_ = 0;  // scheduled ticks since the loop started
   // Replies to a scan's last probes are awaited this long before the report.
   static constexpr std::int64_t kScanSettleUs = 50'000;
   std::uint64_t scan_seen_ = 0;             // last scan_request taken
@@ -138,7 +153,17 @@ class ControlLoop {
   std::atomic<std::int64_t> last_tick_us_{-1};
 };
 
+// An emergency stop for the control thread, applied when it is woken (at once, off the ticks'
+// schedule): a client's DAMP that found the command pipe full, the live view's DAMP button. Any
+// thread; never blocks.
+inline void RequestEmergencyDamp(ControlChannels* channels) {
+  channels->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+  channels->wake.Wake();
+}
+
 // Steady (monotonic) clock in µs: the time base of the control loop and the state machine.
 std::int64_t SteadyMicros();
+// Wall clock in µs since the Unix epoch: what clients and files are stamped with.
+std::uint64_t WallMicros();
 
 }  // namespace robot_edge::daemon

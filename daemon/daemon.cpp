@@ -22,11 +22,15 @@
 #include "daemon/bus_lock.hpp"
 #include "daemon/fatal_signals.hpp"
 #include "daemon/control_loop.hpp"
+#include "daemon/flight_recorder.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/realtime.hpp"
 #include "daemon/supervisor.hpp"
+#include "live/live_server.hpp"
+#include "live/robot_document.hpp"
+#include "live/web_root.hpp"
 #include "policy/load.hpp"
 
 namespace robot_edge::daemon {
@@ -66,8 +70,11 @@ class Daemon {
     loop_ = std::make_unique<ControlLoop>(config_, *transport_, policy_.get(), channels_.get());
     bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
                                               std::move(controllers_));
+    OpenLiveView();
+    recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion);
     hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
-                                 kVersion, access_.get(), policy_.get());
+                                 kVersion, access_.get(), policy_.get(), recorder_.get(),
+                                 live_url_);
     listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
@@ -77,6 +84,8 @@ class Daemon {
     signals_.async_wait([this](const std::error_code& ec, int signal) {
       if (!ec) Shutdown(strsignal(signal));
     });
+    for (const std::string& w : recorder_->Start()) spdlog::warn("{}", w);
+    if (live_) live_->Start();
     control_thread_ = std::thread([this] { ControlThread(); });
     pthread_setname_np(control_thread_.native_handle(), "re-control");
     if (policy_) policy_->Start();
@@ -122,6 +131,43 @@ class Daemon {
     }
   }
 
+  // The live view (config live.address), when it can open: a port it cannot take, or a token
+  // file it cannot read, is a warning, not a reason to stop controlling.
+  void OpenLiveView() {
+    const config::LiveConfig& c = config_.live;
+    if (c.address.empty()) return;
+    try {
+      std::vector<std::string> warnings;
+      live::LiveOptions o;
+      o.address = c.host == "localhost" ? "127.0.0.1" : c.host;
+      o.port = c.port;
+      if (!c.token_path.empty()) o.token = ReadTokenFile("live.token_file", c.token_path, &warnings);
+      if (!c.operator_token_path.empty()) {
+        o.operator_token =
+            ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
+      }
+      o.web_root = c.web_root.empty() ? live::DefaultWebRoot() : c.web_root;
+      o.name = "robot-edge " + config_.robot_name;
+      for (const std::string& w : warnings) spdlog::warn("{}", w);
+      live_ = std::make_unique<live::LiveServer>(o);
+      live_->SetDocument("/robot.json", "application/json", live::RobotDocument(config_));
+      live_->AddService({"/robot_edge/damp", "robot_edge/Damp", "", "", /*operator_only=*/true},
+                        [channels = channels_.get()](std::string_view) {
+                          spdlog::warn("DAMP from the live view (operator)");
+                          RequestEmergencyDamp(channels);
+                          return live::ServiceReply{true, R"({"accepted":true})"};
+                        });
+      live_url_ = "http://" + (o.address.find(':') != std::string::npos ? "[" + o.address + "]"
+                                                                         : o.address) +
+                  ":" + std::to_string(live_->port()) + "/";
+      spdlog::info("live view on {} (dashboard and Foxglove WebSocket{})", live_url_,
+                   o.token.empty() ? "" : ", token required");
+    } catch (const std::exception& e) {
+      live_.reset();
+      spdlog::warn("live view off: {}", e.what());
+    }
+  }
+
   void ControlThread() {
     ProvideAltStack();
     for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
@@ -162,6 +208,8 @@ class Daemon {
     listener_->Close();
     StopControl();
     hub_->Stop("robot-edged is shutting down");
+    recorder_->Stop();  // the recording closed, a pending black box written
+    if (live_) live_->Stop();
     heartbeat_.cancel();
     // io_.run() returns once the last Goodbye is written.
   }
@@ -193,6 +241,9 @@ class Daemon {
   std::unique_ptr<ControlChannels> channels_;
   std::unique_ptr<ControlLoop> loop_;
   std::unique_ptr<BusHealth> bus_health_;
+  std::unique_ptr<live::LiveServer> live_;  // null: no live view
+  std::string live_url_;
+  std::unique_ptr<FlightRecorder> recorder_;
   std::unique_ptr<Hub> hub_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<Supervisor> supervisor_;

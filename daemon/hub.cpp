@@ -30,14 +30,16 @@ std::string Join(const std::vector<std::string>& names) {
 
 Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
          BusHealth* bus_health, int wake_fd, std::string version, const AccessPolicy* access,
-         policy::InferenceStats* inference)
+         policy::InferenceStats* inference, FlightRecorder* recorder, std::string live_url)
     : io_(io),
       config_(config),
       channels_(channels),
       bus_health_(bus_health),
       access_(access),
       inference_(inference),
+      recorder_(recorder),
       version_(std::move(version)),
+      live_url_(std::move(live_url)),
       start_us_(SteadyMicros()),
       wake_(io, wake_fd),
       telemetry_timer_(io),
@@ -46,7 +48,9 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       intake_(config, channels),
       maintenance_(config, channels, &intake_),
       events_(config.api.event_history),
-      telemetry_(config) {}
+      telemetry_(config) {
+  command_bytes_.reserve(proto::kMaxMessageBytes);
+}
 
 void Hub::Start() {
   WaitForControlEvents();
@@ -88,11 +92,7 @@ void Hub::Stop(const std::string& reason) {
   for (const auto& [id, session] : sessions) session->Close(reason);
 }
 
-Clocks Hub::Now() const {
-  const auto wall = std::chrono::system_clock::now().time_since_epoch();
-  return {SteadyMicros(),
-          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count())};
-}
+Clocks Hub::Now() const { return {SteadyMicros(), WallMicros()}; }
 
 // ---- Connections ----
 
@@ -147,6 +147,7 @@ void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& he
   }
   session->Welcome(hello);
   SendWelcome(session, hello);
+  if (recorder_ != nullptr) recorder_->FeedClient(session->id(), session->peer(), hello.controller());
   spdlog::info("client {} ({}): hello as {}", session->id(), session->peer(),
                hello.controller().empty() ? "observer" : "controller '" + hello.controller() + "'");
   if (hello.resume_after_event() > 0) {
@@ -168,6 +169,7 @@ void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello
   w->set_robot_name(config_.robot_name);
   w->set_controller(intake_.arbiter().current());
   for (const auto& c : config_.api.controllers) w->add_controllers(c);
+  w->set_live_url(live_url_);
   session->Send(FrameOf(message));
 }
 
@@ -183,8 +185,11 @@ void Hub::OnClosed(Session& session) {
 // ---- Commands ----
 
 void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
-  const CommandIntake::Client client{session.id(), session.controller(), session.wants_results()};
+  // The flight recorder wants every verdict, asked for or not.
+  const CommandIntake::Client client{session.id(), session.controller(),
+                                     session.wants_results() || recorder_ != nullptr};
   auto outcome = intake_.Submit(client, command, SteadyMicros());
+  if (recorder_ != nullptr) RecordCommand(session, command, outcome);
   if (outcome.change) EmitControllerChange(*outcome.change);
   if (outcome.error) BroadcastError(std::move(*outcome.error));
   switch (outcome.kind) {
@@ -206,6 +211,54 @@ void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& reques
   if (!answer.result) return;  // a scan: answered by PollMaintenance()
   if (!answer.result->ok()) spdlog::warn("bring-up request refused: {}", answer.result->error());
   SendMaintenanceResult(session, *answer.result);
+}
+
+void Hub::RecordCommand(const Session& session, const edge::CloudCommand& command,
+                        const CommandIntake::Outcome& outcome) {
+  CommandNote note;
+  note.client_id = session.id();
+  note.time_us = Now().wall_us;
+  note.sequence = command.sequence();
+  note.decided = outcome.kind != CommandIntake::Outcome::Kind::kQueued;
+  note.accepted = outcome.kind == CommandIntake::Outcome::Kind::kAccepted;
+  note.reason = static_cast<std::uint8_t>(outcome.reason);
+  note.mode = static_cast<std::uint8_t>(channels_->snapshots.Latest().mode);
+  command_bytes_.resize(command.ByteSizeLong());  // within the reserved capacity: 64 KiB at most
+  command.SerializeToArray(command_bytes_.data(), static_cast<int>(command_bytes_.size()));
+  recorder_->FeedCommand(RecordTag::kCommand, note,
+                         {reinterpret_cast<const std::uint8_t*>(command_bytes_.data()),
+                          command_bytes_.size()});
+}
+
+void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
+  const bool changes = request.op() != edge::RecorderRequest::OP_STATUS &&
+                       request.op() != edge::RecorderRequest::OP_BLACKBOX_LIST;
+  std::string refusal;
+  if (recorder_ == nullptr) {
+    refusal = "this robot-edged has no flight recorder";
+  } else if (changes && session.controller().empty()) {
+    refusal = "an observer may only ask for the status and the list: say Hello as a controller";
+  }
+  if (refusal.empty()) {
+    recorder_->Ask(session.id(), request);  // answered by PollRecorder()
+    return;
+  }
+  edge::ServerMessage message;
+  edge::RecorderResult* r = message.mutable_recorder_result();
+  r->set_request_id(request.request_id());
+  r->set_error(refusal);
+  session.Send(FrameOf(message));
+}
+
+void Hub::PollRecorder() {
+  if (recorder_ == nullptr) return;
+  for (auto& [client, result] : recorder_->TakeAnswers()) {
+    const auto it = sessions_.find(client);
+    if (it == sessions_.end()) continue;
+    edge::ServerMessage message;
+    *message.mutable_recorder_result() = std::move(result);
+    it->second->Send(FrameOf(message));
+  }
 }
 
 void Hub::SendMaintenanceResult(Session& session, const edge::MaintenanceResult& result) {
@@ -280,6 +333,17 @@ void Hub::OnStateMachineEvent(const sm::Event& event) {
 }
 
 void Hub::OnCommandResult(const ControlEvent& e) {
+  if (recorder_ != nullptr) {
+    CommandNote note;
+    note.client_id = e.client_id;
+    note.time_us = Now().wall_us;
+    note.sequence = e.sequence;
+    note.decided = 1;
+    note.accepted = e.result.accepted;
+    note.reason = static_cast<std::uint8_t>(e.result.reason);
+    note.mode = static_cast<std::uint8_t>(e.result.mode);
+    recorder_->FeedCommand(RecordTag::kResult, note, {});
+  }
   const auto it = sessions_.find(e.client_id);
   if (it == sessions_.end()) return;  // the client has gone
   SendResult(*it->second, e.sequence, e.result.accepted, e.result.reason, e.result.mode);
@@ -298,6 +362,7 @@ void Hub::EmitControllerChange(const ControllerChange& change) {
 void Hub::Broadcast(edge::EdgeEvent event,
                     const edge::DiagnosticsExtension* diagnostics_extension) {
   const Frame frame = events_.Append(std::move(event), Now().wall_us, diagnostics_extension);
+  if (recorder_ != nullptr) recorder_->FeedFrame(RecordTag::kEvent, frame);
   for (const auto& [id, session] : sessions_) {
     if (session->welcomed()) session->Send(frame);
   }
@@ -308,9 +373,11 @@ void Hub::Broadcast(edge::EdgeEvent event,
 void Hub::EveryTelemetryPeriod() {
   DrainControlEvents();  // in case a wake-up was missed
   PollMaintenance();
+  PollRecorder();
   const ControlSnapshot& s = channels_->snapshots.Latest();
   if (s.tick_us < 0) return;  // the control loop has not ticked yet
   const Frame frame = telemetry_.Build(s, ++telemetry_sequence_, Now());
+  if (recorder_ != nullptr) recorder_->FeedFrame(RecordTag::kTelemetry, frame);
   for (const auto& [id, session] : sessions_) {
     if (session->welcomed() && session->wants_telemetry()) session->SendTelemetry(frame);
   }

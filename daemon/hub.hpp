@@ -21,6 +21,7 @@
 #include "daemon/command_intake.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/event_log.hpp"
+#include "daemon/flight_recorder.hpp"
 #include "daemon/messages.hpp"
 #include "daemon/maintenance.hpp"
 #include "daemon/session.hpp"
@@ -33,10 +34,13 @@ class Hub final : public SessionEvents {
  public:
   // `wake_fd`: the eventfd the control thread writes after queueing events (owned by the caller).
   // `access`: who may take which role. `inference`: the policy's statistics for diagnostics
-  // (onnx_*), null without a policy. All outlive the hub.
+  // (onnx_*), null without a policy. `recorder`: the flight recorder the hub hands telemetry,
+  // events and commands to, null without one. `live_url`: the live view's address for the
+  // Welcome ("" = none). All outlive the hub.
   Hub(asio::io_context& io, const config::Config& config, ControlChannels* channels,
       BusHealth* bus_health, int wake_fd, std::string version, const AccessPolicy* access,
-      policy::InferenceStats* inference = nullptr);
+      policy::InferenceStats* inference = nullptr, FlightRecorder* recorder = nullptr,
+      std::string live_url = {});
 
   void Start();
   // Says goodbye to every client and stops the timers.
@@ -49,6 +53,7 @@ class Hub final : public SessionEvents {
   void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) override;
   void OnCommand(Session& session, const edge::CloudCommand& command) override;
   void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) override;
+  void OnRecorder(Session& session, const edge::RecorderRequest& request) override;
   void OnClosed(Session& session) override;
 
   std::size_t client_count() const { return sessions_.size(); }
@@ -61,6 +66,10 @@ class Hub final : public SessionEvents {
   void BroadcastError(edge::EdgeError error);
   void SendMaintenanceResult(Session& session, const edge::MaintenanceResult& result);
   void PollMaintenance();  // a finished scan: its answer
+  void PollRecorder();     // the flight recorder's answers
+  // The command, as it arrived and with the API thread's verdict, for the flight recorder.
+  void RecordCommand(const Session& session, const edge::CloudCommand& command,
+                     const CommandIntake::Outcome& outcome);
   void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
                   sm::Mode mode);
 
@@ -90,7 +99,9 @@ class Hub final : public SessionEvents {
   BusHealth* bus_health_;
   const AccessPolicy* access_;
   policy::InferenceStats* inference_;
+  FlightRecorder* recorder_;
   std::string version_;
+  std::string live_url_;
   std::int64_t start_us_;
 
   asio::posix::stream_descriptor wake_;
@@ -108,6 +119,7 @@ class Hub final : public SessionEvents {
   std::uint32_t telemetry_sequence_ = 0;
   std::uint64_t events_lost_reported_ = 0;
   TelemetryFrames telemetry_;
+  std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
 };
 
 }  // namespace robot_edge::daemon

@@ -34,6 +34,11 @@ class LoopTiming {
   std::int64_t OnTickEnd(std::int64_t start_us, std::int64_t end_us, std::int64_t deadline_us);
 
   std::uint64_t ticks() const { return ticks_; }
+  // The latest tick's period (since the start before it, 0 for the first) and wake-up latency,
+  // and the latest finished tick's work (µs).
+  std::int64_t last_period_us() const { return last_period_us_; }
+  std::int64_t last_latency_us() const { return last_latency_us_; }
+  std::int64_t last_work_us() const { return last_work_us_; }
   std::uint64_t overruns() const { return overruns_; }
   const LoopWindow& last_window() const { return last_; }  // the last complete window
 
@@ -46,6 +51,9 @@ class LoopTiming {
   LoopWindow last_;
   std::uint64_t ticks_ = 0;
   std::uint64_t overruns_ = 0;
+  std::int64_t last_period_us_ = 0;
+  std::int64_t last_latency_us_ = 0;
+  std::int64_t last_work_us_ = 0;
 };
 
 }  // namespace robot_edge::daemon

@@ -68,6 +68,9 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     case edge::ClientMessage::kMaintenance:
       events_->OnMaintenance(*this, message.maintenance());
       return true;
+    case edge::ClientMessage::kRecorder:
+      events_->OnRecorder(*this, message.recorder());
+      return true;
     case edge::ClientMessage::kHello:
       Close("a second Hello on the same connection");
       return false;

@@ -36,6 +36,8 @@ class SessionEvents {
   virtual void OnCommand(Session& session, const edge::CloudCommand& command) = 0;
   // A bring-up request from a welcomed session (daemon/maintenance.hpp).
   virtual void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) = 0;
+  // A recording request from a welcomed session (daemon/flight_recorder.hpp).
+  virtual void OnRecorder(Session& session, const edge::RecorderRequest& request) = 0;
   // The connection is closed (after which the session sends nothing).
   virtual void OnClosed(Session& session) = 0;
 };

@@ -84,6 +84,10 @@ expect "L_Knee=" robot-edgectl move L_Kn
 expect "" robot-edgectl move L_Knee =
 expect "L_Knee,R_Knee" robot-edgectl watch --joints L_Knee,R_Kn
 expect "zero" robot-edgectl calibrate --pose z
+expect "start status" robot-edgectl record sta
+expect "save" robot-edgectl blackbox s
+expect "" robot-edgectl blackbox save s
+expect "--reason" robot-edgectl blackbox save --re
 expect "zero" robot-edgectl calibrate --pose = z
 expect "" robot-edgectl walk --duration 3
 joints=$(complete_words robot-edgectl zero "" | wc -w)

@@ -170,6 +170,10 @@ std::string Robot::ConfigText(RobotOptions options) {
                                  {"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"},
                                  {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
   }
+  // Each robot's own: its recordings beside its config, its live view on a free port.
+  options.config_edits.insert(options.config_edits.begin(),
+                              {{"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
+                               {"address: 127.0.0.1:8765 ", "address: 127.0.0.1:0    "}});
   for (const auto& [from, to] : options.config_edits) {
     const auto at = yaml.find(from);
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");

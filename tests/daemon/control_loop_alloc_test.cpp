@@ -1,7 +1,8 @@
 // The control thread never allocates in steady state: thousands of ticks with commands streaming
-// through the hand-off, mode changes, alerts and events, under a counting global allocator
-// (the model: ros2_control's test_rt_allocation). The simulated robot answering runs inside the
-// count too, and allocates nothing either.
+// through the hand-off, mode changes, alerts and events, and every tick's state queued for the
+// flight recorder, under a counting global allocator (the model: ros2_control's
+// test_rt_allocation). The simulated robot answering runs inside the count too, and allocates
+// nothing either.
 #include <gtest/gtest.h>
 
 
@@ -18,6 +19,7 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
   sim::InMemoryRobot robot(config);
   ControlChannels channels(config, 8, 4096);
   ControlLoop loop(config, robot.transport(), nullptr, &channels);
+  channels.record_states.store(true);  // as when the flight recorder runs
 
   std::int64_t t = 0;
   const auto tick = [&] {
@@ -28,6 +30,7 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
     while (channels.events.Pop(&e)) {
     }
     channels.snapshots.Latest();
+    while (channels.states.Peek() != nullptr) channels.states.Release();  // the recorder's side
   };
   const auto send = [&](sm::CommandKind kind, sm::ModeRequest mode) {
     CommandSlot* slot = channels.commands.Acquire();

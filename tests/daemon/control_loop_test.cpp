@@ -172,6 +172,30 @@ TEST_F(ControlLoopTest, TheSnapshotCarriesTheMeasurements) {
   EXPECT_EQ(s.mode, sm::Mode::kDamp);
 }
 
+// Every scheduled tick's state goes to the flight recorder while it runs, in order, with what
+// each motor was sent; nothing while it does not; a full queue loses (counts) rather than waits.
+TEST_F(ControlLoopTest, EveryTicksStateIsQueuedForTheFlightRecorderOnlyWhileItRuns) {
+  Run(0, 20 * kMs);
+  EXPECT_EQ(channels_.states.Peek(), nullptr) << "nobody records: nothing queued";
+  channels_.record_states.store(true);
+  Run(20 * kMs, 40 * kMs);
+  std::uint64_t previous = 0;
+  int count = 0;
+  while (const StateSample* s = channels_.states.Peek()) {
+    EXPECT_GT(s->tick, previous);
+    previous = s->tick;
+    EXPECT_EQ(s->joints.size(), 25u);
+    EXPECT_EQ(s->commands[3].kp, 0.0f) << "DAMP: kp 0";
+    EXPECT_EQ(s->commands[3].kd, Config().joints[3].damp_kd);
+    channels_.states.Release();
+    ++count;
+  }
+  EXPECT_EQ(count, 10);
+  const std::size_t room = channels_.states.capacity();
+  Run(40 * kMs, 40 * kMs + static_cast<std::int64_t>(room + 5) * 2 * kMs);
+  EXPECT_EQ(channels_.states_lost.load(), 5u);
+}
+
 TEST_F(ControlLoopTest, ShutdownSendsDampThenExitsMotorModeOnEveryBus) {
   sm::Command stand;
   stand.kind = sm::CommandKind::kMode;

@@ -48,6 +48,12 @@ api.maintenance_roles (--controller, default maintainer):
   clear-fault JOINT   clear a latched fault in a Damiao or Robstride motor's firmware, then
                       enable it (AK motors have none: power-cycle them)
 
+Recording (README, "Recording"; status and list for anyone, the rest as a controller,
+--controller, default maintainer):
+  record start|stop|status   continuous recording (MCAP files in the config's recorder.directory)
+  blackbox list              the black-box files (the last seconds before a critical alert)
+  blackbox save [--reason TEXT]  write the black box now (its last seconds and the next ones)
+
 Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
@@ -78,6 +84,7 @@ Command options:
   --max-id N          scan: probe ids 1..N on every bus (default 32)
   --pose zero|stand   calibrate: the calibration pose (default zero)
   --confirm           zero: really write the motor's zero
+  --reason TEXT       blackbox save: why (in the file's name and metadata; default operator)
   -h, --help          print this text
   --version           print robot-edgectl's version
 

@@ -22,6 +22,7 @@ constexpr SubcommandName kSubcommands[] = {
     {"watch", S::kWatch},   {"events", S::kEvents}, {"diag", S::kDiag},
     {"scan", S::kScan},     {"jog", S::kJog},       {"check-direction", S::kCheckDirection},
     {"calibrate", S::kCalibrate}, {"zero", S::kZero}, {"clear-fault", S::kClearFault},
+    {"record", S::kRecord},       {"blackbox", S::kBlackBox},
 };
 
 double ParseDouble(const std::string& option, const std::string& text, const char* unit) {
@@ -132,6 +133,7 @@ const std::vector<OptionSpec>& OptionTable() {
        }},
       {"--pose", true, {S::kCalibrate}, [](Options* o, auto&, auto& v) { o->pose = v; }},
       {"--confirm", false, {S::kZero}, [](Options* o, auto&, auto&) { o->confirm = true; }},
+      {"--reason", true, {S::kBlackBox}, [](Options* o, auto&, auto& v) { o->reason = v; }},
 
   };
   // clang-format on
@@ -214,6 +216,20 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
     case S::kClearFault:
       ExpectArguments(positional, 1, "clear-fault JOINT");
       o->joint = positional[0];
+      return;
+    case S::kRecord:
+      ExpectArguments(positional, 1, "record start|stop|status");
+      o->action = positional[0];
+      if (o->action != "start" && o->action != "stop" && o->action != "status") {
+        throw UsageError("usage: robot-edgectl record start|stop|status");
+      }
+      return;
+    case S::kBlackBox:
+      ExpectArguments(positional, 1, "blackbox list|save [--reason TEXT]");
+      o->action = positional[0];
+      if (o->action != "list" && o->action != "save") {
+        throw UsageError("usage: robot-edgectl blackbox list|save [--reason TEXT]");
+      }
       return;
     case S::kCalibrate:
       ExpectArguments(positional, 0, "calibrate [--pose zero|stand]");
@@ -311,13 +327,17 @@ edge::Hello MakeHello(const Options& o) {
   // damp is an observer unless told otherwise: DAMP is accepted from everyone, and an
   // emergency stop must neither depend on nor take over the control of "cloud".
   const bool commanding = Commands(o.subcommand) && o.subcommand != S::kDamp;
-  const char* role = Maintains(o.subcommand) ? "maintainer" : commanding ? "cloud" : "";
+  // Starting or stopping a recording, saving the black box: a controller's (not control).
+  const bool records = (o.subcommand == S::kRecord && o.action != "status") ||
+                       (o.subcommand == S::kBlackBox && o.action == "save");
+  const char* role = Maintains(o.subcommand) || records ? "maintainer" : commanding ? "cloud" : "";
   hello.set_controller(o.controller ? *o.controller : role);
   hello.set_token(o.token);
   hello.set_want_command_results(Commands(o.subcommand) || Maintains(o.subcommand));
   hello.set_no_telemetry(o.subcommand == S::kEvents || o.subcommand == S::kDiag ||
                          o.subcommand == S::kStand || o.subcommand == S::kDamp ||
-                         o.subcommand == S::kWalk);
+                         o.subcommand == S::kWalk || o.subcommand == S::kRecord ||
+                         o.subcommand == S::kBlackBox);
   hello.set_resume_after_event(o.resume_after);
   return hello;
 }

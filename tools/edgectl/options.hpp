@@ -25,6 +25,8 @@ enum class Subcommand {
   kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag,
   // Bring-up (bringup.cpp): controller "maintainer" by default.
   kScan, kJog, kCheckDirection, kCalibrate, kZero, kClearFault,
+  // Recording (record.cpp): the status and the list for anyone, the rest for a controller.
+  kRecord, kBlackBox,
 };
 
 const char* ToString(Subcommand subcommand);
@@ -82,6 +84,10 @@ struct Options {
   std::uint32_t max_id = 32;         ///< --max-id N: scan probes ids 1..N
   std::string pose = "zero";         ///< --pose zero|stand: calibrate
   bool confirm = false;              ///< --confirm: zero really writes the motor's zero
+
+  // Recording.
+  std::string action;                ///< record start|stop|status, blackbox list|save
+  std::string reason = "operator";   ///< --reason TEXT: blackbox save
 };
 
 // Parses argv without argv[0]. Options may come before or after the subcommand; "--" ends

@@ -46,6 +46,10 @@ int Dispatch(Context& ctx) {
       return RunZero(ctx);
     case Subcommand::kClearFault:
       return RunClearFault(ctx);
+    case Subcommand::kRecord:
+      return RunRecord(ctx);
+    case Subcommand::kBlackBox:
+      return RunBlackBox(ctx);
   }
   return kExitUsage;
 }

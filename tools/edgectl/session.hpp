@@ -45,6 +45,8 @@ int RunCheckDirection(Context& ctx);
 int RunCalibrate(Context& ctx);
 int RunZero(Context& ctx);
 int RunClearFault(Context& ctx);
+int RunRecord(Context& ctx);  // record.cpp
+int RunBlackBox(Context& ctx);
 
 // Shared by the commanding subcommands: waits for the result of command `sequence` and
 // reports it ("accepted ..." on out, "refused: REASON" on err). Returns the exit status.

@@ -1,0 +1,101 @@
+#include "daemon/record_messages.hpp"
+
+#include <cstring>
+
+namespace robot_edge::daemon {
+
+const RecordChannelSpec& SpecOf(RecordChannel channel) {
+  static const RecordChannelSpec kSpecs[kRecordChannelCount] = {
+      {"joint_state", "/joint_state", edge::JointState::descriptor()},
+      {"telemetry", "/telemetry", edge::EdgeTelemetry::descriptor()},
+      {"events", "/events", edge::EdgeEvent::descriptor()},
+      {"commands", "/commands", edge::CommandRecord::descriptor()},
+      {"diagnostics", "/diagnostics", edge::DiagnosticsExtension::descriptor()},
+  };
+  return kSpecs[static_cast<std::size_t>(channel)];
+}
+
+void FillJointState(const StateSample& s, const Clocks& clocks, edge::JointState* out) {
+  out->Clear();
+  out->set_timestamp_us(clocks.ToWall(s.tick_us));
+  out->set_robot_time_us(static_cast<std::uint64_t>(s.tick_us));
+  out->set_tick(s.tick);
+  out->set_fw_mode(ToFirmwareProto(s.mode));
+  out->set_control_mode(ToProto(s.mode));
+  out->set_error_flags(s.error_flags);
+  for (const sm::JointMeasurement& m : s.joints) {
+    out->add_q(m.position_rad);
+    out->add_dq(m.velocity_rad_s);
+    out->add_tau(m.torque_nm);
+    out->add_temperature_c(m.temperature_c);
+    out->add_motor_fault(m.error_code);
+  }
+  for (const sm::JointTarget& t : s.commands) {
+    out->add_q_des(t.position_rad);
+    out->add_dq_des(t.velocity_rad_s);
+    out->add_kp(t.kp);
+    out->add_kd(t.kd);
+    out->add_tau_ff(t.torque_nm);
+  }
+  for (float q : s.imu.quat_wxyz) out->add_imu_quat(q);
+  for (float g : s.imu.gyro_rad_s) out->add_imu_gyro(g);
+  edge::TickTiming* timing = out->mutable_timing();
+  timing->set_period_us(static_cast<float>(s.period_us));
+  timing->set_work_us(static_cast<float>(s.work_us));
+  timing->set_wake_latency_us(static_cast<float>(s.wake_latency_us));
+  out->set_last_command_sequence(s.last_command_sequence);
+}
+
+void FillCommandRecord(const CommandNote& note, std::span<const std::uint8_t> command,
+                       const ClientInfo& client, edge::CommandRecord* out) {
+  out->Clear();
+  out->set_received_us(note.time_us);
+  out->set_client_id(note.client_id);
+  out->set_peer(client.peer);
+  out->set_controller(client.controller);
+  out->set_sequence(note.sequence);
+  if (!command.empty()) {
+    out->mutable_command()->ParseFromArray(command.data(), static_cast<int>(command.size()));
+  }
+  out->set_decided(note.decided != 0);
+  if (note.decided == 0) return;
+  out->set_accepted(note.accepted != 0);
+  if (note.reason < sm::kReasonCount) {
+    out->set_reason(sm::ToString(static_cast<sm::Reason>(note.reason)));
+  }
+  out->set_control_mode(ToProto(static_cast<sm::Mode>(note.mode)));
+}
+
+std::string ClientPayload(std::uint64_t id, std::string_view peer, std::string_view controller) {
+  std::string out(12, '\0');
+  const auto length = static_cast<std::uint32_t>(peer.size());
+  std::memcpy(out.data(), &id, 8);
+  std::memcpy(out.data() + 8, &length, 4);
+  out.append(peer);
+  out.append(controller);
+  return out;
+}
+
+bool ParseClientPayload(std::span<const std::uint8_t> p, std::uint64_t* id, ClientInfo* out) {
+  if (p.size() < 12) return false;
+  std::uint32_t length = 0;
+  std::memcpy(id, p.data(), 8);
+  std::memcpy(&length, p.data() + 8, 4);
+  if (length > p.size() - 12) return false;
+  out->peer.assign(reinterpret_cast<const char*>(p.data()) + 12, length);
+  out->controller.assign(reinterpret_cast<const char*>(p.data()) + 12 + length,
+                         p.size() - 12 - length);
+  return true;
+}
+
+bool TriggersBlackBox(std::string_view code) {
+  static constexpr std::string_view kCodes[] = {
+      "MOTOR_OVERTEMP", "FALL_DETECTED",      "FW_LINK_TIMEOUT",   "CAN_BUS_OFF", "MOTOR_FAULT",
+      "IMU_TIMEOUT",    "CONTROL_LOOP_SLOW",  "JOINT_OUT_OF_RANGE", "POLICY_FAULT"};
+  for (std::string_view c : kCodes) {
+    if (c == code) return true;
+  }
+  return false;
+}
+
+}  // namespace robot_edge::daemon

@@ -1,0 +1,260 @@
+// End to end on vcan: the flight recorder, the black box and the live view of the real daemon.
+// A session is recorded and read back (by our MCAP reader and by @mcap/core); a fall while
+// standing writes the black box with the seconds before and after it; an alert of a robot that
+// stayed in DAMP writes nothing; a disk without room stops recording, not control; Foxglove's
+// own client reads the robot's joint states live and the dashboard's DAMP button stops it.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "harness.hpp"
+#include "recorder/byte_sink.hpp"
+#include "recorder/mcap_reader.hpp"
+
+namespace robot_edge::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a file holds, per topic: messages and their log times (ns).
+struct Contents {
+  std::map<std::string, std::vector<std::uint64_t>> times;
+  std::map<std::string, std::vector<std::string>> payloads;
+  bool complete = false;
+};
+
+Contents Read(const std::string& path) {
+  std::vector<std::uint8_t> bytes;
+  std::string error;
+  EXPECT_TRUE(recorder::ReadWholeFile(path, &bytes, &error)) << error;
+  recorder::McapReader reader(bytes);
+  std::map<std::uint16_t, std::string> topics;
+  Contents out;
+  recorder::McapRecord record;
+  while (reader.Next(&record)) {
+    if (const auto* c = std::get_if<recorder::mcap::Channel>(&record)) topics[c->id] = c->topic;
+    if (const auto* m = std::get_if<recorder::mcap::MessageView>(&record)) {
+      const std::string& topic = topics[m->channel_id];
+      out.times[topic].push_back(m->log_time_ns);
+      out.payloads[topic].emplace_back(m->data.begin(), m->data.end());
+    }
+  }
+  out.complete = reader.status() == recorder::McapReader::Status::kComplete;
+  EXPECT_TRUE(out.complete) << path << ": " << reader.error();
+  return out;
+}
+
+std::vector<std::string> FilesIn(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".mcap") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<edge::RecorderResult> Recorder(client::Client& c, edge::RecorderRequest::Op op,
+                                             const std::string& reason = "") {
+  static std::uint32_t id = 1;
+  edge::RecorderRequest r;
+  r.set_request_id(id++);
+  r.set_op(op);
+  r.set_reason(reason);
+  return c.Record(r, 3s);
+}
+
+// A program's exit status and its output.
+std::pair<int, std::string> Shell(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
+  RobotOptions o;
+  o.config_edits = {{"record_on_start: false", "record_on_start: true "},
+                    {"channels: [joint_state, telemetry, events, commands]",
+                     "channels: [joint_state, telemetry, events, commands, diagnostics]"}};
+  Robot robot(o);
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  std::this_thread::sleep_for(2500ms);
+  const auto refused = Command(c, Velocity(0.3f, 0, 0));  // no policy: velocity_no_policy
+  EXPECT_FALSE(refused.accepted());
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
+  std::this_thread::sleep_for(1500ms);  // a diagnostics event or two
+  const auto status = Recorder(c, edge::RecorderRequest::OP_STOP);
+  ASSERT_TRUE(status && status->ok()) << (status ? status->error() : "no answer");
+  EXPECT_FALSE(status->status().recording());
+  EXPECT_GT(status->status().messages_written(), 1000u);
+
+  const auto files = FilesIn(robot.dir() + "/recordings", "robot-edge");
+  ASSERT_EQ(files.size(), 1u);
+  const Contents got = Read(files[0]);
+  const auto& states = got.times.at("/joint_state");
+  const double seconds = static_cast<double>(states.back() - states.front()) * 1e-9;
+  // 500 Hz; user-mode-linux runs the loop at ~400-500 Hz and the recorder loses nothing.
+  EXPECT_GT(static_cast<double>(states.size()) / seconds, 300.0) << states.size() << " in " << seconds;
+  EXPECT_EQ(status->status().messages_lost(), 0u);
+  EXPECT_TRUE(std::is_sorted(states.begin(), states.end()));
+  EXPECT_GE(got.times.at("/telemetry").size(), 30u);
+  EXPECT_GE(got.times.at("/diagnostics").size(), 3u);
+  // Every command with its client and verdict.
+  int stand = 0, velocity = 0;
+  for (const std::string& bytes : got.payloads.at("/commands")) {
+    edge::CommandRecord r;
+    ASSERT_TRUE(r.ParseFromString(bytes));
+    if (!r.decided()) continue;
+    if (r.command().has_mode() && r.command().mode().mode() == edge::MODE_STAND) stand += r.accepted();
+    if (!r.has_command() && !r.accepted() && r.reason() == "velocity_no_policy") ++velocity;
+    EXPECT_EQ(r.controller(), "cloud");
+    EXPECT_NE(r.peer().find("unix"), std::string::npos) << r.peer();
+  }
+  EXPECT_EQ(stand, 0) << "STAND was queued: its verdict comes in a result-only record";
+  EXPECT_EQ(velocity, 1) << "the refused velocity, with its reason";
+  // The state the robot was in: STAND in the middle.
+  bool stood = false;
+  for (const std::string& bytes : got.payloads.at("/joint_state")) {
+    edge::JointState s;
+    ASSERT_TRUE(s.ParseFromString(bytes));
+    ASSERT_EQ(s.q_size(), 25);
+    stood |= s.control_mode() == edge::CONTROL_MODE_STAND && s.kp(3) > 100;
+  }
+  EXPECT_TRUE(stood);
+
+  // An independent reader: @mcap/core's indexed reader (tests/js/recording_check.mjs).
+  const auto [exit, out] = Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/recording_check.mjs " +
+                               files[0]);
+  EXPECT_EQ(exit, 0) << out;
+  EXPECT_NE(out.find("\"/joint_state\":" + std::to_string(states.size())), std::string::npos)
+      << out;
+}
+
+TEST(BlackBox, AFallWhileStandingWritesTheSecondsBeforeAndAfterIt) {
+  RobotOptions o;
+  o.config_edits = {{"black_box_seconds: 30", "black_box_seconds: 3 "},
+                    {"black_box_after_seconds: 5", "black_box_after_seconds: 1"}};
+  Robot robot(o);
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  std::this_thread::sleep_for(4s);  // more than the black box keeps
+  ASSERT_EQ(robot.Sim("tilt 0 80").rfind("ok", 0), 0u);
+  const auto fall = WaitError(observer, "FALL_DETECTED", 3s);
+  ASSERT_TRUE(fall);
+  // Written while it fills (a power cut keeps what is on disk): complete once the status says.
+  ASSERT_TRUE(Eventually([&] {
+    const auto s = Recorder(observer, edge::RecorderRequest::OP_STATUS);
+    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
+  }, 8s)) << "no black box written";
+  const std::vector<std::string> files = FilesIn(robot.dir() + "/recordings", "blackbox");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].find("FALL_DETECTED"), std::string::npos) << files[0];
+  const Contents got = Read(files[0]);
+  const auto& states = got.times.at("/joint_state");
+  const double span_s = static_cast<double>(states.back() - states.front()) * 1e-9;
+  EXPECT_NEAR(span_s, 3.0 + 1.0, 0.3) << "3 s before the fall, 1 s after";
+  const auto fall_ns = fall->timestamp_us() * 1000;
+  EXPECT_NEAR(static_cast<double>(fall_ns - states.front()) * 1e-9, 3.0, 0.3);
+  // The fall itself and the DAMP that followed are in it.
+  bool damped_after = false;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    edge::JointState s;
+    ASSERT_TRUE(s.ParseFromString(got.payloads.at("/joint_state")[i]));
+    if (states[i] > fall_ns) damped_after |= s.fw_mode() == edge::FW_MODE_DAMP;
+  }
+  EXPECT_TRUE(damped_after);
+  bool fall_event = false;
+  for (const std::string& bytes : got.payloads.at("/events")) {
+    edge::EdgeEvent e;
+    ASSERT_TRUE(e.ParseFromString(bytes));
+    fall_event |= e.has_error() && e.error().code() == "FALL_DETECTED";
+  }
+  EXPECT_TRUE(fall_event);
+
+  const auto list = Recorder(observer, edge::RecorderRequest::OP_BLACKBOX_LIST);
+  ASSERT_TRUE(list && list->ok());
+  ASSERT_EQ(list->black_box_files_size(), 1);
+  EXPECT_EQ(list->black_box_files(0).reason(), "FALL_DETECTED");
+}
+
+TEST(BlackBox, AnAlertOfARobotThatStayedInDampWritesNothingButAnOperatorMaySave) {
+  RobotOptions o;
+  o.config_edits = {{"black_box_seconds: 30", "black_box_seconds: 2 "},
+                    {"black_box_after_seconds: 5", "black_box_after_seconds: 1"}};
+  Robot robot(o);
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  ASSERT_EQ(robot.Sim("temp L_Knee 85").rfind("ok", 0), 0u);
+  ASSERT_TRUE(WaitError(c, "MOTOR_OVERTEMP", 3s));
+  std::this_thread::sleep_for(2s);
+  EXPECT_TRUE(FilesIn(robot.dir() + "/recordings", "blackbox").empty())
+      << "a robot lying in DAMP since it booted has nothing to tell";
+  const auto saving = Recorder(c, edge::RecorderRequest::OP_BLACKBOX_SAVE, "looked odd");
+  ASSERT_TRUE(saving && saving->ok()) << (saving ? saving->error() : "no answer");
+  ASSERT_TRUE(Eventually([&] {
+    const auto s = Recorder(c, edge::RecorderRequest::OP_STATUS);
+    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
+  }, 8s)) << "no black box written";
+  const std::vector<std::string> files = FilesIn(robot.dir() + "/recordings", "blackbox");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].find("looked"), std::string::npos) << files[0];
+  auto observer = robot.Connect("");
+  const auto refused = Recorder(observer, edge::RecorderRequest::OP_BLACKBOX_SAVE);
+  ASSERT_TRUE(refused);
+  EXPECT_FALSE(refused->ok());
+  EXPECT_NE(refused->error().find("observer"), std::string::npos) << refused->error();
+}
+
+TEST(Recording, ADiskWithoutRoomStopsRecordingNotControl) {
+  RobotOptions o;
+  o.config_edits = {{"record_on_start: false", "record_on_start: true "},
+                    {"min_free_mb: 1024 ", "min_free_mb: 1000000"}};
+  Robot robot(o);
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  const auto status = Recorder(c, edge::RecorderRequest::OP_STATUS);
+  ASSERT_TRUE(status && status->ok());
+  EXPECT_FALSE(status->status().recording());
+  EXPECT_NE(status->status().error().find("free"), std::string::npos) << status->status().error();
+  EXPECT_NE(robot.DaemonLog().find("not recording"), std::string::npos);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted()) << "control goes on";
+  const auto again = Recorder(c, edge::RecorderRequest::OP_START);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->ok());
+  EXPECT_NE(again->error().find("free"), std::string::npos) << again->error();
+}
+
+TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot) {
+  RobotOptions o;
+  o.files = {{"operator.token", "op-secret\n"}};
+  o.config_edits = {{"operator_token_file: \"\"", "operator_token_file: operator.token"}};
+  Robot robot(o);
+  edge::Welcome welcome;
+  auto c = robot.Connect("cloud", 0, &welcome);
+  WaitMotorsReady(c);
+  ASSERT_FALSE(welcome.live_url().empty()) << "the Welcome names the live view";
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  const std::string ws = "ws" + welcome.live_url().substr(4);  // http://h:p/ -> ws://h:p/
+  const auto [exit, out] = Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs " +
+                               ws + " op-secret");
+  EXPECT_EQ(exit, 0) << out;
+  // The DAMP button's service, called with the operator token, stopped the robot.
+  EXPECT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
+      << out;
+  EXPECT_NE(robot.DaemonLog().find("DAMP from the live view"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace robot_edge::e2e
