@@ -9,6 +9,7 @@
 #include <map>
 
 #include "live/live_server.hpp"
+#include "live/robot_document.hpp"
 #include "proto/framing.hpp"
 #include "proto/schema.hpp"
 #include "recorder/black_box.hpp"
@@ -43,13 +44,17 @@ std::vector<recorder::ChannelInfo> ChannelInfos() {
   return out;
 }
 
-// What every file says about the run it records.
-recorder::mcap::StringMap RunMetadata(const config::Config& config, const std::string& version) {
-  return {{"robot", config.robot_name},
-          {"robot_edged", version},
-          {"config", config.source},
-          {"joints", std::to_string(config.joints.size())},
-          {"control_rate_hz", std::to_string(config.control.rate_hz)}};
+// What every file says about the run it records: "run" (robot, daemon, config), and
+// "robot_document" (json: the live view's /robot.json, joint names and limits, so that
+// robot-edge-replay shows a file with the dashboard without the robot's config).
+recorder::FileMetadata RunMetadata(const config::Config& config, const std::string& version) {
+  return {{"run",
+           {{"robot", config.robot_name},
+            {"robot_edged", version},
+            {"config", config.source},
+            {"joints", std::to_string(config.joints.size())},
+            {"control_rate_hz", std::to_string(config.control.rate_hz)}}},
+          {"robot_document", {{"json", live::RobotDocument(config)}}}};
 }
 
 std::uint64_t Ns(std::uint64_t us) { return us * 1000; }
@@ -78,7 +83,7 @@ class FlightRecorder::Worker {
     r.retention_bytes = static_cast<std::uint64_t>(c.retention_gb * 1024.0 * kMiB);
     r.min_free_bytes = static_cast<std::uint64_t>(c.min_free_mb) * kMiB;
     r.mcap = mcap;
-    r.metadata = {{"run", metadata}};
+    r.metadata = metadata;
     recording_ = std::make_unique<recorder::RotatingRecorder>(r, infos, fs_);
     for (const std::string& name : c.channels) {
       for (std::size_t i = 0; i < kRecordChannelCount; ++i) {
@@ -95,7 +100,7 @@ class FlightRecorder::Worker {
       b.mcap.profile = mcap.profile;  // its own chunk size: what one Poll writes at most
       b.mcap.library = mcap.library;
       b.mcap.compression = mcap.compression;
-      b.metadata = {{"run", metadata}};
+      b.metadata = metadata;
       black_box_ = std::make_unique<recorder::BlackBox>(b, infos, fs_);
     }
     if (live_ != nullptr) {

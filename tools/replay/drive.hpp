@@ -1,0 +1,37 @@
+// robot-edge-replay drive: a recording's commands sent again to a running robot-edged (the
+// simulator, to reproduce a run), each at its recorded time after the first, each by a
+// connection of its own client as the controller that sent it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "client/client.hpp"
+#include "tools/replay/recording.hpp"
+
+namespace robot_edge::replay {
+
+struct DriveOptions {
+  std::string socket;         // robot-edged's Unix socket, or
+  std::string tcp_host;       // its TCP listener (when not empty)
+  std::uint16_t tcp_port = 0;
+  std::string token;          // Hello.token (TCP roles)
+};
+
+struct DriveReport {
+  std::size_t commands = 0;  // sent
+  std::size_t clients = 0;   // connections opened (one per recorded client)
+  double seconds = 0;        // from the first command to the last
+};
+
+// Sends every command of the recording's /commands channel (CommandRecords that carry one), in
+// file order, paced by their arrival times. Their timestamps move by one offset (the time
+// between the recording and now), so that the daemon's freshness rules see them as the original
+// did; sequences are kept. Throws client::ClientError when robot-edged cannot be reached and
+// std::runtime_error when the file has no /commands channel.
+DriveReport Drive(const Recording& recording, const DriveOptions& options, std::ostream& out,
+                  const std::atomic<bool>& stop);
+
+}  // namespace robot_edge::replay

@@ -1,0 +1,233 @@
+// robot-edge-replay: a recorded run (the flight recorder's or the black box's MCAP file) served
+// to the live view, driven again into a robot-edged, or compared with its replay. HelpText()
+// below says how.
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "live/robot_document.hpp"
+#include "live/web_root.hpp"
+#include "tools/replay/compare.hpp"
+#include "tools/replay/drive.hpp"
+#include "tools/replay/serve.hpp"
+
+namespace robot_edge::replay {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
+
+const char* HelpText() {
+  return R"(Usage: robot-edge-replay serve|drive FILE [OPTIONS]
+  or:  robot-edge-replay compare RECORDED REPLAYED [--json]
+
+A run robot-edged recorded (an MCAP file of its flight recorder or black box, README
+"Recording"), looked at again, driven again, or compared with its replay.
+
+Commands:
+  serve FILE          play the file to the live view at its own pace: the dashboard at
+                      http://ADDRESS/ and Foxglove at ws://ADDRESS (Open connection), as for
+                      the live robot; starts 1 s after the first viewer connects
+  drive FILE          send the file's commands to a running robot-edged (the simulator, to
+                      reproduce a run), each at its recorded time after the first, each client
+                      as the controller it was; record that run to compare it
+  compare RECORDED REPLAYED
+                      how closely the replayed run's motor commands (q_des, kp, kd: what the
+                      CAN frames carried) match the recorded run's, aligned at each run's first
+                      command
+
+Options:
+  --address HOST:PORT serve: where to listen (default 127.0.0.1:8765; port 0 = any)
+  --token-file FILE   serve: viewers' token (required off loopback)
+  --speed X           serve: play X times as fast (default 1)
+  --loop              serve: start again at the end
+  --no-wait           serve: play at once, without waiting for a viewer
+  --config FILE       serve: the robot's config, for a file without a robot description
+  --web-root DIR      serve: the dashboard's files (default: the installed ones)
+  --socket PATH       drive: robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
+                      /run/robot-edge/api.sock)
+  --tcp HOST:PORT     drive: robot-edged's TCP listener instead
+  --token TOKEN       drive: the role's token (TCP)
+  --json              compare: one JSON object
+  -h, --help          print this text
+  --version           print robot-edge-replay's version
+
+Exit status:
+  0  done
+  1  the file could not be read, or robot-edged or the port could not be reached
+  2  usage error
+
+Examples:
+  $ robot-edge-replay serve /var/lib/robot-edge/recordings/blackbox_20261126-061540.785_FALL_DETECTED.mcap
+  $ robot-edge-replay drive run.mcap --socket /tmp/sim/api.sock
+  $ robot-edge-replay compare run.mcap replayed.mcap
+)";
+}
+
+struct Args {
+  std::string command;
+  std::vector<std::string> files;
+  std::string address = "127.0.0.1:8765";
+  std::string token_file, config, web_root, tcp, token;
+  std::string socket;
+  double speed = 1.0;
+  bool loop = false, wait = true, json = false, help = false, version = false;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Args Parse(const std::vector<std::string>& argv) {
+  Args a;
+  const char* env_socket = std::getenv("ROBOT_EDGE_SOCKET");
+  a.socket = env_socket != nullptr ? env_socket : "/run/robot-edge/api.sock";
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& s = argv[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= argv.size()) throw UsageError(s + " needs a value");
+      return argv[++i];
+    };
+    if (s == "-h" || s == "--help") a.help = true;
+    else if (s == "--version") a.version = true;
+    else if (s == "--address") a.address = value();
+    else if (s == "--token-file") a.token_file = value();
+    else if (s == "--config") a.config = value();
+    else if (s == "--web-root") a.web_root = value();
+    else if (s == "--socket") a.socket = value();
+    else if (s == "--tcp") a.tcp = value();
+    else if (s == "--token") a.token = value();
+    else if (s == "--loop") a.loop = true;
+    else if (s == "--no-wait") a.wait = false;
+    else if (s == "--json") a.json = true;
+    else if (s == "--speed") {
+      const std::string& v = value();
+      char* end = nullptr;
+      a.speed = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(a.speed > 0 && a.speed <= 100)) {
+        throw UsageError("--speed: '" + v + "' is not a number in (0, 100]");
+      }
+    } else if (!s.empty() && s[0] == '-') {
+      throw UsageError("unknown option " + s);
+    } else if (a.command.empty()) {
+      a.command = s;
+    } else {
+      a.files.push_back(s);
+    }
+  }
+  if (a.help || a.version) return a;
+  const std::size_t want = a.command == "compare" ? 2 : 1;
+  if (a.command != "serve" && a.command != "drive" && a.command != "compare") {
+    throw UsageError(a.command.empty() ? "a command is needed: serve, drive or compare"
+                                       : "unknown command '" + a.command + "'");
+  }
+  if (a.files.size() != want) {
+    throw UsageError(a.command + " takes " + (want == 2 ? "two files" : "one file"));
+  }
+  return a;
+}
+
+// "host:port" -> host, port (IPv6 as [addr]:port).
+void SplitAddress(const std::string& text, std::string* host, std::uint16_t* port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) throw UsageError("'" + text + "' is not HOST:PORT");
+  *host = text.substr(0, colon);
+  if (host->size() > 1 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  const std::string p = text.substr(colon + 1);
+  char* end = nullptr;
+  const long value = std::strtol(p.c_str(), &end, 10);
+  if (p.empty() || *end != '\0' || value < 0 || value > 65535) {
+    throw UsageError("'" + text + "' is not HOST:PORT");
+  }
+  *port = static_cast<std::uint16_t>(value);
+  if (*host == "localhost") *host = "127.0.0.1";
+}
+
+std::string ReadToken(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("--token-file: cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string token = text.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
+  return token;
+}
+
+int RunServe(const Args& a) {
+  const Recording recording = LoadRecording(a.files[0]);
+  ServeOptions o;
+  SplitAddress(a.address, &o.live.address, &o.live.port);
+  if (!a.token_file.empty()) o.live.token = ReadToken(a.token_file);
+  o.live.web_root = a.web_root.empty() ? live::DefaultWebRoot() : a.web_root;
+  o.live.name = "robot-edge-replay";
+  o.speed = a.speed;
+  o.loop = a.loop;
+  o.wait_for_viewer = a.wait;
+  if (!a.config.empty()) o.robot_document = live::RobotDocument(config::LoadConfig(a.config));
+  Serve(recording, o, std::cout, g_stop);
+  return kExitOk;
+}
+
+int RunDrive(const Args& a) {
+  const Recording recording = LoadRecording(a.files[0]);
+  DriveOptions o;
+  o.socket = a.socket;
+  o.token = a.token;
+  if (!a.tcp.empty()) SplitAddress(a.tcp, &o.tcp_host, &o.tcp_port);
+  const DriveReport r = Drive(recording, o, std::cout, g_stop);
+  std::cout << "replay: " << r.commands << " commands from " << r.clients << " clients over "
+            << r.seconds << " s" << (g_stop ? " (interrupted)" : "") << std::endl;
+  return g_stop ? kExitFailed : kExitOk;
+}
+
+int RunCompare(const Args& a) {
+  const Comparison c = Compare(LoadRecording(a.files[0]), LoadRecording(a.files[1]));
+  std::cout << (a.json ? ComparisonJson(c) + "\n" : FormatComparison(c));
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace robot_edge::replay
+
+int main(int argc, char** argv) {
+  using namespace robot_edge::replay;
+  Args args;
+  try {
+    args = Parse({argv + 1, argv + argc});
+  } catch (const UsageError& e) {
+    std::cerr << "robot-edge-replay: " << e.what() << "\nTry 'robot-edge-replay --help'.\n";
+    return kExitUsage;
+  }
+  if (args.help) {
+    std::cout << HelpText();
+    return kExitOk;
+  }
+  if (args.version) {
+    std::cout << "robot-edge-replay " << ROBOT_EDGE_VERSION << "\n";
+    return kExitOk;
+  }
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  try {
+    if (args.command == "serve") return RunServe(args);
+    if (args.command == "drive") return RunDrive(args);
+    return RunCompare(args);
+  } catch (const UsageError& e) {
+    std::cerr << "robot-edge-replay: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "robot-edge-replay: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
