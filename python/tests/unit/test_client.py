@@ -195,8 +195,10 @@ def test_a_callback_cannot_wait_for_a_result(daemon):
                 errors.append(e)
         c.on_telemetry(cb)
         daemon.send(telemetry())
-        c.wait_telemetry(timeout=2)
-        time.sleep(0.05)
+        # Polled: a wait_telemetry() here could start after the frame arrived and miss it.
+        deadline = time.monotonic() + 5
+        while not errors and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert errors and "callback cannot wait" in str(errors[0])
 
 
