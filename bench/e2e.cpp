@@ -17,12 +17,14 @@
 //   --realtime P   the daemon's control thread at SCHED_FIFO priority P (realtime.priority), as
 //                  on the robot; bench/run does not use it (see bench/README.md)
 #include <poll.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 
 #include "can/mit_codec.hpp"
@@ -452,6 +454,106 @@ void AddWindowRows(Context& ctx, const std::string& section, const std::string& 
           MaxOf(w.diagnostics, &Diagnostics::wake_latency_max_us), 0, "", "µs", "");
 }
 
+// The flight recorder, side by side with the loop window just measured without it (`without`):
+// the same window recording every channel (the tick's state at the control rate, telemetry,
+// events, commands, diagnostics; zstd), through a client's RecorderRequest as an operator would.
+void MeasureRecording(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const Window& without) {
+  const std::string section = ctx.prefix + ": flight recorder, " +
+                              std::to_string(ctx.settings.loop_s) + " s each, side by side";
+  auto c = robot.Connect("maintainer", false, false);
+  edge::RecorderRequest start;
+  start.set_request_id(1);
+  start.set_op(edge::RecorderRequest::OP_START);
+  const auto started = c.Record(start, 3000ms);
+  if (!started || !started->ok()) {
+    ctx.Add(section, "recording could not start", 1, 0, "0", "count", "MISS",
+            started ? started->error() : "no answer");
+    return;
+  }
+  const std::uint64_t kept0 = started->status().bytes_kept();  // recordings before this one
+  const double cpu0 = robot.ThreadCpuSeconds("re-record");
+  const Window w = RecordWindow(robot, diag, ctx.settings.loop_s);
+  const double cpu1 = robot.ThreadCpuSeconds("re-record");
+  edge::RecorderRequest stop;
+  stop.set_request_id(2);
+  stop.set_op(edge::RecorderRequest::OP_STOP);
+  const auto stopped = c.Record(stop, 3000ms);
+  AddWindowRows(ctx, section, "recording: ", w, false);
+  const double delta = w.period_us.p99 - without.period_us.p99;
+  ctx.Add(section, "recording: p99 period change vs not recording", delta, 0, "≤ 22", "µs",
+          Verdict(std::fabs(delta), 0.01 * static_cast<double>(kPeriodUs)),
+          "within 1 % of a period (the window above is the one without)" +
+              std::string(ctx.uml ? "; one CPU under UML" : ""));
+  ctx.Add(section, "recording: robot-edged CPU change vs not recording",
+          100.0 * (w.daemon_cpu - without.daemon_cpu), 1, "", "% of one CPU", "",
+          "control + API threads");
+  if (!std::isnan(cpu0)) {
+    ctx.Add(section, "recorder thread CPU share", 100.0 * (cpu1 - cpu0) / w.seconds, 1, "",
+            "% of one CPU", "", "re-record: messages built, compressed, written");
+  }
+  if (stopped && stopped->ok()) {
+    ctx.Add(section, "recording: bytes written per second",
+            static_cast<double>(stopped->status().bytes_kept() - kept0) / w.seconds / 1000.0, 0,
+            "", "kB/s", "", "the closed MCAP file, zstd, 5 channels");
+    ctx.Add(section, "recording: messages lost", static_cast<double>(stopped->status().messages_lost()),
+            0, "0", "count", stopped->status().messages_lost() == 0 ? "ok" : "MISS",
+            "the recorder fell behind or the disk failed");
+  }
+}
+
+// The live view with 10 viewers (Foxglove's own client, tests/js/live_viewers.mjs, in one Node
+// process), each subscribed to every channel, side by side with the loop window without any.
+void MeasureViewers(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const Window& without) {
+  const std::string section = ctx.prefix + ": live view, " + std::to_string(ctx.settings.loop_s) +
+                              " s each, side by side";
+  const std::string url = robot.LiveUrl();
+  constexpr int kViewers = 10;
+  if (url.empty()) {
+    ctx.Add(section, "no live view", 1, 0, "0", "count", "MISS", "config live.address");
+    return;
+  }
+  char dir[] = "/tmp/robot-edge-viewers.XXXXXX";
+  if (::mkdtemp(dir) == nullptr) return;
+  Child viewers({"/usr/bin/env", "node", ROBOT_EDGE_LIVE_VIEWERS, url, std::to_string(kViewers),
+                 std::to_string(ctx.settings.loop_s + 3)},
+                std::string(dir) + "/viewers");
+  std::this_thread::sleep_for(2000ms);  // connected and subscribed
+  const double live0 = robot.ThreadCpuSeconds("re-live");
+  const Window w = RecordWindow(robot, diag, ctx.settings.loop_s);
+  const double live1 = robot.ThreadCpuSeconds("re-live");
+  viewers.Wait(std::chrono::seconds(15));
+  const std::string out = viewers.Stdout();
+  std::filesystem::remove_all(dir);
+  int connected = 0;
+  double messages = 0, bytes = 0;
+  const auto at = out.find("\"connected\":");
+  if (at == std::string::npos ||
+      std::sscanf(out.c_str() + at, "\"connected\":%d,\"messages\":%lf,\"bytes\":%lf", &connected,
+                  &messages, &bytes) != 3) {
+    ctx.Add(section, "the viewers did not report", 1, 0, "0", "count", "MISS",
+            out.substr(0, 120) + viewers.Stderr().substr(0, 200));
+    return;
+  }
+  const std::string what = std::to_string(kViewers) + " viewers: ";
+  AddWindowRows(ctx, section, what, w, false);
+  const double delta = w.period_us.p99 - without.period_us.p99;
+  ctx.Add(section, what + "p99 period change vs no viewer", delta, 0, "≤ 22", "µs",
+          Verdict(std::fabs(delta), 0.01 * static_cast<double>(kPeriodUs)),
+          "'no measurable effect': within 1 % of a period" +
+              std::string(ctx.uml ? "; one CPU under UML, the viewers on it too" : ""));
+  ctx.Add(section, what + "connected", connected, 0, std::to_string(kViewers), "count",
+          connected == kViewers ? "ok" : "MISS", "");
+  const double seconds = static_cast<double>(ctx.settings.loop_s + 3);
+  ctx.Add(section, what + "messages received per viewer per second",
+          messages / kViewers / seconds, 0, "", "per s", "", "every channel; /joint_state at the control rate");
+  ctx.Add(section, what + "bytes sent per second, all viewers", bytes / seconds / 1000.0, 0, "",
+          "kB/s", "", "");
+  if (!std::isnan(live0)) {
+    ctx.Add(section, what + "live thread CPU share", 100.0 * (live1 - live0) / w.seconds, 1, "",
+            "% of one CPU", "", "re-live: fan-out and WebSocket writes");
+  }
+}
+
 // `vcan`: the target is on vcan buses (the raw floor and the bus load are measured).
 void Run(Context& ctx, Target& robot, bool vcan) {
   DiagnosticsWatcher diag(robot);
@@ -523,6 +625,10 @@ void Run(Context& ctx, Target& robot, bool vcan) {
     ctx.Add(sec_loop, "robot-edge-sim CPU share", 100.0 * loop.sim_cpu, 1, "", "% of one CPU", "",
             "the simulated robot, for comparison");
   }
+  std::printf("recording: %d s with the flight recorder\n", ctx.settings.loop_s);
+  MeasureRecording(ctx, robot, diag, loop);
+  std::printf("live view: %d s with 10 viewers\n", ctx.settings.loop_s);
+  MeasureViewers(ctx, robot, diag, loop);
 
   const std::string sec_bus = ctx.prefix + ": bus load (1 Mbit/s)";
   for (std::size_t b = 0; vcan && b < c.buses.size(); ++b) {

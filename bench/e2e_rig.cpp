@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,28 @@ double ThreadCpuSeconds(pid_t tid) {
   return CpuSeconds(-static_cast<pid_t>(tid));
 }
 
+double NamedThreadCpuSeconds(pid_t pid, const std::string& name) {
+  const std::string tasks = pid == 0 ? "/proc/self/task" : "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(tasks, ec)) {
+    std::string comm = ReadFile(entry.path().string() + "/comm");
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm != name) continue;
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) break;
+    std::istringstream fields(stat.substr(paren + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14) utime = std::stoull(field);
+      if (i == 15) stime = std::stoull(field);
+    }
+    return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return std::nan("");
+}
+
 // ---- Robot ----
 
 Robot::Robot(bool emulator_slack, int realtime_priority) {
@@ -48,7 +71,11 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
   dir_ = tmpl;
   api_socket_ = dir_ + "/api.sock";
   std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
-  std::vector<std::pair<std::string, std::string>> edits;
+  // Its recordings in its own directory, every channel (bench_e2e's recording stage).
+  std::vector<std::pair<std::string, std::string>> edits = {
+      {"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
+      {"channels: [joint_state, telemetry, events, commands]",
+       "channels: [joint_state, telemetry, events, commands, diagnostics]"}};
   if (emulator_slack) {
     edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
     edits.push_back({"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"});

@@ -30,6 +30,9 @@ using test::Child;
 // this process, /proc/self/task/<tid>/stat.
 double CpuSeconds(pid_t pid);
 double ThreadCpuSeconds(pid_t tid);
+// CPU time (s) of the thread named `name` (its comm, as pthread_setname_np set it) of process
+// `pid` (0: this process); NaN when it has none.
+double NamedThreadCpuSeconds(pid_t pid, const std::string& name);
 
 // A running robot-edged as the scenarios of bench_e2e see it: clients on its socket, its command
 // frames, its CPU time.
@@ -48,6 +51,11 @@ class Target {
   virtual double SimCpuSeconds() = 0;
   // Whether /sys/class/net/<bus>/statistics count the frames on the buses.
   virtual bool CountsBusFrames() const = 0;
+  // CPU time of robot-edged's thread `name` ("re-record": the flight recorder, "re-live": the
+  // live view); NaN when there is none.
+  virtual double ThreadCpuSeconds(const std::string& name) = 0;
+  // The live view's WebSocket URL ("ws://127.0.0.1:8765/"); "" when there is none.
+  virtual std::string LiveUrl() const = 0;
 };
 
 // robot-edge-sim and robot-edged on the default config (optionally with a real-time priority)
@@ -68,6 +76,14 @@ class Robot final : public Target {
   double DaemonCpuSeconds() override { return CpuSeconds(daemon_->pid()); }
   double SimCpuSeconds() override { return CpuSeconds(sim_->pid()); }
   bool CountsBusFrames() const override { return true; }
+  double ThreadCpuSeconds(const std::string& name) override {
+    return NamedThreadCpuSeconds(daemon_->pid(), name);
+  }
+  std::string LiveUrl() const override {
+    return config_.live.address.empty()
+               ? ""
+               : "ws://" + config_.live.host + ":" + std::to_string(config_.live.port) + "/";
+  }
   std::string DaemonLog() const { return daemon_->Stderr(); }
 
  private:

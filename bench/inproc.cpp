@@ -112,22 +112,48 @@ std::unique_ptr<FrameSource> LoopbackTransport::Tap(const std::string& interface
 
 // ---- InProcessDaemon ----
 
-InProcessDaemon::InProcessDaemon(const config::Config& config)
-    : config_(config),
-      transport_(config),
-      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-      channels_(config, /*command_slots=*/32, /*events=*/4096),  // as daemon.cpp
-      loop_(config, transport_, /*policy=*/nullptr, &channels_),
-      bus_health_(config, transport_, &loop_.scheduler(), {}),
-      access_(daemon::AccessPolicy::Load(config, ::getuid())) {
-  spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
+namespace {
+
+std::string MakeTempDir() {
   char tmpl[] = "/tmp/robot-edge-bench.XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
-  dir_ = tmpl;
+  return tmpl;
+}
+
+config::Config Recording(config::Config c, const std::string& dir) {
+  c.recorder.directory_path = dir + "/recordings";
+  c.recorder.record_on_start = false;
+  c.recorder.channels = {"joint_state", "telemetry", "events", "commands", "diagnostics"};
+  return c;
+}
+
+live::LiveOptions LiveOn127() {
+  live::LiveOptions o;
+  o.address = "127.0.0.1";
+  o.port = 0;
+  return o;
+}
+
+}  // namespace
+
+InProcessDaemon::InProcessDaemon(const config::Config& config)
+    : dir_(MakeTempDir()),
+      config_(Recording(config, dir_)),
+      transport_(config_),
+      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      channels_(config_, /*command_slots=*/32, /*events=*/4096),  // as daemon.cpp
+      loop_(config_, transport_, /*policy=*/nullptr, &channels_),
+      bus_health_(config_, transport_, &loop_.scheduler(), {}),
+      access_(daemon::AccessPolicy::Load(config_, ::getuid())),
+      live_(LiveOn127()),
+      recorder_(config_, &channels_, &live_, "bench") {
+  spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
   socket_ = dir_ + "/api.sock";
   channels_.wake_fd = wake_fd_;
   hub_ = std::make_unique<daemon::Hub>(io_, config_, &channels_, &bus_health_, ::dup(wake_fd_),
-                                       "bench", &access_);
+                                       "bench", &access_, /*inference=*/nullptr, &recorder_);
+  recorder_.Start();
+  live_.Start();
   listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
   listener_->ListenUnix(socket_);
   control_thread_ = std::thread([this] {
@@ -156,6 +182,8 @@ InProcessDaemon::~InProcessDaemon() {
   std::this_thread::sleep_for(300ms);  // the Goodbyes
   io_.stop();
   api_thread_.join();
+  recorder_.Stop();
+  live_.Stop();
   ::close(wake_fd_);
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
@@ -173,7 +201,7 @@ client::Client InProcessDaemon::Connect(const std::string& controller, bool want
 }
 
 double InProcessDaemon::DaemonCpuSeconds() {
-  return ThreadCpuSeconds(control_tid_) + ThreadCpuSeconds(api_tid_);
+  return bench::ThreadCpuSeconds(control_tid_) + bench::ThreadCpuSeconds(api_tid_);
 }
 
 double InProcessDaemon::SimCpuSeconds() { return std::nan(""); }

@@ -21,9 +21,11 @@
 #include "can/transport.hpp"
 #include "config/config.hpp"
 #include "daemon/bus_health.hpp"
+#include "daemon/flight_recorder.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
+#include "live/live_server.hpp"
 #include "e2e_rig.hpp"
 #include "sim/canned_replies.hpp"
 #include "wire.hpp"
@@ -79,10 +81,16 @@ class InProcessDaemon final : public Target {
   double DaemonCpuSeconds() override;
   double SimCpuSeconds() override;
   bool CountsBusFrames() const override { return false; }
+  double ThreadCpuSeconds(const std::string& name) override {
+    return NamedThreadCpuSeconds(0, name);
+  }
+  std::string LiveUrl() const override {
+    return "ws://127.0.0.1:" + std::to_string(live_.port()) + "/";
+  }
 
  private:
-  const config::Config& config_;
   std::string dir_, socket_;
+  config::Config config_;  // the caller's, recording every channel into dir_/recordings
   LoopbackTransport transport_;
   asio::io_context io_;
   int wake_fd_ = -1;
@@ -90,6 +98,8 @@ class InProcessDaemon final : public Target {
   daemon::ControlLoop loop_;
   daemon::BusHealth bus_health_;
   daemon::AccessPolicy access_;
+  live::LiveServer live_;            // on 127.0.0.1, any free port
+  daemon::FlightRecorder recorder_;  // as daemon.cpp's, recording when asked
   std::unique_ptr<daemon::Hub> hub_;
   std::unique_ptr<daemon::Listener> listener_;
   std::atomic<pid_t> control_tid_{0}, api_tid_{0};

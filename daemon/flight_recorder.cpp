@@ -373,6 +373,10 @@ void FlightRecorder::Stop() {
   channels_->record_states.store(false, std::memory_order_relaxed);
   stop_.store(true, std::memory_order_relaxed);
   thread_.join();
+  // What was queued after the thread's last pass (the shutdown's DAMP ticks) still goes in.
+  std::deque<std::pair<std::uint64_t, edge::RecorderRequest>> none;
+  std::deque<std::pair<std::uint64_t, edge::RecorderResult>> unanswered;
+  worker_->RunOnce(&none, &unanswered);
   worker_->Close();
 }
 

@@ -60,8 +60,8 @@ class FlightRecorder {
   // Starts the thread, the black box, and the continuous recording with
   // recorder.record_on_start. Returns warnings for the log (a recording that could not start).
   std::vector<std::string> Start();
-  // Stops the thread; an open recording is closed (its summary written), a pending black box
-  // written.
+  // Stops the thread; what was queued is recorded, an open recording is closed (its summary
+  // written), a pending black box written.
   void Stop();
 
   // API thread. A frame the hub built: telemetry, or an event.
