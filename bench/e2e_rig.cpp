@@ -20,10 +20,9 @@ using test::ReadFile;
 
 }  // namespace
 
-double CpuSeconds(pid_t pid) {
-  // A negative pid is a thread of this process.
-  const std::string stat = ReadFile(pid < 0 ? "/proc/self/task/" + std::to_string(-pid) + "/stat"
-                                            : "/proc/" + std::to_string(pid) + "/stat");
+// utime + stime (s) from a /proc/.../stat file; 0 when it cannot be read.
+double CpuSecondsOf(const std::string& stat_path) {
+  const std::string stat = ReadFile(stat_path);
   const auto paren = stat.rfind(')');
   if (paren == std::string::npos) return 0;
   std::istringstream fields(stat.substr(paren + 2));
@@ -37,6 +36,12 @@ double CpuSeconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+double CpuSeconds(pid_t pid) {
+  // A negative pid is a thread of this process.
+  return CpuSecondsOf(pid < 0 ? "/proc/self/task/" + std::to_string(-pid) + "/stat"
+                              : "/proc/" + std::to_string(pid) + "/stat");
+}
+
 double ThreadCpuSeconds(pid_t tid) {
   return CpuSeconds(-static_cast<pid_t>(tid));
 }
@@ -47,18 +52,7 @@ double NamedThreadCpuSeconds(pid_t pid, const std::string& name) {
   for (const auto& entry : std::filesystem::directory_iterator(tasks, ec)) {
     std::string comm = ReadFile(entry.path().string() + "/comm");
     while (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    if (comm != name) continue;
-    const std::string stat = ReadFile(entry.path().string() + "/stat");
-    const auto paren = stat.rfind(')');
-    if (paren == std::string::npos) break;
-    std::istringstream fields(stat.substr(paren + 2));
-    std::string field;
-    unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-      if (i == 14) utime = std::stoull(field);
-      if (i == 15) stime = std::stoull(field);
-    }
-    return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    if (comm == name) return CpuSecondsOf(entry.path().string() + "/stat");
   }
   return std::nan("");
 }

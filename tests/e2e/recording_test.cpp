@@ -69,6 +69,15 @@ std::optional<edge::RecorderResult> Recorder(client::Client& c, edge::RecorderRe
   return c.Record(r, 3s);
 }
 
+// Until the daemon says one black box was written and none is being written (a file is written
+// while it fills: complete only then).
+bool WaitBlackBoxWritten(client::Client& c) {
+  return Eventually([&] {
+    const auto s = Recorder(c, edge::RecorderRequest::OP_STATUS);
+    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
+  }, 8s);
+}
+
 // A program's exit status and its output.
 std::pair<int, std::string> Shell(const std::string& command) {
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
@@ -153,11 +162,7 @@ TEST(BlackBox, AFallWhileStandingWritesTheSecondsBeforeAndAfterIt) {
   ASSERT_EQ(robot.Sim("tilt 0 80").rfind("ok", 0), 0u);
   const auto fall = WaitError(observer, "FALL_DETECTED", 3s);
   ASSERT_TRUE(fall);
-  // Written while it fills (a power cut keeps what is on disk): complete once the status says.
-  ASSERT_TRUE(Eventually([&] {
-    const auto s = Recorder(observer, edge::RecorderRequest::OP_STATUS);
-    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
-  }, 8s)) << "no black box written";
+  ASSERT_TRUE(WaitBlackBoxWritten(observer)) << "no black box written";
   const std::vector<std::string> files = FilesIn(robot.dir() + "/recordings", "blackbox");
   ASSERT_EQ(files.size(), 1u);
   EXPECT_NE(files[0].find("FALL_DETECTED"), std::string::npos) << files[0];
@@ -203,10 +208,7 @@ TEST(BlackBox, AnAlertOfARobotThatStayedInDampWritesNothingButAnOperatorMaySave)
       << "a robot lying in DAMP since it booted has nothing to tell";
   const auto saving = Recorder(c, edge::RecorderRequest::OP_BLACKBOX_SAVE, "looked odd");
   ASSERT_TRUE(saving && saving->ok()) << (saving ? saving->error() : "no answer");
-  ASSERT_TRUE(Eventually([&] {
-    const auto s = Recorder(c, edge::RecorderRequest::OP_STATUS);
-    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
-  }, 8s)) << "no black box written";
+  ASSERT_TRUE(WaitBlackBoxWritten(c)) << "no black box written";
   const std::vector<std::string> files = FilesIn(robot.dir() + "/recordings", "blackbox");
   ASSERT_EQ(files.size(), 1u);
   EXPECT_NE(files[0].find("looked"), std::string::npos) << files[0];
