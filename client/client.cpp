@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 namespace robot_edge::client {
 
@@ -39,6 +40,8 @@ std::string KindName(edge::ServerMessage::MsgCase kind) {
       return "maintenance_result";
     case edge::ServerMessage::kRecorderResult:
       return "recorder_result";
+    case edge::ServerMessage::kTimeSyncResult:
+      return "time_sync_result";
     case edge::ServerMessage::MSG_NOT_SET:
       break;
   }
@@ -134,6 +137,12 @@ edge::Welcome Client::Hello(const edge::Hello& hello, Millis timeout) {
 void Client::Send(const edge::CloudCommand& command, Millis timeout) {
   edge::ClientMessage message;
   *message.mutable_command() = command;
+  Send(message, timeout);
+}
+
+void Client::Send(const edge::JointCommand& command, Millis timeout) {
+  edge::ClientMessage message;
+  *message.mutable_joint_command() = command;
   Send(message, timeout);
 }
 
@@ -246,6 +255,32 @@ std::optional<edge::RecorderResult> Client::Record(const edge::RecorderRequest& 
       return std::move(*answer->mutable_recorder_result());
     }
   }
+}
+
+ClockOffset Client::SyncClock(int exchanges, Millis timeout) {
+  std::vector<TimeSyncSample> samples;
+  for (int i = 0; i < std::max(exchanges, 1); ++i) {
+    edge::ClientMessage message;
+    edge::TimeSyncRequest* request = message.mutable_time_sync();
+    request->set_request_id(static_cast<std::uint32_t>(i + 1));
+    request->set_client_send_us(MonotonicMicros());
+    Send(message, timeout);
+    const Deadline deadline = Clock::now() + timeout;
+    for (;;) {
+      auto answer = ReadUntilBefore(edge::ServerMessage::kTimeSyncResult, deadline);
+      if (!answer) {
+        throw ClientError(ErrorKind::kTimeout,
+                          "robot-edged at " + peer_ + " did not answer a TimeSyncRequest in " +
+                              std::to_string(timeout.count()) + " ms");
+      }
+      const edge::TimeSyncResult& r = answer->time_sync_result();
+      if (r.request_id() != request->request_id()) continue;
+      samples.push_back({r.client_send_us(), r.robot_receive_us(), r.robot_send_us(),
+                         MonotonicMicros()});
+      break;
+    }
+  }
+  return BestEstimate(samples);
 }
 
 // Whole messages already received, one at a time. A Goodbye ends the connection.

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "edge_api.pb.h"
+#include "client/time_sync.hpp"
 #include "proto/framing.hpp"
 
 namespace robot_edge::client {
@@ -93,6 +94,7 @@ class Client {
   // ClientError: kRefused / kClosed when the daemon has gone (with its Goodbye reason when one
   // arrived), kTimeout when the socket does not take the bytes in time.
   void Send(const edge::CloudCommand& command, Millis timeout = kDefaultSendTimeout);
+  void Send(const edge::JointCommand& command, Millis timeout = kDefaultSendTimeout);
   void Send(const edge::ClientMessage& message, Millis timeout = kDefaultSendTimeout);
   // Sends bytes without framing (tests send garbage and oversize frames with it).
   void SendRaw(std::string_view bytes, Millis timeout = kDefaultSendTimeout);
@@ -117,6 +119,11 @@ class Client {
                                                   Millis timeout);
   // A recording request and its answer (edge_api.proto RecorderRequest), the same way.
   std::optional<edge::RecorderResult> Record(const edge::RecorderRequest& request, Millis timeout);
+
+  // The robot's clock: `exchanges` TimeSync round trips, the one with the shortest round trip
+  // kept (other messages that arrive meanwhile are discarded). Throws ClientError(kTimeout)
+  // when an answer does not come within `timeout`.
+  ClockOffset SyncClock(int exchanges, Millis timeout);
 
   // The socket, for poll(). Check HasBufferedData() first: bytes already read from the socket
   // (possibly whole messages) do not make it readable again.

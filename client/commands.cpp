@@ -52,7 +52,56 @@ void AddSegment(std::span<const float> positions, std::span<const float> kp,
   segment->mutable_kd()->Add(kd.begin(), kd.end());
 }
 
+// `values` is empty (when allowed) or one finite value per joint.
+void CheckPerJoint(const char* name, std::span<const float> values, std::size_t joints,
+                   bool may_be_empty) {
+  if (values.empty() && may_be_empty) return;
+  if (values.size() != joints) {
+    throw std::invalid_argument(std::string(name) + " has " + std::to_string(values.size()) +
+                                " values for " + std::to_string(joints) + " joints");
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw std::invalid_argument(std::string(name) + "[" + std::to_string(i) +
+                                  "] is not a finite number");
+    }
+  }
+}
+
 }  // namespace
+
+edge::JointCommand MakeJointCommand(const JointCommandFields& f) {
+  const std::size_t joints = f.position.size();
+  if (joints == 0) throw std::invalid_argument("a joint command needs positions");
+  CheckPerJoint("position", f.position, joints, false);
+  CheckPerJoint("velocity", f.velocity, joints, true);
+  CheckPerJoint("torque", f.torque, joints, true);
+  if (f.kp.empty() != f.kd.empty()) {
+    throw std::invalid_argument("kp and kd go together: give both or neither");
+  }
+  CheckGains("kp", f.kp, joints, kKpMax);
+  CheckGains("kd", f.kd, joints, kKdMax);
+  if (f.end_time_us <= 0) {
+    throw std::invalid_argument("end_time_us is required (robot time: Client::SyncClock)");
+  }
+  if (f.reference_time_us < 0) throw std::invalid_argument("reference_time_us is negative");
+  if (!std::isfinite(f.velocity_safety_limit) || f.velocity_safety_limit < 0) {
+    throw std::invalid_argument("velocity_safety_limit " + Number(f.velocity_safety_limit) +
+                                " is not a finite number >= 0");
+  }
+  edge::JointCommand c;
+  c.mutable_position()->Add(f.position.begin(), f.position.end());
+  c.mutable_velocity()->Add(f.velocity.begin(), f.velocity.end());
+  c.mutable_torque()->Add(f.torque.begin(), f.torque.end());
+  c.mutable_kp()->Add(f.kp.begin(), f.kp.end());
+  c.mutable_kd()->Add(f.kd.begin(), f.kd.end());
+  c.set_end_time_us(f.end_time_us);
+  c.set_reference_time_us(f.reference_time_us);
+  c.set_extrapolation_duration_us(f.extrapolation_duration_us);
+  c.set_user_command_key(f.user_command_key);
+  c.set_velocity_safety_limit(f.velocity_safety_limit);
+  return c;
+}
 
 std::string CheckVelocity(float vx_m_s, float vy_m_s, float vyaw_rad_s) {
   for (const std::string& problem :
@@ -107,6 +156,12 @@ edge::CloudCommand MakeTrajectory(std::span<const std::vector<float>> segments,
 }
 
 std::uint32_t Sequencer::Stamp(edge::CloudCommand* command, std::uint64_t now_us) {
+  command->set_sequence(next_);
+  command->set_timestamp_us(now_us);
+  return next_++;
+}
+
+std::uint32_t Sequencer::Stamp(edge::JointCommand* command, std::uint64_t now_us) {
   command->set_sequence(next_);
   command->set_timestamp_us(now_us);
   return next_++;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "edge_api.pb.h"
 #include "edge_cloud.pb.h"
 
 namespace robot_edge::client {
@@ -45,6 +46,24 @@ edge::CloudCommand MakeTrajectory(std::span<const float> positions, std::span<co
 edge::CloudCommand MakeTrajectory(std::span<const std::vector<float>> segments,
                                   std::span<const float> kp = {}, std::span<const float> kd = {});
 
+// A JointCommand (edge_api.proto) for one instant: positions (rad) with one finite value per
+// joint; velocities (rad/s), torques (N·m), kp (0..500) and kd (0..5) empty or one per joint,
+// kp and kd together. `end_time_us` is robot time (time_sync.hpp) and > 0. Throws
+// std::invalid_argument naming the offending field and index.
+struct JointCommandFields {
+  std::span<const float> position = {};
+  std::span<const float> velocity = {};
+  std::span<const float> torque = {};
+  std::span<const float> kp = {};
+  std::span<const float> kd = {};
+  std::int64_t end_time_us = 0;
+  std::int64_t reference_time_us = 0;        // 0 = not extrapolated
+  std::uint32_t extrapolation_duration_us = 0;
+  std::uint32_t user_command_key = 0;
+  float velocity_safety_limit = 0;           // rad/s; 0 = none
+};
+edge::JointCommand MakeJointCommand(const JointCommandFields& fields);
+
 // Stamps commands with a client's monotonic sequence numbers (1, 2, 3, ...) and a timestamp.
 class Sequencer {
  public:
@@ -53,6 +72,8 @@ class Sequencer {
   // Sets command->sequence to the next number and command->timestamp_us to `now_us` (µs since
   // the Unix epoch). Returns the sequence given.
   std::uint32_t Stamp(edge::CloudCommand* command, std::uint64_t now_us);
+  // The same for a joint command: one sequence for all of a client's commands.
+  std::uint32_t Stamp(edge::JointCommand* command, std::uint64_t now_us);
   std::uint32_t last() const { return next_ - 1; }
 
  private:

@@ -69,8 +69,28 @@ CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
 CommandIntake::Outcome CommandIntake::Submit(const Client& client,
                                              const edge::CloudCommand& command,
                                              std::int64_t now_us) {
+  return Admit(client, IsDamp(command), command.timestamp_us(), command.sequence(), now_us,
+               [&](CommandSlot* slot, std::int64_t sent_us) {
+                 return validator_.Validate(command, now_us, sent_us, &slot->trajectory,
+                                            &slot->command, &counters_);
+               });
+}
+
+CommandIntake::Outcome CommandIntake::Submit(const Client& client,
+                                             const edge::JointCommand& command,
+                                             std::int64_t now_us) {
+  return Admit(client, /*damp=*/false, command.timestamp_us(), command.sequence(), now_us,
+               [&](CommandSlot* slot, std::int64_t sent_us) {
+                 return validator_.Validate(command, now_us, sent_us, &slot->joint_stream,
+                                            &slot->command, &counters_);
+               });
+}
+
+template <typename Validate>
+CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
+                                            std::uint64_t timestamp_us, std::uint32_t sequence,
+                                            std::int64_t now_us, Validate validate) {
   Outcome outcome;
-  const bool damp = IsDamp(command);
   auto decision = arbiter_.OnCommand(client.id, client.controller, damp, now_us);
   outcome.change = std::move(decision.change);
   if (!decision.accepted) {
@@ -79,12 +99,11 @@ CommandIntake::Outcome CommandIntake::Submit(const Client& client,
     return outcome;
   }
   ClientState& state = StateOf(client.id);
-  const CommandFreshness::Verdict v =
-      state.freshness.Judge(now_us, command.timestamp_us(), command.sequence(), damp);
+  const CommandFreshness::Verdict v = state.freshness.Judge(now_us, timestamp_us, sequence, damp);
   if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
   if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
   state.burst = sm::Reason::kCount;
-  return HandOver(client, command, now_us, v.sent_us, std::move(outcome));
+  return HandOver(client, damp, v.sent_us, std::move(outcome), validate);
 }
 
 CommandIntake::Outcome CommandIntake::Drop(const Client& client, ClientState& state,
@@ -100,14 +119,14 @@ CommandIntake::Outcome CommandIntake::Drop(const Client& client, ClientState& st
   return outcome;
 }
 
-CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
-                                               const edge::CloudCommand& command,
-                                               std::int64_t now_us, std::int64_t sent_us,
-                                               Outcome outcome) {
+template <typename Validate>
+CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
+                                               std::int64_t sent_us, Outcome outcome,
+                                               Validate validate) {
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
-    if (IsDamp(command)) {  // never dropped: the control thread applies it when woken
+    if (damp) {  // never dropped: the control thread applies it when woken
       RequestEmergencyDamp(channels_);
       outcome.kind = Outcome::Kind::kAccepted;
       return outcome;
@@ -116,8 +135,7 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
     outcome.reason = sm::Reason::kQueueFull;
     return outcome;
   }
-  const auto drop =
-      validator_.Validate(command, now_us, sent_us, &slot->trajectory, &slot->command, &counters_);
+  const std::optional<sm::Reason> drop = validate(slot, sent_us);
   if (drop) {
     spare_ = slot;
     outcome.reason = *drop;
@@ -128,7 +146,7 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client,
   channels_->commands.Send(slot);
   // An emergency stop does not wait for the next tick (up to a period): the control thread is
   // woken and applies it at once (its deadlines, and its sole writing of the buses, unchanged).
-  if (IsDamp(command)) channels_->wake.Wake();
+  if (damp) channels_->wake.Wake();
   outcome.kind = Outcome::Kind::kQueued;
   return outcome;
 }

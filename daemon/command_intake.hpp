@@ -23,6 +23,7 @@
 #include "daemon/command_validator.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/controller_arbiter.hpp"
+#include "edge_api.pb.h"
 #include "edge_cloud.pb.h"
 #include "statemachine/counters.hpp"
 
@@ -53,6 +54,8 @@ class CommandIntake {
   CommandIntake(const config::Config& config, ControlChannels* channels);
 
   Outcome Submit(const Client& client, const edge::CloudCommand& command, std::int64_t now_us);
+  // A joint command (edge_api.proto JointCommand): the same path, never a DAMP.
+  Outcome Submit(const Client& client, const edge::JointCommand& command, std::int64_t now_us);
   // A bring-up jog (daemon/maintenance.hpp has checked it): the client must hold or take
   // control, as for any motion; queued as the daemon's own command (no sequence, no result).
   Outcome SubmitJog(const Client& client, const sm::JogRequest& jog, std::int64_t now_us);
@@ -78,8 +81,14 @@ class CommandIntake {
   // Drops a fresh-checked command: counted, and an EdgeError for the first of a burst.
   Outcome Drop(const Client& client, ClientState& state, sm::Reason reason,
                const CommandFreshness::Verdict& verdict, Outcome outcome);
-  Outcome HandOver(const Client& client, const edge::CloudCommand& command, std::int64_t now_us,
-                   std::int64_t sent_us, Outcome outcome);
+  // Steps 1-4 for any command; `validate(slot, sent_us)` fills the slot's command or says why
+  // it is dropped.
+  template <typename Validate>
+  Outcome Admit(const Client& client, bool damp, std::uint64_t timestamp_us,
+                std::uint32_t sequence, std::int64_t now_us, Validate validate);
+  template <typename Validate>
+  Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, Outcome outcome,
+                   Validate validate);
   void StopWalking(std::int64_t now_us);
 
   const config::Config& config_;

@@ -10,15 +10,20 @@
 
 #include "handoff/spsc_queue.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/joint_stream.hpp"
 #include "statemachine/trajectory.hpp"
 
 namespace robot_edge::daemon {
 
 struct CommandSlot {
-  CommandSlot(std::size_t joints, std::size_t max_segments) : trajectory(joints, max_segments) {}
+  CommandSlot(std::size_t joints, std::size_t max_segments)
+      : trajectory(joints, max_segments), joint_stream(joints) {}
 
-  sm::Command command;  // command.trajectory points at `trajectory` for trajectory requests
+  // command.trajectory points at `trajectory` for a trajectory request, command.joint_stream at
+  // `joint_stream` for a joint command.
+  sm::Command command;
   sm::Trajectory trajectory;
+  sm::JointStreamCommand joint_stream;
   std::uint64_t client_id = 0;  // 0: internal (the daemon itself)
   bool want_result = false;     // answer the client with a CommandResult
 };

@@ -130,6 +130,65 @@ std::optional<Reason> CommandValidator::ValidateTrajectory(const edge::Trajector
   return std::nullopt;
 }
 
+std::optional<Reason> CommandValidator::Validate(const edge::JointCommand& in,
+                                                 std::int64_t received_us, std::int64_t sent_us,
+                                                 sm::JointStreamCommand* stream, Command* out,
+                                                 Counters* counters) const {
+  *out = Command{};
+  out->kind = CommandKind::kJointStream;
+  out->sequence = in.sequence();
+  out->received_us = received_us;
+  out->sent_us = sent_us;
+  out->joint_stream = stream;
+  if (const auto drop = CheckJointCommand(in)) {
+    counters->Count(*drop);
+    return drop;
+  }
+  bool position_clamped = false;
+  bool gains_clamped = false;
+  stream->has_gains = !in.kp().empty();
+  for (std::size_t j = 0; j < joints_; ++j) {
+    const int i = static_cast<int>(j);
+    const float q = in.position(i);
+    stream->position_rad[j] = std::clamp(q, min_rad_[j], max_rad_[j]);
+    position_clamped |= stream->position_rad[j] != q;
+    stream->velocity_rad_s[j] = in.velocity().empty() ? 0.0f : in.velocity(i);
+    stream->torque_nm[j] = in.torque().empty() ? 0.0f : in.torque(i);
+    if (stream->has_gains) {
+      stream->kp[j] = std::clamp(in.kp(i), 0.0f, static_cast<float>(config::kApiKpMax));
+      stream->kd[j] = std::clamp(in.kd(i), 0.0f, static_cast<float>(config::kApiKdMax));
+      gains_clamped |= stream->kp[j] != in.kp(i) || stream->kd[j] != in.kd(i);
+    }
+  }
+  stream->end_us = in.end_time_us();
+  stream->reference_us = in.reference_time_us();
+  stream->extrapolation_us = in.extrapolation_duration_us();
+  stream->key = in.user_command_key();
+  stream->velocity_limit_rad_s = in.velocity_safety_limit();
+  if (position_clamped) counters->Count(Reason::kPositionClamped);
+  if (gains_clamped) counters->Count(Reason::kGainsClamped);
+  return std::nullopt;
+}
+
+std::optional<Reason> CommandValidator::CheckJointCommand(const edge::JointCommand& in) const {
+  const auto per_joint = [this](int size) { return static_cast<std::size_t>(size) == joints_; };
+  const bool gains = !in.kp().empty() || !in.kd().empty();
+  if (!per_joint(in.position_size()) || (!in.velocity().empty() && !per_joint(in.velocity_size())) ||
+      (!in.torque().empty() && !per_joint(in.torque_size())) ||
+      (gains && (!per_joint(in.kp_size()) || !per_joint(in.kd_size())))) {
+    return Reason::kJointStreamBadLength;
+  }
+  if (!AllFinite(in.position()) || !AllFinite(in.velocity()) || !AllFinite(in.torque()) ||
+      !AllFinite(in.kp()) || !AllFinite(in.kd()) || !std::isfinite(in.velocity_safety_limit())) {
+    return Reason::kJointStreamNonFinite;
+  }
+  if (in.end_time_us() == 0) return Reason::kJointStreamNoEndTime;
+  if (in.end_time_us() < 0 || in.reference_time_us() < 0 || in.velocity_safety_limit() < 0) {
+    return Reason::kJointStreamBadValue;
+  }
+  return std::nullopt;
+}
+
 void CommandValidator::FillGains(const google::protobuf::RepeatedField<float>& given,
                                  const std::vector<float>& defaults, float max,
                                  std::vector<float>* out, Counters* counters) const {

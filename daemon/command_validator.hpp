@@ -13,9 +13,11 @@
 
 #include "config/config.hpp"
 #include "config/joint_table.hpp"
+#include "edge_api.pb.h"
 #include "edge_cloud.pb.h"
 #include "statemachine/counters.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/joint_stream.hpp"
 #include "statemachine/trajectory.hpp"
 
 namespace robot_edge::daemon {
@@ -33,7 +35,17 @@ class CommandValidator {
                                      std::int64_t sent_us, sm::Trajectory* trajectory,
                                      sm::Command* out, sm::Counters* counters);
 
+  // The same for a JointCommand (edge_api.proto): *stream is filled and out->joint_stream
+  // points to it. Positions are clamped to the joint limits and gains to the API's range
+  // (counted); a non-finite value, a field neither empty (where allowed) nor one per joint, a
+  // missing end_time or a negative time drops it. Whether gains are needed (the first command of
+  // a stream) and whether end_time has passed are the state machine's to judge.
+  std::optional<sm::Reason> Validate(const edge::JointCommand& in, std::int64_t received_us,
+                                     std::int64_t sent_us, sm::JointStreamCommand* stream,
+                                     sm::Command* out, sm::Counters* counters) const;
+
  private:
+  std::optional<sm::Reason> CheckJointCommand(const edge::JointCommand& in) const;
   std::optional<sm::Reason> ValidateVelocity(const edge::VelocityCommand& in, sm::Command* out,
                                              sm::Counters* counters) const;
   std::optional<sm::Reason> ValidateTrajectory(const edge::TrajectoryRequest& in,

@@ -248,6 +248,8 @@ void ControlLoop::Record(std::int64_t now_us, const sm::Outputs& out) {
   s->mode = out.mode;
   s->error_flags = out.error_flags;
   s->last_command_sequence = out.last_command_sequence;
+  s->user_command_key = out.user_command_key;
+  s->user_command_key_applied_us = out.user_command_key_applied_us;
   std::copy(joints_.begin(), joints_.end(), s->joints.begin());
   std::copy(out.targets.begin(), out.targets.end(), s->commands.begin());
   s->imu = inputs_.imu;
@@ -264,6 +266,8 @@ void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
   s.velocity = out.velocity;
   s.error_flags = out.error_flags;
   s.last_command_sequence = out.last_command_sequence;
+  s.user_command_key = out.user_command_key;
+  s.user_command_key_applied_us = out.user_command_key_applied_us;
   std::copy(joints_.begin(), joints_.end(), s.joints.begin());
   s.imu = inputs_.imu;
   s.alert_count = std::min(out.alerts.size(), s.alerts.size());

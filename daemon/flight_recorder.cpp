@@ -175,7 +175,10 @@ class FlightRecorder::Worker {
         break;
       case RecordTag::kCommand:
       case RecordTag::kResult:
-        OnCommand(payload);
+        OnCommand(payload, /*joint=*/false);
+        break;
+      case RecordTag::kJointCommand:
+        OnCommand(payload, /*joint=*/true);
         break;
       case RecordTag::kClient: {
         std::uint64_t id = 0;
@@ -229,13 +232,13 @@ class FlightRecorder::Worker {
                  config_.recorder.black_box_after_seconds);
   }
 
-  void OnCommand(std::span<const std::uint8_t> payload) {
+  void OnCommand(std::span<const std::uint8_t> payload, bool joint) {
     CommandNote note;
     if (payload.size() < sizeof(note)) return;
     std::memcpy(&note, payload.data(), sizeof(note));
     const auto it = clients_.find(note.client_id);
     FillCommandRecord(note, payload.subspan(sizeof(note)),
-                      it != clients_.end() ? it->second : ClientInfo{}, &command_);
+                      it != clients_.end() ? it->second : ClientInfo{}, &command_, joint);
     command_.SerializeToString(&bytes_);
     Emit(RecordChannel::kCommands, Ns(note.time_us), bytes_);
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 
 #include "proto/framing.hpp"
 
@@ -190,18 +191,40 @@ void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
                                      session.wants_results() || recorder_ != nullptr};
   auto outcome = intake_.Submit(client, command, SteadyMicros());
   if (recorder_ != nullptr) RecordCommand(session, command, outcome);
+  AfterIntake(session, command.sequence(), std::move(outcome));
+}
+
+void Hub::OnJointCommand(Session& session, const edge::JointCommand& command) {
+  const CommandIntake::Client client{session.id(), session.controller(),
+                                     session.wants_results() || recorder_ != nullptr};
+  auto outcome = intake_.Submit(client, command, SteadyMicros());
+  if (recorder_ != nullptr) RecordCommand(session, command, outcome);
+  AfterIntake(session, command.sequence(), std::move(outcome));
+}
+
+void Hub::AfterIntake(Session& session, std::uint32_t sequence, CommandIntake::Outcome outcome) {
   if (outcome.change) EmitControllerChange(*outcome.change);
   if (outcome.error) BroadcastError(std::move(*outcome.error));
   switch (outcome.kind) {
     case CommandIntake::Outcome::Kind::kQueued: break;  // its result comes from the control thread
     case CommandIntake::Outcome::Kind::kAccepted:
-      SendResult(session, command.sequence(), true, sm::Reason::kCount, sm::Mode::kDamp);
+      SendResult(session, sequence, true, sm::Reason::kCount, sm::Mode::kDamp);
       break;
     case CommandIntake::Outcome::Kind::kDropped:
-      SendResult(session, command.sequence(), false, outcome.reason,
-                 channels_->snapshots.Latest().mode);
+      SendResult(session, sequence, false, outcome.reason, channels_->snapshots.Latest().mode);
       break;
   }
+}
+
+void Hub::OnTimeSync(Session& session, const edge::TimeSyncRequest& request) {
+  const std::int64_t received_us = SteadyMicros();
+  edge::ServerMessage message;
+  edge::TimeSyncResult* r = message.mutable_time_sync_result();
+  r->set_request_id(request.request_id());
+  r->set_client_send_us(request.client_send_us());
+  r->set_robot_receive_us(received_us);
+  r->set_robot_send_us(SteadyMicros());
+  session.Send(FrameOf(message));
 }
 
 void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& request) {
@@ -213,7 +236,8 @@ void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& reques
   SendMaintenanceResult(session, *answer.result);
 }
 
-void Hub::RecordCommand(const Session& session, const edge::CloudCommand& command,
+template <typename Message>
+void Hub::RecordCommand(const Session& session, const Message& command,
                         const CommandIntake::Outcome& outcome) {
   CommandNote note;
   note.client_id = session.id();
@@ -225,7 +249,9 @@ void Hub::RecordCommand(const Session& session, const edge::CloudCommand& comman
   note.mode = static_cast<std::uint8_t>(channels_->snapshots.Latest().mode);
   command_bytes_.resize(command.ByteSizeLong());  // within the reserved capacity: 64 KiB at most
   command.SerializeToArray(command_bytes_.data(), static_cast<int>(command_bytes_.size()));
-  recorder_->FeedCommand(RecordTag::kCommand, note,
+  constexpr RecordTag kTag = std::is_same_v<Message, edge::JointCommand> ? RecordTag::kJointCommand
+                                                                         : RecordTag::kCommand;
+  recorder_->FeedCommand(kTag, note,
                          {reinterpret_cast<const std::uint8_t*>(command_bytes_.data()),
                           command_bytes_.size()});
 }

@@ -52,6 +52,8 @@ class Hub final : public SessionEvents {
   // SessionEvents.
   void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) override;
   void OnCommand(Session& session, const edge::CloudCommand& command) override;
+  void OnJointCommand(Session& session, const edge::JointCommand& command) override;
+  void OnTimeSync(Session& session, const edge::TimeSyncRequest& request) override;
   void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) override;
   void OnRecorder(Session& session, const edge::RecorderRequest& request) override;
   void OnClosed(Session& session) override;
@@ -68,8 +70,11 @@ class Hub final : public SessionEvents {
   void PollMaintenance();  // a finished scan: its answer
   void PollRecorder();     // the flight recorder's answers
   // The command, as it arrived and with the API thread's verdict, for the flight recorder.
-  void RecordCommand(const Session& session, const edge::CloudCommand& command,
+  template <typename Message>
+  void RecordCommand(const Session& session, const Message& command,
                      const CommandIntake::Outcome& outcome);
+  // What follows a command's intake: control changes, errors, the result of a drop.
+  void AfterIntake(Session& session, std::uint32_t sequence, CommandIntake::Outcome outcome);
   void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
                   sm::Mode mode);
 

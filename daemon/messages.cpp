@@ -146,6 +146,7 @@ edge::ControlMode ToProto(sm::Mode mode) {
     case sm::Mode::kStand: return edge::CONTROL_MODE_STAND;
     case sm::Mode::kMovePolicy: return edge::CONTROL_MODE_MOVE_POLICY;
     case sm::Mode::kMoveTrajectory: return edge::CONTROL_MODE_MOVE_TRAJECTORY;
+    case sm::Mode::kMoveJointStream: return edge::CONTROL_MODE_MOVE_JOINT_STREAM;
   }
   return edge::CONTROL_MODE_DAMP;
 }
@@ -175,6 +176,9 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
   out->set_fw_mode(ToFirmwareProto(s.mode));
   extension->set_control_mode(ToProto(s.mode));
   extension->set_last_command_sequence(s.last_command_sequence);
+  extension->set_last_user_command_key(s.user_command_key);
+  extension->set_user_command_key_applied_us(std::max<std::int64_t>(0, s.user_command_key_applied_us));
+  extension->set_robot_time_us(now.steady_us);
   std::int64_t oldest = -1;
   bool every_motor_replied = !s.joints.empty();
   for (std::size_t j = 0; j < s.joints.size(); ++j) {
@@ -227,9 +231,20 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
     case sm::EventKind::kAlertRaised:
       return MakeError(SubsystemOf(e.alert.id), sm::ToString(e.alert.id), AlertText(e.alert, c));
     case sm::EventKind::kTrajectoryTimeout: {
+      const char* what = e.from == sm::Mode::kMoveJointStream ? "JointCommand" : "TrajectoryRequest";
       return MakeError(SubsystemOfController(controller), "TRAJECTORY_TIMEOUT",
-                       "no TrajectoryRequest for " + std::to_string(e.silence_ms) + " ms (timeout " +
-                           std::to_string(c.control.trajectory_timeout_ms) + " ms): DAMP");
+                       std::string("no ") + what + " for " + std::to_string(e.silence_ms) +
+                           " ms (timeout " + std::to_string(c.control.trajectory_timeout_ms) +
+                           " ms): DAMP");
+    }
+    case sm::EventKind::kVelocityLimit: {
+      char text[160];
+      std::snprintf(text, sizeof(text),
+                    " moved at %.2f rad/s, over the joint stream's velocity_safety_limit "
+                    "%.2f rad/s: DAMP",
+                    static_cast<double>(e.velocity_rad_s), static_cast<double>(e.limit_rad_s));
+      return MakeError(SubsystemOfController(controller), "JOINT_VELOCITY_LIMIT",
+                       JointName(c, e.joint) + text);
     }
     case sm::EventKind::kModeBlocked:
       return MakeError(edge::SUBSYSTEM_FIRMWARE, "MODE_BLOCKED",
@@ -251,6 +266,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
       const char* cause = e.cause == sm::Cause::kCommand             ? "command"
                           : e.cause == sm::Cause::kTrajectoryTimeout ? "trajectory timeout"
                           : e.cause == sm::Cause::kPolicyFault       ? "policy fault"
+                          : e.cause == sm::Cause::kVelocityLimit     ? "velocity safety limit"
                                                                      : "alert";
       return std::string("mode ") + sm::ToString(e.from) + " -> " + sm::ToString(e.to) + " (" +
              cause + ")";
@@ -262,6 +278,7 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
     case sm::EventKind::kTrajectoryTimeout:
     case sm::EventKind::kModeBlocked:
     case sm::EventKind::kPolicyFault:
+    case sm::EventKind::kVelocityLimit:
       return ErrorFor(e, c, "")->message();
   }
   return "event";

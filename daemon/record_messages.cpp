@@ -44,10 +44,12 @@ void FillJointState(const StateSample& s, const Clocks& clocks, edge::JointState
   timing->set_work_us(static_cast<float>(s.work_us));
   timing->set_wake_latency_us(static_cast<float>(s.wake_latency_us));
   out->set_last_command_sequence(s.last_command_sequence);
+  out->set_user_command_key(s.user_command_key);
+  out->set_user_command_key_applied_us(std::max<std::int64_t>(0, s.user_command_key_applied_us));
 }
 
 void FillCommandRecord(const CommandNote& note, std::span<const std::uint8_t> command,
-                       const ClientInfo& client, edge::CommandRecord* out) {
+                       const ClientInfo& client, edge::CommandRecord* out, bool joint) {
   out->Clear();
   out->set_received_us(note.time_us);
   out->set_client_id(note.client_id);
@@ -55,7 +57,10 @@ void FillCommandRecord(const CommandNote& note, std::span<const std::uint8_t> co
   out->set_controller(client.controller);
   out->set_sequence(note.sequence);
   if (!command.empty()) {
-    out->mutable_command()->ParseFromArray(command.data(), static_cast<int>(command.size()));
+    google::protobuf::MessageLite* message =
+        joint ? static_cast<google::protobuf::MessageLite*>(out->mutable_joint_command())
+              : out->mutable_command();
+    message->ParseFromArray(command.data(), static_cast<int>(command.size()));
   }
   out->set_decided(note.decided != 0);
   if (note.decided == 0) return;
@@ -91,7 +96,8 @@ bool ParseClientPayload(std::span<const std::uint8_t> p, std::uint64_t* id, Clie
 bool TriggersBlackBox(std::string_view code) {
   static constexpr std::string_view kCodes[] = {
       "MOTOR_OVERTEMP", "FALL_DETECTED",      "FW_LINK_TIMEOUT",   "CAN_BUS_OFF", "MOTOR_FAULT",
-      "IMU_TIMEOUT",    "CONTROL_LOOP_SLOW",  "JOINT_OUT_OF_RANGE", "POLICY_FAULT"};
+      "IMU_TIMEOUT",    "CONTROL_LOOP_SLOW",  "JOINT_OUT_OF_RANGE", "POLICY_FAULT",
+      "JOINT_VELOCITY_LIMIT"};
   for (std::string_view c : kCodes) {
     if (c == code) return true;
   }

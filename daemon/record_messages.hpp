@@ -39,6 +39,7 @@ enum class RecordTag : std::uint32_t {
   kCommand = 3,    // a CommandNote, then the CloudCommand's bytes
   kResult = 4,     // a CommandNote: the control thread's verdict on a queued command
   kClient = 5,     // a client's description: u64 id, u32 peer length, peer, controller
+  kJointCommand = 6,  // a CommandNote, then the JointCommand's bytes
 };
 
 // The fixed part of a command's record (trivially copyable: it is memcpy'd through the ring).
@@ -55,13 +56,14 @@ struct CommandNote {
 // The JointState of one tick (out is cleared first; its capacity is reused).
 void FillJointState(const StateSample& sample, const Clocks& clocks, edge::JointState* out);
 
-// The CommandRecord of a kCommand or kResult record. `command` may be empty (a result).
+// The CommandRecord of a kCommand, kJointCommand or kResult record. `command` may be empty (a
+// result); `joint` says it holds a JointCommand rather than a CloudCommand.
 struct ClientInfo {
   std::string peer;
   std::string controller;
 };
 void FillCommandRecord(const CommandNote& note, std::span<const std::uint8_t> command,
-                       const ClientInfo& client, edge::CommandRecord* out);
+                       const ClientInfo& client, edge::CommandRecord* out, bool joint = false);
 
 // A kClient record's payload, and back. False when it is malformed.
 std::string ClientPayload(std::uint64_t id, std::string_view peer, std::string_view controller);

@@ -65,6 +65,12 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     case edge::ClientMessage::kCommand:
       events_->OnCommand(*this, message.command());
       return true;
+    case edge::ClientMessage::kJointCommand:
+      events_->OnJointCommand(*this, message.joint_command());
+      return true;
+    case edge::ClientMessage::kTimeSync:
+      events_->OnTimeSync(*this, message.time_sync());
+      return true;
     case edge::ClientMessage::kMaintenance:
       events_->OnMaintenance(*this, message.maintenance());
       return true;

@@ -34,6 +34,10 @@ class SessionEvents {
   virtual void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) = 0;
   // A command from a welcomed session.
   virtual void OnCommand(Session& session, const edge::CloudCommand& command) = 0;
+  // A joint command from a welcomed session (edge_api.proto JointCommand).
+  virtual void OnJointCommand(Session& session, const edge::JointCommand& command) = 0;
+  // A request for the robot's clock (called as soon as its frame is read).
+  virtual void OnTimeSync(Session& session, const edge::TimeSyncRequest& request) = 0;
   // A bring-up request from a welcomed session (daemon/maintenance.hpp).
   virtual void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) = 0;
   // A recording request from a welcomed session (daemon/flight_recorder.hpp).

@@ -24,6 +24,8 @@ struct ControlSnapshot {
   sm::Velocity velocity;
   std::uint32_t error_flags = 0;
   std::uint32_t last_command_sequence = 0;
+  std::uint32_t user_command_key = 0;             // sm::Outputs
+  std::int64_t user_command_key_applied_us = -1;  // sm::Outputs
   std::vector<sm::JointMeasurement> joints;  // firmware order
   sm::ImuMeasurement imu;
   std::array<sm::Alert, kMaxAlerts> alerts{};

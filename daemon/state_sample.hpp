@@ -21,6 +21,8 @@ struct StateSample {
   sm::Mode mode = sm::Mode::kDamp;
   std::uint32_t error_flags = 0;
   std::uint32_t last_command_sequence = 0;
+  std::uint32_t user_command_key = 0;             // sm::Outputs
+  std::int64_t user_command_key_applied_us = -1;  // sm::Outputs
   std::vector<sm::JointMeasurement> joints;
   std::vector<sm::JointTarget> commands;  // what each motor was sent this tick
   sm::ImuMeasurement imu;

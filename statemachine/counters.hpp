@@ -17,6 +17,11 @@ enum class Reason : std::uint8_t {
   kTrajectoryBadLength,     // a segment's positions are not one per joint
   kTrajectoryNonFinite,     // a position is NaN or infinite
   kTrajectoryTooLong,       // more segments than control.max_segments
+  kJointStreamBadLength,    // JointCommand: a field is neither empty (where allowed) nor one
+                            // value per joint
+  kJointStreamNonFinite,    // JointCommand: a NaN or infinite value
+  kJointStreamNoEndTime,    // JointCommand: end_time_us is 0 (required)
+  kJointStreamBadValue,     // JointCommand: a negative time or velocity_safety_limit
   // Drops by the state machine (mode-dependent).
   kVelocityInDamp,          // seed 000: velocity is dropped in FW_MODE_DAMP
   kVelocityNoPolicy,        // STAND -> MOVE/POLICY needs a configured policy
@@ -28,6 +33,11 @@ enum class Reason : std::uint8_t {
   kTrajectoryStreamDamped,  // a trajectory stream that DAMP interrupted (pause or STAND first)
   kSentBeforeDamp,          // sent before the robot last entered DAMP: cannot leave it
   kJogNotInDamp,            // a jog moves one joint out of DAMP only (bring-up)
+  kJointStreamInMove,       // a JointCommand in MOVE/POLICY or MOVE/TRAJECTORY
+  kJointStreamNoGains,      // the first JointCommand of a stream has no kp / kd
+  kJointStreamExpired,      // its end_time is already past when applied
+  kTrajectoryInJointStream, // a TrajectoryRequest in MOVE/JOINT_STREAM
+  kVelocityInJointStream,   // a VelocityCommand in MOVE/JOINT_STREAM
   // Drops by the daemon (counted there, named here so every reason has one list).
   kNotController,           // sender does not hold control
   kQueueFull,               // the control thread's command queue was full

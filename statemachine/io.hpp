@@ -12,6 +12,7 @@
 namespace robot_edge::sm {
 
 class Trajectory;
+struct JointStreamCommand;
 
 // ---- Commands (validated; see validation.hpp) ----
 
@@ -21,7 +22,13 @@ enum class CommandKind : std::uint8_t {
   kMode,
   kStopWalking,  // internal: the controlling client left; MOVE/POLICY velocity -> 0
   kJog,          // bring-up: one joint moved in DAMP (jog.hpp); robot-edge's maintenance API
+  kJointStream,  // a JointCommand (joint_stream.hpp); robot-edge's extension
 };
+
+// A packet of a client's stream (MOVE/TRAJECTORY, MOVE/JOINT_STREAM): it renews the watchdog.
+constexpr bool IsStreamPacket(CommandKind kind) {
+  return kind == CommandKind::kTrajectory || kind == CommandKind::kJointStream;
+}
 
 enum class ModeRequest : std::uint8_t { kStand, kDamp };
 
@@ -55,6 +62,7 @@ struct Command {
   ModeRequest mode = ModeRequest::kDamp;  // kMode
   const Trajectory* trajectory = nullptr; // kTrajectory; read during Submit() only
   JogRequest jog;                         // kJog
+  const JointStreamCommand* joint_stream = nullptr;  // kJointStream; read during Submit() only
 };
 
 struct SubmitResult {
@@ -142,9 +150,17 @@ enum class EventKind : std::uint8_t {
   kModeBlocked,        // a command could not leave DAMP for `to`: alert says which (or reason)
   kPolicyFault,        // MOVE/POLICY ended because of the policy (policy_fault, detail): ->
                        // STAND or DAMP (policy.on_fault)
+  kVelocityLimit,      // MOVE/JOINT_STREAM: a measured joint velocity exceeded the command's
+                       // velocity_safety_limit (joint, velocity_rad_s, limit_rad_s): -> DAMP
 };
 
-enum class Cause : std::uint8_t { kCommand, kTrajectoryTimeout, kAlert, kPolicyFault };
+enum class Cause : std::uint8_t {
+  kCommand,
+  kTrajectoryTimeout,
+  kAlert,
+  kPolicyFault,
+  kVelocityLimit,
+};
 
 // Why MOVE/POLICY ended by itself.
 enum class PolicyFault : std::uint8_t {
@@ -165,6 +181,9 @@ struct Event {
   std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
   PolicyFault policy_fault = PolicyFault::kStale;  // kPolicyFault
   std::uint32_t detail = 0;          // kPolicyFault: per PolicyFault
+  std::uint32_t joint = 0;           // kVelocityLimit: firmware index
+  float velocity_rad_s = 0;          // kVelocityLimit: measured
+  float limit_rad_s = 0;             // kVelocityLimit: the command's limit
 };
 
 }  // namespace robot_edge::sm

@@ -39,6 +39,20 @@
 //   ModeCommand(DAMP). VelocityCommand is refused.
 //   Leaves to DAMP by itself when no TrajectoryRequest arrives for trajectory_timeout_ms (200).
 //
+// MOVE/JOINT_STREAM — per-joint PD + feed-forward streamed by the client (robot-edge extension,
+// edge_api.proto JointCommand; joint_stream.hpp says how a command becomes targets).
+//   Entered: JointCommand in DAMP or STAND, with gains (kp / kd) on the first command.
+//   Motors: each joint's position (extrapolated by its velocity when asked), velocity, kp, kd and
+//   feed-forward torque; after the command's end_time, hold (q_des at end_time, no velocity, no
+//   feed-forward).
+//   Accepts: JointCommand (replaces the current one; gains optional); ModeCommand(STAND) ->
+//   STAND; ModeCommand(DAMP). VelocityCommand and TrajectoryRequest are refused, as is a
+//   JointCommand in MOVE/POLICY or MOVE/TRAJECTORY.
+//   Leaves to DAMP by itself when no JointCommand arrives for trajectory_timeout_ms (the same
+//   watchdog as MOVE/TRAJECTORY, the same rules for leaving DAMP and for a stream DAMP
+//   interrupted), and at once when a measured joint velocity exceeds the command's
+//   velocity_safety_limit.
+//
 // In every mode every position target is clamped to the joint's limits and every gain to the
 // API's range (kp 0..500, kd 0..5) and the motor's; a non-finite position holds the joint's last
 // target.
@@ -53,6 +67,7 @@ enum class Mode : std::uint8_t {
   kStand = 1,
   kMovePolicy = 2,
   kMoveTrajectory = 3,
+  kMoveJointStream = 4,
 };
 
 // FirmwareMode numbering of the telemetry (seed 001): DAMP 0, STAND 1, MOVE 2.
@@ -61,13 +76,19 @@ constexpr std::uint32_t ToFirmwareMode(Mode mode) {
     case Mode::kDamp: return 0;
     case Mode::kStand: return 1;
     case Mode::kMovePolicy:
-    case Mode::kMoveTrajectory: return 2;
+    case Mode::kMoveTrajectory:
+    case Mode::kMoveJointStream: return 2;
   }
   return 0;
 }
 
 constexpr bool IsMove(Mode mode) {
-  return mode == Mode::kMovePolicy || mode == Mode::kMoveTrajectory;
+  return mode != Mode::kDamp && mode != Mode::kStand;
+}
+
+// The modes a client streams: each command renews the trajectory watchdog.
+constexpr bool IsStreamed(Mode mode) {
+  return mode == Mode::kMoveTrajectory || mode == Mode::kMoveJointStream;
 }
 
 const char* ToString(Mode mode);

@@ -11,6 +11,7 @@ const char* ToString(Mode mode) {
     case Mode::kStand: return "STAND";
     case Mode::kMovePolicy: return "MOVE/POLICY";
     case Mode::kMoveTrajectory: return "MOVE/TRAJECTORY";
+    case Mode::kMoveJointStream: return "MOVE/JOINT_STREAM";
   }
   return "?";
 }
@@ -39,6 +40,10 @@ const char* ToString(Reason reason) {
     case Reason::kTrajectoryBadLength: return "trajectory_bad_length";
     case Reason::kTrajectoryNonFinite: return "trajectory_non_finite";
     case Reason::kTrajectoryTooLong: return "trajectory_too_long";
+    case Reason::kJointStreamBadLength: return "joint_stream_bad_length";
+    case Reason::kJointStreamNonFinite: return "joint_stream_non_finite";
+    case Reason::kJointStreamNoEndTime: return "joint_stream_no_end_time";
+    case Reason::kJointStreamBadValue: return "joint_stream_bad_value";
     case Reason::kVelocityInDamp: return "velocity_in_damp";
     case Reason::kVelocityNoPolicy: return "velocity_no_policy";
     case Reason::kVelocityInTrajectory: return "velocity_in_trajectory";
@@ -49,6 +54,11 @@ const char* ToString(Reason reason) {
     case Reason::kTrajectoryStreamDamped: return "trajectory_stream_damped";
     case Reason::kSentBeforeDamp: return "sent_before_damp";
     case Reason::kJogNotInDamp: return "jog_not_in_damp";
+    case Reason::kJointStreamInMove: return "joint_stream_in_move";
+    case Reason::kJointStreamNoGains: return "joint_stream_no_gains";
+    case Reason::kJointStreamExpired: return "joint_stream_expired";
+    case Reason::kTrajectoryInJointStream: return "trajectory_in_joint_stream";
+    case Reason::kVelocityInJointStream: return "velocity_in_joint_stream";
     case Reason::kNotController: return "not_controller";
     case Reason::kQueueFull: return "queue_full";
     case Reason::kNoTimestamp: return "no_timestamp";

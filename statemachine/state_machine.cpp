@@ -20,6 +20,7 @@ StateMachine::StateMachine(const config::Config& config, const config::JointTabl
       events_(kEventCapacity),
       stand_start_rad_(config.joints.size()),
       trajectory_(config.joints.size(), config.control.max_segments),
+      joint_stream_(config.joints.size()),
       targets_(config.joints.size()) {
   for (const config::JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
 }
@@ -34,7 +35,7 @@ void StateMachine::BeginTick() {
 SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   BeginTick();
   bool continues_stream = false;
-  if (command.kind == CommandKind::kTrajectory) {
+  if (IsStreamPacket(command.kind)) {
     continues_stream = last_packet_us_ >= 0 &&
                        command.received_us - last_packet_us_ < trajectory_timeout_us_;
     last_packet_us_ = command.received_us;
@@ -43,6 +44,11 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   std::optional<Reason> refused;
   if (!t.allowed) {
     refused = t.refused;
+  } else if (command.kind == CommandKind::kJointStream) {
+    refused = RefusedJointCommand(now_us, command);
+  }
+  if (refused) {
+    // said why
   } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
     refused = BlockedInDamp(now_us, command, t.next, continues_stream);
   } else if (command.kind == CommandKind::kJog) {
@@ -60,10 +66,18 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   return {true, Reason::kCount, mode_};
 }
 
+std::optional<Reason> StateMachine::RefusedJointCommand(std::int64_t now_us,
+                                                        const Command& command) const {
+  const JointStreamCommand& c = *command.joint_stream;
+  if (mode_ != Mode::kMoveJointStream && !c.has_gains) return Reason::kJointStreamNoGains;
+  if (c.end_us < now_us) return Reason::kJointStreamExpired;
+  return std::nullopt;
+}
+
 std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Command& command,
                                                   Mode requested, bool continues_stream) {
-  const bool trajectory = command.kind == CommandKind::kTrajectory;
-  if (trajectory && !continues_stream) {  // a new stream
+  const bool streamed = IsStreamPacket(command.kind);
+  if (streamed && !continues_stream) {  // a new stream
     stream_damped_ = false;
     stream_block_reason_ = Reason::kCount;
   }
@@ -77,9 +91,9 @@ std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Com
   e.from = Mode::kDamp;
   e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
-  // A blocked trajectory stream reports once per stream and reason, not at 50 Hz.
-  if (!trajectory || e.reason != stream_block_reason_) events_.Push(e);
-  if (trajectory) stream_block_reason_ = e.reason;
+  // A blocked stream reports once per stream and reason, not at 50 Hz.
+  if (!streamed || e.reason != stream_block_reason_) events_.Push(e);
+  if (streamed) stream_block_reason_ = e.reason;
   return e.reason;
 }
 
@@ -89,7 +103,7 @@ Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) c
   if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
   if (!alerts_.imu_received()) return Reason::kImuNotReady;
   if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
-  if (command.kind == CommandKind::kTrajectory && stream_damped_) {
+  if (IsStreamPacket(command.kind) && stream_damped_) {
     return Reason::kTrajectoryStreamDamped;
   }
   return Reason::kCount;
@@ -110,7 +124,11 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
     case CommandKind::kTrajectory:
       trajectory_.CopyFrom(*command.trajectory);
       trajectory_start_us_ = now_us;
-      last_trajectory_us_ = command.received_us;
+      last_stream_us_ = command.received_us;
+      break;
+    case CommandKind::kJointStream:
+      joint_stream_.Set(now_us, *command.joint_stream);
+      last_stream_us_ = command.received_us;
       break;
     case CommandKind::kJog:
       // In DAMP the last target of a joint is its measured position.
@@ -151,6 +169,7 @@ const Outputs& StateMachine::Step(std::int64_t now_us, const Inputs& in) {
   BeginTick();
   alerts_.Update(now_us, in, &events_);
   CheckSafety(now_us);
+  CheckVelocityLimit(now_us, in);
   ComputeTargets(now_us, in);
   Sanitize();
   events_reported_ = true;
@@ -162,6 +181,8 @@ const Outputs& StateMachine::Step(std::int64_t now_us, const Inputs& in) {
   outputs_.events = events_.events();
   outputs_.velocity = velocity_;
   outputs_.last_command_sequence = last_command_sequence_;
+  outputs_.user_command_key = joint_stream_.key();
+  outputs_.user_command_key_applied_us = joint_stream_.applied_us();
   return outputs_;
 }
 
@@ -169,14 +190,30 @@ void StateMachine::CheckSafety(std::int64_t now_us) {
   if (mode_ != Mode::kDamp && alerts_.FirstCritical() != nullptr) {
     EnterMode(now_us, Mode::kDamp, Cause::kAlert);
   }
-  if (mode_ == Mode::kMoveTrajectory && now_us - last_trajectory_us_ >= trajectory_timeout_us_) {
+  if (IsStreamed(mode_) && now_us - last_stream_us_ >= trajectory_timeout_us_) {
     Event e;
     e.kind = EventKind::kTrajectoryTimeout;
     e.time_us = now_us;
-    e.silence_ms = static_cast<std::uint32_t>((now_us - last_trajectory_us_) / 1000);
+    e.from = mode_;
+    e.silence_ms = static_cast<std::uint32_t>((now_us - last_stream_us_) / 1000);
     events_.Push(e);
     EnterMode(now_us, Mode::kDamp, Cause::kTrajectoryTimeout);
   }
+}
+
+// The joint stream's velocity_safety_limit: any measured joint faster than it DAMPs at once.
+void StateMachine::CheckVelocityLimit(std::int64_t now_us, const Inputs& in) {
+  if (mode_ != Mode::kMoveJointStream) return;
+  const int j = joint_stream_.OverVelocityLimit(in.joints);
+  if (j < 0) return;
+  Event e;
+  e.kind = EventKind::kVelocityLimit;
+  e.time_us = now_us;
+  e.joint = static_cast<std::uint32_t>(j);
+  e.velocity_rad_s = in.joints[static_cast<std::size_t>(j)].velocity_rad_s;
+  e.limit_rad_s = joint_stream_.command().velocity_limit_rad_s;
+  events_.Push(e);
+  EnterMode(now_us, Mode::kDamp, Cause::kVelocityLimit);
 }
 
 void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
@@ -184,6 +221,7 @@ void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
     case Mode::kDamp: DampTargets(now_us, in); break;
     case Mode::kStand: StandTargets(now_us, in); break;
     case Mode::kMoveTrajectory: TrajectoryTargets(now_us); break;
+    case Mode::kMoveJointStream: joint_stream_.Targets(now_us, targets_); break;
     case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
   }
 }

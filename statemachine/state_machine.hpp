@@ -21,6 +21,7 @@
 #include "statemachine/events.hpp"
 #include "statemachine/io.hpp"
 #include "statemachine/jog.hpp"
+#include "statemachine/joint_stream.hpp"
 #include "statemachine/modes.hpp"
 #include "statemachine/policy.hpp"
 #include "statemachine/trajectory.hpp"
@@ -36,6 +37,10 @@ struct Outputs {
   std::span<const Event> events;
   Velocity velocity;                     // walking velocity in MOVE/POLICY, else 0
   std::uint32_t last_command_sequence = 0;
+  // MOVE/JOINT_STREAM: the user_command_key of the command these targets come from, and when it
+  // was applied (robot time, µs; -1 = no command yet). Kept after the stream ends.
+  std::uint32_t user_command_key = 0;
+  std::int64_t user_command_key_applied_us = -1;
 };
 
 class StateMachine {
@@ -73,6 +78,9 @@ class StateMachine {
   void Apply(std::int64_t now_us, const Command& command, Mode next);
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
   void CheckSafety(std::int64_t now_us);
+  void CheckVelocityLimit(std::int64_t now_us, const Inputs& in);
+  // Why a JointCommand cannot be applied now beyond the transition table, or nullopt.
+  std::optional<Reason> RefusedJointCommand(std::int64_t now_us, const Command& command) const;
   void ComputeTargets(std::int64_t now_us, const Inputs& in);
   void DampTargets(std::int64_t now_us, const Inputs& in);
   void StandTargets(std::int64_t now_us, const Inputs& in);
@@ -110,9 +118,12 @@ class StateMachine {
   // late tick does not slow the trajectory down); the last one holds.
   Trajectory trajectory_;
   std::int64_t trajectory_start_us_ = 0;
-  std::int64_t last_trajectory_us_ = 0;  // received_us of the last accepted packet (watchdog)
-  std::int64_t last_packet_us_ = -1;      // received_us of the last packet, accepted or not
-  // DAMP (a command or an alert) interrupted a running trajectory stream: that stream's packets
+  // MOVE/JOINT_STREAM.
+  JointStream joint_stream_;
+  // Both streamed MOVEs: a TrajectoryRequest or a JointCommand is a packet of the stream.
+  std::int64_t last_stream_us_ = 0;   // received_us of the last accepted packet (watchdog)
+  std::int64_t last_packet_us_ = -1;  // received_us of the last packet, accepted or not
+  // DAMP (a command or an alert) interrupted a running stream: that stream's packets
   // cannot take the robot out of DAMP again (an emergency stop must not last one packet). A
   // pause of the trajectory timeout, or STAND, starts over.
   bool stream_damped_ = false;

@@ -18,13 +18,22 @@ Transition DecideVelocity(Mode from, bool policy_available) {
       return policy_available ? To(Mode::kMovePolicy) : Refuse(Reason::kVelocityNoPolicy);
     case Mode::kMovePolicy: return To(Mode::kMovePolicy);
     case Mode::kMoveTrajectory: return Refuse(Reason::kVelocityInTrajectory);
+    case Mode::kMoveJointStream: return Refuse(Reason::kVelocityInJointStream);
   }
   return Refuse(Reason::kVelocityInDamp);
 }
 
 Transition DecideTrajectory(Mode from) {
   if (from == Mode::kMovePolicy) return Refuse(Reason::kTrajectoryInPolicy);
+  if (from == Mode::kMoveJointStream) return Refuse(Reason::kTrajectoryInJointStream);
   return To(Mode::kMoveTrajectory);  // from DAMP, STAND, or streaming on
+}
+
+Transition DecideJointStream(Mode from) {
+  if (from == Mode::kMovePolicy || from == Mode::kMoveTrajectory) {
+    return Refuse(Reason::kJointStreamInMove);
+  }
+  return To(Mode::kMoveJointStream);  // from DAMP, STAND, or streaming on
 }
 
 }  // namespace
@@ -34,6 +43,7 @@ Transition Decide(Mode from, CommandKind kind, ModeRequest request, bool policy_
     case CommandKind::kMode: return DecideMode(request);
     case CommandKind::kVelocity: return DecideVelocity(from, policy_available);
     case CommandKind::kTrajectory: return DecideTrajectory(from);
+    case CommandKind::kJointStream: return DecideJointStream(from);
     case CommandKind::kStopWalking: return To(from);
     case CommandKind::kJog:
       return from == Mode::kDamp ? To(Mode::kDamp) : Refuse(Reason::kJogNotInDamp);

@@ -24,7 +24,10 @@ struct Transition {
 //  DAMP      MOVE/TRAJECTORY  TrajectoryRequest
 //  MOVE      STAND            ModeCommand(STAND)
 // plus staying put: STAND on STAND, a new velocity in MOVE/POLICY, a new trajectory in
-// MOVE/TRAJECTORY. kStopWalking never changes the mode.
+// MOVE/TRAJECTORY. kStopWalking never changes the mode. robot-edge's extension adds
+//  DAMP      MOVE/JOINT_STREAM  JointCommand
+//  STAND     MOVE/JOINT_STREAM  JointCommand
+// and a new JointCommand in MOVE/JOINT_STREAM; the other MOVEs refuse it, and it refuses them.
 Transition Decide(Mode from, CommandKind kind, ModeRequest request, bool policy_available);
 
 }  // namespace robot_edge::sm

@@ -135,3 +135,63 @@ TEST(Sequencer, StampsMonotonicSequencesAndTheTimestamp) {
 
 }  // namespace
 }  // namespace robot_edge::client
+
+namespace robot_edge::client {
+namespace {
+
+TEST(MakeJointCommand, CarriesEveryField) {
+  const std::vector<float> q(25, 0.1f), dq(25, 0.5f), tau(25, -0.2f), kp(25, 40.0f), kd(25, 1.0f);
+  JointCommandFields f{.position = q, .velocity = dq, .torque = tau, .kp = kp, .kd = kd};
+  f.end_time_us = 900;
+  f.reference_time_us = 800;
+  f.extrapolation_duration_us = 50;
+  f.user_command_key = 7;
+  f.velocity_safety_limit = 2.5f;
+  const edge::JointCommand c = MakeJointCommand(f);
+  EXPECT_EQ(c.position_size(), 25);
+  EXPECT_FLOAT_EQ(c.velocity(3), 0.5f);
+  EXPECT_FLOAT_EQ(c.torque(3), -0.2f);
+  EXPECT_FLOAT_EQ(c.kp(3), 40.0f);
+  EXPECT_FLOAT_EQ(c.kd(3), 1.0f);
+  EXPECT_EQ(c.end_time_us(), 900);
+  EXPECT_EQ(c.reference_time_us(), 800);
+  EXPECT_EQ(c.extrapolation_duration_us(), 50u);
+  EXPECT_EQ(c.user_command_key(), 7u);
+  EXPECT_FLOAT_EQ(c.velocity_safety_limit(), 2.5f);
+  Sequencer s(41);
+  edge::JointCommand stamped = c;
+  EXPECT_EQ(s.Stamp(&stamped, 123), 41u);
+  EXPECT_EQ(stamped.sequence(), 41u);
+  EXPECT_EQ(stamped.timestamp_us(), 123u);
+}
+
+TEST(MakeJointCommand, RefusesWhatTheRobotWouldDrop) {
+  const std::vector<float> q(25, 0.1f), three(3, 1.0f), kp(25, 40.0f), kd(25, 1.0f);
+  const std::vector<float> kp600(25, 600.0f);
+  std::vector<float> nan_q = q;
+  nan_q[4] = std::numeric_limits<float>::quiet_NaN();
+  const auto make = [](JointCommandFields f) {
+    if (f.end_time_us == 0) f.end_time_us = 10;
+    return MakeJointCommand(f);
+  };
+  EXPECT_NO_THROW(make({.position = q}));
+  EXPECT_THROW(make({.position = {}}), std::invalid_argument);
+  EXPECT_THROW(make({.position = nan_q}), std::invalid_argument);
+  EXPECT_THROW(make({.position = q, .velocity = three}), std::invalid_argument);
+  EXPECT_THROW(make({.position = q, .kp = kp}), std::invalid_argument);  // kp without kd
+  JointCommandFields no_end{.position = q};
+  EXPECT_THROW(MakeJointCommand(no_end), std::invalid_argument);
+  JointCommandFields bad_limit{.position = q};
+  bad_limit.end_time_us = 10;
+  bad_limit.velocity_safety_limit = -1.0f;
+  EXPECT_THROW(MakeJointCommand(bad_limit), std::invalid_argument);
+  try {
+    make({.position = q, .kp = kp600, .kd = kd});
+    FAIL() << "kp 600 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kp[0]"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace robot_edge::client

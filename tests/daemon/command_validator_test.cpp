@@ -255,3 +255,126 @@ TEST_F(Validation, EmptyCommandIsDropped) {
 
 }  // namespace
 }  // namespace robot_edge::daemon
+
+namespace robot_edge::daemon {
+namespace {
+
+// ---- JointCommand (edge_api.proto): robot-edge's joint stream.
+
+class JointValidation : public testing::Test {
+ protected:
+  JointValidation() : stream_(25) {}
+  std::optional<sm::Reason> Run(const edge::JointCommand& in) {
+    return validator_.Validate(in, 1234, 1200, &stream_, &out_, &counters_);
+  }
+  // 25 positions, velocities, torques, kp and kd; end_time 5000.
+  static edge::JointCommand Full() {
+    edge::JointCommand c;
+    c.set_sequence(9);
+    for (int j = 0; j < 25; ++j) {
+      c.add_position(0.0f);
+      c.add_velocity(0.25f);
+      c.add_torque(-1.0f);
+      c.add_kp(60.0f);
+      c.add_kd(2.0f);
+    }
+    c.set_end_time_us(5000);
+    c.set_reference_time_us(4000);
+    c.set_extrapolation_duration_us(300);
+    c.set_user_command_key(12);
+    c.set_velocity_safety_limit(3.0f);
+    return c;
+  }
+  sm::JointStreamCommand stream_;
+  sm::Command out_;
+  sm::Counters counters_;
+  CommandValidator validator_{DefaultConfig(), config::BuildJointTable(DefaultConfig())};
+};
+
+TEST_F(JointValidation, AValidCommandIsCopiedWhole) {
+  ASSERT_FALSE(Run(Full()));
+  EXPECT_EQ(out_.kind, CommandKind::kJointStream);
+  EXPECT_EQ(out_.joint_stream, &stream_);
+  EXPECT_EQ(out_.sequence, 9u);
+  EXPECT_EQ(out_.received_us, 1234);
+  EXPECT_EQ(out_.sent_us, 1200);
+  EXPECT_TRUE(stream_.has_gains);
+  EXPECT_FLOAT_EQ(stream_.velocity_rad_s[4], 0.25f);
+  EXPECT_FLOAT_EQ(stream_.torque_nm[4], -1.0f);
+  EXPECT_FLOAT_EQ(stream_.kp[4], 60.0f);
+  EXPECT_FLOAT_EQ(stream_.kd[4], 2.0f);
+  EXPECT_EQ(stream_.end_us, 5000);
+  EXPECT_EQ(stream_.reference_us, 4000);
+  EXPECT_EQ(stream_.extrapolation_us, 300);
+  EXPECT_EQ(stream_.key, 12u);
+  EXPECT_FLOAT_EQ(stream_.velocity_limit_rad_s, 3.0f);
+}
+
+TEST_F(JointValidation, VelocityTorqueAndGainsMayBeOmitted) {
+  edge::JointCommand c = Full();
+  c.clear_velocity();
+  c.clear_torque();
+  c.clear_kp();
+  c.clear_kd();
+  ASSERT_FALSE(Run(c));
+  EXPECT_FALSE(stream_.has_gains);
+  EXPECT_EQ(stream_.velocity_rad_s[0], 0.0f);
+  EXPECT_EQ(stream_.torque_nm[0], 0.0f);
+}
+
+TEST_F(JointValidation, PositionsAndGainsAreClampedAndCounted) {
+  edge::JointCommand c = Full();
+  c.set_position(3, 9.0f);  // L_Knee: max 2.4
+  c.set_kp(0, 900.0f);
+  c.set_kd(1, -1.0f);
+  ASSERT_FALSE(Run(c));
+  EXPECT_FLOAT_EQ(stream_.position_rad[3], 2.4f);
+  EXPECT_FLOAT_EQ(stream_.kp[0], 500.0f);
+  EXPECT_FLOAT_EQ(stream_.kd[1], 0.0f);
+  EXPECT_EQ(counters_[Reason::kPositionClamped], 1u);
+  EXPECT_EQ(counters_[Reason::kGainsClamped], 1u);
+}
+
+TEST_F(JointValidation, WhatIsDroppedAndWhy) {
+  struct Case {
+    const char* name;
+    void (*edit)(edge::JointCommand*);
+    Reason reason;
+  };
+  const Case cases[] = {
+      {"too few positions", [](edge::JointCommand* c) { c->mutable_position()->RemoveLast(); },
+       Reason::kJointStreamBadLength},
+      {"no positions", [](edge::JointCommand* c) { c->clear_position(); },
+       Reason::kJointStreamBadLength},
+      {"velocity of 3", [](edge::JointCommand* c) { c->mutable_velocity()->Truncate(3); },
+       Reason::kJointStreamBadLength},
+      {"kp without kd", [](edge::JointCommand* c) { c->clear_kd(); },
+       Reason::kJointStreamBadLength},
+      {"NaN position", [](edge::JointCommand* c) { c->set_position(5, kNaN); },
+       Reason::kJointStreamNonFinite},
+      {"infinite torque", [](edge::JointCommand* c) { c->set_torque(5, kInf); },
+       Reason::kJointStreamNonFinite},
+      {"NaN kd", [](edge::JointCommand* c) { c->set_kd(5, kNaN); },
+       Reason::kJointStreamNonFinite},
+      {"NaN limit", [](edge::JointCommand* c) { c->set_velocity_safety_limit(kNaN); },
+       Reason::kJointStreamNonFinite},
+      {"no end time", [](edge::JointCommand* c) { c->set_end_time_us(0); },
+       Reason::kJointStreamNoEndTime},
+      {"negative end time", [](edge::JointCommand* c) { c->set_end_time_us(-5); },
+       Reason::kJointStreamBadValue},
+      {"negative reference", [](edge::JointCommand* c) { c->set_reference_time_us(-5); },
+       Reason::kJointStreamBadValue},
+      {"negative limit", [](edge::JointCommand* c) { c->set_velocity_safety_limit(-1.0f); },
+       Reason::kJointStreamBadValue},
+  };
+  for (const Case& k : cases) {
+    edge::JointCommand c = Full();
+    k.edit(&c);
+    sm::Counters before = counters_;
+    EXPECT_EQ(Run(c), k.reason) << k.name;
+    EXPECT_EQ(counters_[k.reason], before[k.reason] + 1) << k.name;
+  }
+}
+
+}  // namespace
+}  // namespace robot_edge::daemon

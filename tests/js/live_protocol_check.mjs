@@ -91,7 +91,7 @@ try {
   const jointChannel = viewer.channels.get("/joint_state");
   const JointState = typeOf(jointChannel);
   const EdgeTelemetry = typeOf(viewer.channels.get("/telemetry"));
-  checks.ok(JointState.fieldsArray.length === 20 && EdgeTelemetry.fieldsArray.length === 16,
+  checks.ok(JointState.fieldsArray.length === 22 && EdgeTelemetry.fieldsArray.length === 16,
             "protobufjs rebuilds the types from the advertised FileDescriptorSets");
 
   // /joint_state for 2 s.

@@ -21,6 +21,7 @@ TEST(Allocation, ThousandsOfTicksThroughEveryModeAllocateNothing) {
   Command stand = test::ModeCmd(ModeRequest::kStand);
   Command damp = test::ModeCmd(ModeRequest::kDamp);
   Command walk = test::VelocityCmd(0.5f, 0, 0);
+  Command joint = m.joint.Zero(0);
 
   std::size_t allocations = 0;
   {
@@ -38,6 +39,13 @@ TEST(Allocation, ThousandsOfTicksThroughEveryModeAllocateNothing) {
           t0.received_us = t;
           m.sm.Submit(t, t0);
         }
+        m.Step(t);
+      }
+      for (int i = 0; i < 150; ++i, t += 2 * kMs) m.Step(t);  // watchdog -> DAMP
+      for (int i = 0; i < 500; ++i, t += 2 * kMs) {           // a joint stream from DAMP
+        joint.received_us = joint.sent_us = t;
+        m.joint.command().end_us = t + 10 * kMs;
+        m.sm.Submit(t, joint);
         m.Step(t);
       }
       for (int i = 0; i < 150; ++i, t += 2 * kMs) m.Step(t);  // watchdog -> DAMP

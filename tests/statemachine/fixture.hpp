@@ -104,6 +104,39 @@ class TrajectoryMaker {
   Trajectory trajectory_;
 };
 
+// A joint command at `pose` with kp 40, kd 1.5, ending `lasts_us` after `t`.
+class JointStreamMaker {
+ public:
+  JointStreamMaker() : command_(25) {}
+  Command Make(const std::vector<float>& pose, std::int64_t t, std::int64_t lasts_us = 100'000) {
+    command_.position_rad = pose;
+    std::fill(command_.velocity_rad_s.begin(), command_.velocity_rad_s.end(), 0.0f);
+    std::fill(command_.torque_nm.begin(), command_.torque_nm.end(), 0.0f);
+    std::fill(command_.kp.begin(), command_.kp.end(), 40.0f);
+    std::fill(command_.kd.begin(), command_.kd.end(), 1.5f);
+    command_.has_gains = true;
+    command_.end_us = t + lasts_us;
+    command_.reference_us = 0;
+    command_.extrapolation_us = 0;
+    command_.key = 0;
+    command_.velocity_limit_rad_s = 0;
+    return Wrap(t);
+  }
+  Command Zero(std::int64_t t) { return Make(std::vector<float>(25, 0.0f), t); }
+  // The command as it stands (after editing command()), received and sent at `t`.
+  Command Wrap(std::int64_t t) {
+    Command c;
+    c.kind = CommandKind::kJointStream;
+    c.joint_stream = &command_;
+    c.received_us = c.sent_us = t;
+    return c;
+  }
+  JointStreamCommand& command() { return command_; }
+
+ private:
+  JointStreamCommand command_;
+};
+
 // A state machine booted and stepped once with a healthy robot, at t = 0.
 struct Machine {
   explicit Machine(bool with_policy = true)
@@ -120,6 +153,7 @@ struct Machine {
         sm.Submit(t, VelocityCmd(0.5f, 0, 0, t));
         break;
       case Mode::kMoveTrajectory: sm.Submit(t, traj.Zero(t)); break;
+      case Mode::kMoveJointStream: sm.Submit(t, joint.Zero(t)); break;
     }
     sm.Step(t, robot.At(t));
     ASSERT_EQ(sm.mode(), mode);
@@ -130,6 +164,7 @@ struct Machine {
   Robot robot;
   StateMachine sm;
   TrajectoryMaker traj;
+  JointStreamMaker joint;
 };
 
 inline bool HasEvent(const Outputs& out, EventKind kind) {

@@ -27,12 +27,14 @@ constexpr auto V = CommandKind::kVelocity;
 constexpr auto T = CommandKind::kTrajectory;
 constexpr auto M = CommandKind::kMode;
 constexpr auto G = CommandKind::kJog;
+constexpr auto JC = CommandKind::kJointStream;
 constexpr auto Stand = ModeRequest::kStand;
 constexpr auto Damp = ModeRequest::kDamp;
 constexpr auto D = Mode::kDamp;
 constexpr auto S = Mode::kStand;
 constexpr auto P = Mode::kMovePolicy;
 constexpr auto J = Mode::kMoveTrajectory;
+constexpr auto JS = Mode::kMoveJointStream;
 constexpr auto None = Reason::kCount;
 
 const Row kRows[] = {
@@ -65,6 +67,17 @@ const Row kRows[] = {
     {"jog_in_stand", S, G, Stand, true, false, D, Reason::kJogNotInDamp},
     {"jog_in_policy", P, G, Stand, true, false, D, Reason::kJogNotInDamp},
     {"jog_in_trajectory", J, G, Stand, true, false, D, Reason::kJogNotInDamp},
+    {"jog_in_joint_stream", JS, G, Stand, true, false, D, Reason::kJogNotInDamp},
+    // robot-edge's extension: MOVE/JOINT_STREAM, entered like MOVE/TRAJECTORY.
+    {"joint_stream_from_damp", D, JC, Stand, true, true, JS, None},
+    {"joint_stream_from_stand", S, JC, Stand, true, true, JS, None},
+    {"joint_stream_in_joint_stream", JS, JC, Stand, true, true, JS, None},
+    {"joint_stream_in_policy", P, JC, Stand, true, false, D, Reason::kJointStreamInMove},
+    {"joint_stream_in_trajectory", J, JC, Stand, true, false, D, Reason::kJointStreamInMove},
+    {"damp_from_joint_stream", JS, M, Damp, true, true, D, None},
+    {"stand_from_joint_stream", JS, M, Stand, true, true, S, None},
+    {"velocity_in_joint_stream", JS, V, Stand, true, false, D, Reason::kVelocityInJointStream},
+    {"trajectory_in_joint_stream", JS, T, Stand, true, false, D, Reason::kTrajectoryInJointStream},
 };
 
 class TransitionTable : public testing::TestWithParam<Row> {};
@@ -90,6 +103,7 @@ TEST_P(TransitionTable, ThroughTheStateMachine) {
     case CommandKind::kMode: c = test::ModeCmd(r.request, 20 * kMs); break;
     case CommandKind::kVelocity: c = test::VelocityCmd(0.3f, 0, 0, 20 * kMs); break;
     case CommandKind::kTrajectory: c = m.traj.Zero(20 * kMs); break;
+    case CommandKind::kJointStream: c = m.joint.Zero(20 * kMs); break;
     case CommandKind::kStopWalking: break;
     case CommandKind::kJog:
       c.kind = CommandKind::kJog;
@@ -115,7 +129,7 @@ std::string RowName(const testing::TestParamInfo<Row>& row) { return row.param.n
 INSTANTIATE_TEST_SUITE_P(Seed000, TransitionTable, testing::ValuesIn(kRows), RowName);
 
 TEST(Transitions, StopWalkingNeverChangesTheMode) {
-  for (Mode m : {D, S, P, J}) {
+  for (Mode m : {D, S, P, J, JS}) {
     const Transition t = Decide(m, CommandKind::kStopWalking, Stand, true);
     EXPECT_TRUE(t.allowed);
     EXPECT_EQ(t.next, m);
@@ -127,6 +141,7 @@ TEST(Transitions, FirmwareModeNumbering) {
   EXPECT_EQ(ToFirmwareMode(Mode::kStand), 1u);
   EXPECT_EQ(ToFirmwareMode(Mode::kMovePolicy), 2u);
   EXPECT_EQ(ToFirmwareMode(Mode::kMoveTrajectory), 2u);
+  EXPECT_EQ(ToFirmwareMode(Mode::kMoveJointStream), 2u);
 }
 
 TEST(Reasons, EveryReasonHasASnakeCaseName) {
