@@ -96,6 +96,20 @@ struct JointConfig {
   double sim_friction_nms = 0.0;   ///< friction: simulator only; 0 = sim.joint_friction
 };
 
+// Guards on the targets a client streams, for a group of joints (the model: Agibot A2's arm
+// interface, seed 003). yaml: target_limits (a list). Applied in the control tick to MOVE/TRAJECTORY
+// and MOVE/JOINT_STREAM, from the first packet on (a packet from DAMP starts from the measured
+// pose): the target moves towards the client's at most at max_velocity, speeding up and slowing
+// down at most at max_acceleration, after an optional first-order low-pass
+// y(k) = (1 - a)·y(k-1) + a·x(k). A joint in no group has none (the default).
+struct TargetLimitConfig {
+  std::vector<std::string> joint_names;  ///< joints: the group
+  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
+  double max_velocity = 0.0;             ///< max_velocity (rad/s); 0 = none
+  double max_acceleration = 0.0;         ///< max_acceleration (rad/s²); 0 = none
+  double low_pass = 1.0;                 ///< low_pass: a, 0 < a <= 1; 1 = none
+};
+
 // The IMU on a CAN bus. yaml: imu
 // Frames: quat_id carries w, x, y, z as four little-endian int16 scaled by 1/32767;
 // gyro_id carries x, y, z as three little-endian int16 in mrad/s.
@@ -381,6 +395,7 @@ struct Config {
   std::vector<MotorModel> motors;
   std::vector<BusConfig> buses;
   std::vector<JointConfig> joints;
+  std::vector<TargetLimitConfig> target_limits;
   ImuConfig imu;
   ApiConfig api;
   RecorderConfig recorder;

@@ -29,6 +29,13 @@ JointTable BuildJointTable(const Config& config) {
                      .t_cap_nm = F(m.t_max_nm / r),
                      .transform = TransformOf(j)});
   }
+  for (const TargetLimitConfig& t : config.target_limits) {
+    for (std::size_t j : t.joints) {
+      table[j].target_v_max = F(t.max_velocity);
+      table[j].target_a_max = F(t.max_acceleration);
+      table[j].target_low_pass = F(t.low_pass);
+    }
+  }
   return table;
 }
 

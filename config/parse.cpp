@@ -428,6 +428,25 @@ void ReadJointList(MapReader& r, const char* key, ParseContext* ctx, const Confi
   }
 }
 
+void ParseTargetLimits(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined()) return;
+  if (!node.IsSequence()) {
+    ctx->Error(node, "target_limits",
+               "expected a list of {joints, max_velocity, max_acceleration, low_pass}");
+    return;
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    TargetLimitConfig t;
+    MapReader r(node[i], Indexed("target_limits", i), ctx);
+    ReadJointList(r, "joints", ctx, *c, &t.joint_names, &t.joints);
+    r.Read("max_velocity", &t.max_velocity);
+    r.Read("max_acceleration", &t.max_acceleration);
+    r.Read("low_pass", &t.low_pass);
+    r.Finish();
+    c->target_limits.push_back(std::move(t));
+  }
+}
+
 constexpr ObservationTerm kTerms[] = {
     ObservationTerm::kBaseAngVel, ObservationTerm::kProjectedGravity, ObservationTerm::kCommand,
     ObservationTerm::kJointPos,   ObservationTerm::kJointVel,         ObservationTerm::kLastAction};
@@ -569,6 +588,7 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseMotors(top.Child("motors"), ctx, &c->motors);
   ParseBuses(top.Child("buses"), ctx, &c->buses);
   ParseJoints(top.Child("joints"), ctx, c);
+  ParseTargetLimits(top.Child("target_limits"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
   ParseRecorder(top.Child("recorder"), ctx, &c->recorder);

@@ -423,6 +423,30 @@ bool AllResolved(const Config& c, const std::vector<std::size_t>& joints) {
 }
 
 // Gains: one value for every policy joint or one per joint, within each joint's range.
+void CheckTargetLimits(const Config& c, Checker* k) {
+  std::set<std::size_t> limited;
+  for (std::size_t i = 0; i < c.target_limits.size(); ++i) {
+    const TargetLimitConfig& t = c.target_limits[i];
+    const std::string p = "target_limits[" + std::to_string(i) + "]";
+    if (t.joint_names.empty()) k->Fail(p + ".joints", "must name at least one joint");
+    CheckJointNames(c, p + ".joints", t.joint_names, t.joints, k);
+    for (std::size_t n = 0; n < t.joints.size(); ++n) {
+      if (limited.count(t.joints[n]) != 0) {
+        k->Fail(p + ".joints[" + std::to_string(n) + "]",
+                "'" + t.joint_names[n] + "' is already in an earlier group");
+      }
+    }
+    for (std::size_t j : t.joints) {
+      if (j < c.joints.size()) limited.insert(j);
+    }
+    k->Range(p + ".max_velocity", t.max_velocity, 0, 1000);
+    k->Range(p + ".max_acceleration", t.max_acceleration, 0, 100000);
+    if (!(t.low_pass > 0 && t.low_pass <= 1)) {
+      k->Fail(p + ".low_pass", "must be > 0 and <= 1 (1 = no filter)");
+    }
+  }
+}
+
 void CheckPolicyGains(const Config& c, const std::string& key, const std::vector<double>& gains,
                       double api_max, bool is_kp, Checker* k) {
   const PolicyConfig& p = c.policy;
@@ -566,6 +590,7 @@ std::vector<std::string> Validate(const Config& c) {
   CheckMotors(c, &k);
   CheckBuses(c, &k);
   CheckJoints(c, &k);
+  CheckTargetLimits(c, &k);
   CheckImu(c, &k);
   CheckApi(c, &k);
   CheckRecorder(c, &k);

@@ -21,6 +21,7 @@ StateMachine::StateMachine(const config::Config& config, const config::JointTabl
       stand_start_rad_(config.joints.size()),
       trajectory_(config.joints.size(), config.control.max_segments),
       joint_stream_(config.joints.size()),
+      shaper_(joints),
       targets_(config.joints.size()) {
   for (const config::JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
 }
@@ -160,6 +161,7 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
   }
   if (next != Mode::kMoveTrajectory) trajectory_.Clear();
   if (next == Mode::kDamp) damp_entered_us_ = now_us;
+  if (IsStreamed(next)) shaper_.Reset(now_us, targets_);  // DAMP: the measured pose
   stream_damped_ = next == Mode::kDamp && StreamRunning(now_us);
   stream_block_reason_ = Reason::kCount;
   mode_ = next;
@@ -224,6 +226,7 @@ void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
     case Mode::kMoveJointStream: joint_stream_.Targets(now_us, targets_); break;
     case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
   }
+  if (IsStreamed(mode_)) shaper_.Apply(now_us, targets_);
 }
 
 void StateMachine::DampTargets(std::int64_t now_us, const Inputs& in) {

@@ -24,6 +24,7 @@
 #include "statemachine/joint_stream.hpp"
 #include "statemachine/modes.hpp"
 #include "statemachine/policy.hpp"
+#include "statemachine/target_shaper.hpp"
 #include "statemachine/trajectory.hpp"
 
 namespace robot_edge::sm {
@@ -120,6 +121,8 @@ class StateMachine {
   std::int64_t trajectory_start_us_ = 0;
   // MOVE/JOINT_STREAM.
   JointStream joint_stream_;
+  // Both streamed MOVEs: the configured guards on their targets (target_limits).
+  TargetShaper shaper_;
   // Both streamed MOVEs: a TrajectoryRequest or a JointCommand is a packet of the stream.
   std::int64_t last_stream_us_ = 0;   // received_us of the last accepted packet (watchdog)
   std::int64_t last_packet_us_ = -1;  // received_us of the last packet, accepted or not

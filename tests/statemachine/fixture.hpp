@@ -20,6 +20,16 @@ inline const config::Config& DefaultConfig() {
   return c;
 }
 
+// The default config without its target_limits: the modes' own behaviour, unshaped.
+inline const config::Config& UnlimitedConfig() {
+  static const config::Config c = [] {
+    config::Config copy = DefaultConfig();
+    copy.target_limits.clear();
+    return copy;
+  }();
+  return c;
+}
+
 // A policy that returns fixed targets (or a fault) and records what it was given.
 class ScriptedPolicy final : public Policy {
  public:
@@ -139,8 +149,11 @@ class JointStreamMaker {
 
 // A state machine booted and stepped once with a healthy robot, at t = 0.
 struct Machine {
-  explicit Machine(bool with_policy = true)
-      : sm(DefaultConfig(), config::BuildJointTable(DefaultConfig()), with_policy ? &policy : nullptr) {
+  // `target_limits`: the default config's guards on streamed targets (off: the modes unshaped).
+  explicit Machine(bool with_policy = true, bool target_limits = false)
+      : sm(target_limits ? DefaultConfig() : UnlimitedConfig(),
+           config::BuildJointTable(target_limits ? DefaultConfig() : UnlimitedConfig()),
+           with_policy ? &policy : nullptr) {
     sm.Step(0, robot.At(0));
   }
   // Brings the machine to `mode` at time `t` (healthy robot).
