@@ -79,6 +79,35 @@ TEST(EdgectlOptions, MoveAndHoldDefaultsAndBounds) {
             "--duration: 'two' is not a number of seconds");
 }
 
+TEST(EdgectlOptions, SineDefaultsAndBounds) {
+  const Options sine = Parse({"sine", "L_Elbow"});
+  EXPECT_EQ(sine.joint, "L_Elbow");
+  EXPECT_DOUBLE_EQ(sine.amplitude_rad, 0.1);
+  EXPECT_DOUBLE_EQ(sine.frequency_hz, 0.5);
+  EXPECT_DOUBLE_EQ(sine.duration_s, 4.0);
+  EXPECT_DOUBLE_EQ(sine.rate_hz, 200.0);
+  EXPECT_DOUBLE_EQ(sine.kp, 40.0);
+  EXPECT_DOUBLE_EQ(sine.kd, 1.0);
+  EXPECT_EQ(MakeHello(sine).controller(), "cloud");
+  EXPECT_TRUE(MakeHello(sine).want_command_results());
+  EXPECT_FALSE(MakeHello(sine).no_telemetry()) << "the echoed keys come with telemetry";
+  const Options fast = Parse({"sine", "L_Elbow", "--rate", "1000", "--amplitude=0.3",
+                              "--frequency", "2", "--kp", "80", "--kd", "2"});
+  EXPECT_DOUBLE_EQ(fast.rate_hz, 1000.0);
+  EXPECT_DOUBLE_EQ(fast.amplitude_rad, 0.3);
+  EXPECT_DOUBLE_EQ(fast.frequency_hz, 2.0);
+  EXPECT_DOUBLE_EQ(fast.kp, 80.0);
+  EXPECT_DOUBLE_EQ(fast.kd, 2.0);
+  EXPECT_EQ(ErrorOf({"sine"}),
+            "usage: robot-edgectl sine JOINT [--amplitude RAD] [--frequency HZ] [--duration S] "
+            "[--rate HZ]");
+  EXPECT_EQ(ErrorOf({"sine", "L_Elbow", "--amplitude", "0.6"}), "--amplitude must be 0..0.5 rad");
+  EXPECT_EQ(ErrorOf({"sine", "L_Elbow", "--frequency", "0"}), "--frequency must be 0..5 Hz");
+  EXPECT_EQ(ErrorOf({"sine", "L_Elbow", "--kp", "501"}), "--kp must be 0..500");
+  EXPECT_EQ(ErrorOf({"sine", "L_Elbow", "--rate", "2000"}), "--rate must be 10..1000 Hz");
+  EXPECT_EQ(ErrorOf({"move", "L_Knee=1", "--kp", "3"}), "--kp does not apply to 'move'");
+}
+
 TEST(EdgectlOptions, OptionsOnlyWhereTheyApply) {
   EXPECT_EQ(ErrorOf({"status", "--rate", "50"}), "--rate does not apply to 'status'");
   EXPECT_EQ(ErrorOf({"watch", "--resume", "3"}), "--resume does not apply to 'watch'");

@@ -22,6 +22,11 @@ Commands:
                       joint positions (rad) over --duration at --rate; the other joints hold
                       their measured position. Joint names as `status` prints them (any case)
   hold                stream the measured pose for --duration (keeps a trajectory session alive)
+  sine JOINT          a sine of --amplitude RAD at --frequency HZ on one joint through the joint
+                      stream (MOVE/JOINT_STREAM: every joint at --kp / --kd, the others holding
+                      their measured position), --rate commands per second for --duration; then
+                      prints the command-to-effect latency measured from the echoed
+                      user_command_key (sent to the control tick that applied it)
   watch               one line per telemetry frame (10 Hz) until Ctrl-C or --count
   events              follow system events: errors, controller changes, diagnostics (summary)
   diag                wait for the next diagnostics (every ~1 s) and print it: CAN bus health,
@@ -59,18 +64,22 @@ Connection options:
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
   --token TOKEN       the role's token over TCP (default $ROBOT_EDGE_TOKEN; api.roles.<role>.token_file)
-  --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold;
+  --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold, sine;
                       observer "" for the others; --controller "" makes any command an observer)
   --timeout S         connect and answer timeout in seconds (default 2)
   --json              print protobuf messages as JSON, one per line (proto field names; 64-bit
                       integers are strings, as the protobuf JSON mapping says)
 
 Command options:
-  --duration S        move: length of the ramp (default 2); hold: how long (default 2);
+  --duration S        move: length of the ramp (default 2); hold, sine: how long (2, 4);
                       walk: how long to walk (default 0 = until Ctrl-C); jog: at most (20)
-  --rate HZ           move, hold: packets per second, 10..500 (default 50)
+  --rate HZ           move, hold: packets per second, 10..500 (default 50); sine: 10..1000 (200)
   --hold S            move: keep streaming the goal for S seconds after the ramp (default 0)
   --max-speed RAD_S   move: refuse a ramp whose peak joint speed exceeds this (default 2)
+  --amplitude RAD     sine: 0..0.5 (default 0.1)
+  --frequency HZ      sine: 0..5 (default 0.5)
+  --kp N·m/rad        sine: every joint's stiffness, 0..500 (default 40)
+  --kd N·m·s/rad      sine: every joint's damping, 0..5 (default 1)
   --count N           watch, events: exit after N messages (default 0 = until Ctrl-C)
   --resume N          events: first replay the kept events with a sequence above N
   --joints A,B,...    watch: also print these joints' positions
@@ -107,6 +116,7 @@ Examples:
   $ robot-edgectl status
   $ robot-edgectl stand && sleep 2 && robot-edgectl walk 0.3 0 0 --duration 5
   $ robot-edgectl move L_Shoulder_Pitch=0.5 L_Elbow=1.2 --duration 3 --hold 1
+  $ robot-edgectl stand && sleep 2 && robot-edgectl sine L_Elbow --amplitude 0.2 --rate 500
   $ robot-edgectl watch --joints L_Knee,R_Knee
   $ robot-edgectl events --resume 120 --json
   $ robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag

@@ -19,6 +19,7 @@ struct SubcommandName {
 constexpr SubcommandName kSubcommands[] = {
     {"status", S::kStatus}, {"stand", S::kStand},   {"damp", S::kDamp},
     {"walk", S::kWalk},     {"hold", S::kHold},     {"move", S::kMove},
+    {"sine", S::kSine},
     {"watch", S::kWatch},   {"events", S::kEvents}, {"diag", S::kDiag},
     {"scan", S::kScan},     {"jog", S::kJog},       {"check-direction", S::kCheckDirection},
     {"calibrate", S::kCalibrate}, {"zero", S::kZero}, {"clear-fault", S::kClearFault},
@@ -97,9 +98,9 @@ const std::vector<OptionSpec>& OptionTable() {
       {"--json", false, {}, [](Options* o, auto&, auto&) { o->json = true; }},
       {"--timeout", true, {},
        [](Options* o, auto& n, auto& v) { o->timeout_s = ParseDouble(n, v, "seconds"); }},
-      {"--duration", true, {S::kMove, S::kHold, S::kWalk, S::kJog},
+      {"--duration", true, {S::kMove, S::kHold, S::kWalk, S::kJog, S::kSine},
        [](Options* o, auto& n, auto& v) { o->duration_s = ParseDouble(n, v, "seconds"); }},
-      {"--rate", true, {S::kMove, S::kHold},
+      {"--rate", true, {S::kMove, S::kHold, S::kSine},
        [](Options* o, auto& n, auto& v) { o->rate_hz = ParseDouble(n, v, "Hz"); }},
       {"--hold", true, {S::kMove},
        [](Options* o, auto& n, auto& v) { o->hold_s = ParseDouble(n, v, "seconds"); }},
@@ -134,6 +135,14 @@ const std::vector<OptionSpec>& OptionTable() {
       {"--pose", true, {S::kCalibrate}, [](Options* o, auto&, auto& v) { o->pose = v; }},
       {"--confirm", false, {S::kZero}, [](Options* o, auto&, auto&) { o->confirm = true; }},
       {"--reason", true, {S::kBlackBox}, [](Options* o, auto&, auto& v) { o->reason = v; }},
+      {"--amplitude", true, {S::kSine},
+       [](Options* o, auto& n, auto& v) { o->amplitude_rad = ParseDouble(n, v, "rad"); }},
+      {"--frequency", true, {S::kSine},
+       [](Options* o, auto& n, auto& v) { o->frequency_hz = ParseDouble(n, v, "Hz"); }},
+      {"--kp", true, {S::kSine},
+       [](Options* o, auto& n, auto& v) { o->kp = ParseDouble(n, v, "N·m/rad"); }},
+      {"--kd", true, {S::kSine},
+       [](Options* o, auto& n, auto& v) { o->kd = ParseDouble(n, v, "N·m·s/rad"); }},
 
   };
   // clang-format on
@@ -209,6 +218,17 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
       if (!(o->amount_rad > 0) || o->amount_rad > 0.8) throw UsageError("--amount must be 0..0.8 rad");
       if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
       return;
+    case S::kSine:
+      ExpectArguments(positional, 1,
+                      "sine JOINT [--amplitude RAD] [--frequency HZ] [--duration S] [--rate HZ]");
+      o->joint = positional[0];
+      if (!(o->amplitude_rad > 0) || o->amplitude_rad > 0.5) throw UsageError("--amplitude must be 0..0.5 rad");
+      if (!(o->frequency_hz > 0) || o->frequency_hz > 5) throw UsageError("--frequency must be 0..5 Hz");
+      if (!(o->kp >= 0) || o->kp > client::kKpMax) throw UsageError("--kp must be 0..500");
+      if (!(o->kd >= 0) || o->kd > client::kKdMax) throw UsageError("--kd must be 0..5");
+      if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");
+      if (o->rate_hz < 10 || o->rate_hz > 1000) throw UsageError("--rate must be 10..1000 Hz");
+      return;
     case S::kZero:
       ExpectArguments(positional, 1, "zero JOINT --confirm");
       o->joint = positional[0];
@@ -258,7 +278,8 @@ const char* ToString(Subcommand subcommand) {
 }
 
 bool Commands(Subcommand s) {
-  return s == S::kStand || s == S::kDamp || s == S::kWalk || s == S::kHold || s == S::kMove;
+  return s == S::kStand || s == S::kDamp || s == S::kWalk || s == S::kHold || s == S::kMove ||
+         s == S::kSine;
 }
 
 bool Maintains(Subcommand s) {
@@ -316,6 +337,10 @@ Options ParseCommandLine(std::span<const std::string> args, const Environment& e
   positional.erase(positional.begin());
   if (o.subcommand == S::kMove || o.subcommand == S::kHold) o.duration_s = 2.0;
   if (o.subcommand == S::kJog) o.duration_s = 20.0;
+  if (o.subcommand == S::kSine) {
+    o.duration_s = 4.0;
+    o.rate_hz = 200.0;
+  }
   ApplyOptions(pending, &o);
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
   FinishSubcommand(positional, &o);

@@ -22,7 +22,7 @@ inline constexpr int kExitInconclusive = 4;  // check-direction: the model canno
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
 enum class Subcommand {
-  kStatus, kStand, kDamp, kWalk, kHold, kMove, kWatch, kEvents, kDiag,
+  kStatus, kStand, kDamp, kWalk, kHold, kMove, kSine, kWatch, kEvents, kDiag,
   // Bring-up (bringup.cpp): controller "maintainer" by default.
   kScan, kJog, kCheckDirection, kCalibrate, kZero, kClearFault,
   // Recording (record.cpp): the status and the list for anyone, the rest for a controller.
@@ -72,6 +72,10 @@ struct Options {
   std::vector<std::string> joints;   ///< --joints A,B: watch shows these positions
   float vx = 0, vy = 0, vyaw = 0;    ///< walk VX VY VYAW (m/s, m/s, rad/s)
   std::vector<std::string> targets;  ///< move JOINT=RAD ...
+  double amplitude_rad = 0.1;        ///< --amplitude RAD: sine (0..0.5)
+  double frequency_hz = 0.5;         ///< --frequency HZ: sine (0..5)
+  double kp = 40.0;                  ///< --kp: sine's gains on every joint (0..500)
+  double kd = 1.0;                   ///< --kd: (0..5)
 
   // Bring-up.
   std::string joint;                 ///< jog / check-direction / zero / clear-fault JOINT

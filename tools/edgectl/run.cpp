@@ -28,6 +28,8 @@ int Dispatch(Context& ctx) {
       return RunHold(ctx);
     case Subcommand::kMove:
       return RunMove(ctx);
+    case Subcommand::kSine:
+      return RunSine(ctx);
     case Subcommand::kWatch:
       return RunWatch(ctx);
     case Subcommand::kEvents:

@@ -39,6 +39,7 @@ int RunMode(Context& ctx, edge::Mode mode);
 int RunWalk(Context& ctx);
 int RunMove(Context& ctx);
 int RunHold(Context& ctx);
+int RunSine(Context& ctx);  // sine.cpp
 int RunScan(Context& ctx);  // bringup.cpp
 int RunJog(Context& ctx);
 int RunCheckDirection(Context& ctx);
@@ -47,6 +48,9 @@ int RunZero(Context& ctx);
 int RunClearFault(Context& ctx);
 int RunRecord(Context& ctx);  // record.cpp
 int RunBlackBox(Context& ctx);
+
+// The measured pose from the next telemetry frame, one position per joint. Throws ClientError.
+std::vector<float> MeasuredPose(Context& ctx);
 
 // Shared by the commanding subcommands: waits for the result of command `sequence` and
 // reports it ("accepted ..." on out, "refused: REASON" on err). Returns the exit status.

@@ -133,7 +133,8 @@ int Stream(Context& ctx, const client::Ramp& ramp, const char* what) {
   return kExitOk;
 }
 
-// The measured pose from the next telemetry frame, one position per joint.
+}  // namespace
+
 std::vector<float> MeasuredPose(Context& ctx) {
   const auto telemetry = ctx.client->WaitTelemetry(ctx.timeout());
   if (!telemetry) {
@@ -149,8 +150,6 @@ std::vector<float> MeasuredPose(Context& ctx) {
   }
   return {telemetry->joint_pos().begin(), telemetry->joint_pos().end()};
 }
-
-}  // namespace
 
 int RunMove(Context& ctx) {
   const Options& o = ctx.options;
