@@ -128,7 +128,8 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
       last_stream_us_ = command.received_us;
       break;
     case CommandKind::kJointStream:
-      joint_stream_.Set(now_us, *command.joint_stream);
+      // Applied no earlier than it arrived (the tick's time is read before its commands).
+      joint_stream_.Set(std::max(now_us, command.received_us), *command.joint_stream);
       last_stream_us_ = command.received_us;
       break;
     case CommandKind::kJog:

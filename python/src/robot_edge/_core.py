@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import (Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple, Union)
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, DiagnosticsExtension,
-                                         Hello, ServerMessage, TelemetryExtension, Welcome)
+                                         Hello, JointCommand, ServerMessage, TelemetryExtension,
+                                         TimeSyncResult, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, EdgeEvent, EdgeTelemetry
 
 from . import commands
@@ -186,6 +187,8 @@ class ClientState:
         self.resume_point = 0
         self.daemon_restarted = False
         self.results: Dict[int, Optional[CommandResult]] = {}  # awaited sequences -> result
+        # Awaited TimeSync request ids -> (answer, client_receive_us).
+        self.time_syncs: Dict[int, Optional[Tuple[TimeSyncResult, int]]] = {}
         self.failure: Optional[Exception] = None
 
     def new_connection(self, peer: str) -> None:
@@ -257,6 +260,11 @@ class ClientState:
             self.events.append((self.event_count, e))
             self.event_count += 1
             return e
+        if kind == "time_sync_result":
+            r = m.time_sync_result
+            if r.request_id in self.time_syncs:
+                self.time_syncs[r.request_id] = (r, time.monotonic_ns() // 1000)
+            return None
         if kind == "command_result":
             r = m.command_result
             if r.sequence in self.results:
@@ -280,8 +288,29 @@ class ClientState:
 
 # ---- Commands and streams ---------------------------------------------------------------------
 
-def command_message(command: CloudCommand) -> ClientMessage:
+def command_message(command: Union[CloudCommand, JointCommand]) -> ClientMessage:
+    if isinstance(command, JointCommand):
+        return ClientMessage(joint_command=command)
     return ClientMessage(command=command)
+
+
+@dataclass(frozen=True)
+class ClockOffset:
+    """The robot's clock as this client sees it (TimeSync): robot time = client time + offset_us.
+    The error is at most round_trip_us / 2. Client time is time.monotonic_ns() // 1000."""
+    offset_us: int
+    round_trip_us: int
+
+    def to_robot(self, client_us: int) -> int:
+        return client_us + self.offset_us
+
+
+def estimate_offset(client_send_us: int, robot_receive_us: int, robot_send_us: int,
+                    client_receive_us: int) -> ClockOffset:
+    """NTP's estimate of one exchange (the same arithmetic as client/time_sync.hpp)."""
+    round_trip = (client_receive_us - client_send_us) - (robot_send_us - robot_receive_us)
+    offset = (robot_receive_us - client_send_us + robot_send_us - client_receive_us) // 2
+    return ClockOffset(offset, round_trip)
 
 
 def is_waypoints(target) -> bool:

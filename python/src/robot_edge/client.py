@@ -21,11 +21,12 @@ import threading
 import time
 from typing import Callable, Iterator, List, Mapping, Optional, Sequence, Union
 
-from edge.generated.edge_api_pb2 import ClientMessage, CommandResult, Welcome
+from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand,
+                                         TimeSyncRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
 from . import commands
-from ._core import (Address, ClientState, Event, EventCallback, StreamResult, StreamRun,
+from ._core import (Address, ClientState, ClockOffset, Event, estimate_offset, EventCallback, StreamResult, StreamRun,
                     Telemetry, TelemetryCallback, command_message, frame_of, make_hello, make_plan,
                     open_socket, resolve_address)
 from .errors import ConnectionClosed, ConnectError, ProtocolError, RobotEdgeError, Timeout
@@ -259,7 +260,7 @@ class Client:
                 self._check()
             raise ConnectionClosed(f"sending to robot-edged at {self.address}: {e}") from None
 
-    def send(self, command: CloudCommand, *, stamp: bool = True, wait: bool = True,
+    def send(self, command: Union[CloudCommand, JointCommand], *, stamp: bool = True, wait: bool = True,
              timeout: Optional[float] = None) -> Optional[CommandResult]:
         """Stamps `command` (sequence: this client's next; timestamp_us: the wall clock, µs),
         sends it, and returns the daemon's CommandResult (`accepted`, `reason` such as
@@ -299,6 +300,40 @@ class Client:
                 return result  # type: ignore[return-value]
             finally:
                 self._state.results.pop(sequence, None)
+
+    def sync_clock(self, exchanges: int = 5, timeout: Optional[float] = None) -> ClockOffset:
+        """The robot's clock (TimeSync): `exchanges` round trips, the shortest kept. Robot time
+        (robot-edged's monotonic clock, µs) is what JointCommand.end_time_us and
+        reference_time_us are in: offset.to_robot(commands.monotonic_us()). Raises Timeout."""
+        self._need_welcome()
+        wait_s = self.timeout if timeout is None else timeout
+        best: Optional[ClockOffset] = None
+        for i in range(max(exchanges, 1)):
+            request_id = (id(self) + i) & 0xFFFFFFFF or 1
+            with self._cond:
+                self._state.time_syncs[request_id] = None
+            try:
+                sent_us = commands.monotonic_us()
+                with self._send_lock:
+                    self._send(ClientMessage(time_sync=TimeSyncRequest(
+                        request_id=request_id, client_send_us=sent_us)))
+                with self._cond:
+                    if not self._cond.wait_for(
+                            lambda: self._state.time_syncs.get(request_id) is not None
+                            or self._state.failure is not None, wait_s):
+                        raise Timeout(f"robot-edged at {self.address} did not answer a "
+                                      f"TimeSyncRequest within {wait_s} s")
+                    self._check()
+                    answer, received_us = self._state.time_syncs[request_id]  # type: ignore[misc]
+            finally:
+                with self._cond:
+                    self._state.time_syncs.pop(request_id, None)
+            e = estimate_offset(answer.client_send_us, answer.robot_receive_us,
+                                answer.robot_send_us, received_us)
+            if best is None or e.round_trip_us < best.round_trip_us:
+                best = e
+        assert best is not None
+        return best
 
     def stand(self, timeout: Optional[float] = None) -> Optional[CommandResult]:
         """ModeCommand(STAND): the robot ramps to its stand pose over ~2 s (stand_ramp_s)."""

@@ -14,6 +14,7 @@ import math
 import time
 from typing import Mapping, Optional, Sequence, Tuple, Union
 
+from edge.generated.edge_api_pb2 import JointCommand
 from edge.generated.edge_cloud_pb2 import (CloudCommand, FullTrajectory, JointSegment, Mode,
                                            ModeCommand, TrajectoryRequest, VelocityCommand)
 
@@ -145,6 +146,46 @@ def apply_targets(base: Pose, targets: Targets, names: Sequence[str]) -> list:
     return pose
 
 
+def monotonic_us() -> int:
+    """The client's clock for TimeSync (CLOCK_MONOTONIC, µs), as the C++ client's."""
+    return time.monotonic_ns() // 1000
+
+
+def joint_command(position: Pose, *, end_time_us: int, velocity: Optional[Pose] = None,
+                  torque: Optional[Pose] = None, kp: Optional[Sequence[float]] = None,
+                  kd: Optional[Sequence[float]] = None, reference_time_us: int = 0,
+                  extrapolation_duration_us: int = 0, user_command_key: int = 0,
+                  velocity_safety_limit: float = 0.0) -> JointCommand:
+    """A JointCommand (robot-edge's joint stream, edge_api.proto): position (rad) one per joint;
+    velocity (rad/s), torque (N·m feed-forward), kp (0..500) and kd (0..5) None or one per joint,
+    kp and kd together (required on a stream's first command). end_time_us is robot time
+    (Client.sync_clock()) and > 0. ValueError for what the robot would drop."""
+    joints = len(position)
+    if joints == 0:
+        raise ValueError("a joint command needs positions")
+    _check_values(position, "position", joints)
+    for name, values in (("velocity", velocity), ("torque", torque)):
+        if values is not None:
+            _check_values(values, name, joints)
+    if (kp is None) != (kd is None):
+        raise ValueError("kp and kd go together: give both or neither")
+    if kp is not None and kd is not None:
+        _check_values(kp, "kp", joints, 0.0, KP_MAX)
+        _check_values(kd, "kd", joints, 0.0, KD_MAX)
+    if end_time_us <= 0:
+        raise ValueError("end_time_us is required (robot time: Client.sync_clock())")
+    if reference_time_us < 0:
+        raise ValueError("reference_time_us is negative")
+    if not math.isfinite(velocity_safety_limit) or velocity_safety_limit < 0:
+        raise ValueError(f"velocity_safety_limit {velocity_safety_limit} is not a finite number >= 0")
+    return JointCommand(position=position, velocity=velocity or [], torque=torque or [],
+                        kp=kp or [], kd=kd or [], end_time_us=end_time_us,
+                        reference_time_us=reference_time_us,
+                        extrapolation_duration_us=extrapolation_duration_us,
+                        user_command_key=user_command_key,
+                        velocity_safety_limit=velocity_safety_limit)
+
+
 class Sequencer:
     """Stamps commands with increasing sequence numbers (1, 2, 3, ...; modulo 2^32, never 0) and
     the wall clock. robot-edged drops a command whose sequence is not above the last one it
@@ -156,7 +197,7 @@ class Sequencer:
         self._next = first % _SEQUENCE_MODULO or 1
         self._last = 0
 
-    def stamp(self, command: CloudCommand, now_us: Optional[int] = None) -> int:
+    def stamp(self, command: Union[CloudCommand, JointCommand], now_us: Optional[int] = None) -> int:
         """Sets command.sequence to the next number and command.timestamp_us to `now_us` (µs since
         the Unix epoch; default the wall clock now). Returns the sequence."""
         command.sequence = self._last = self._next

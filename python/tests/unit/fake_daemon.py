@@ -10,7 +10,7 @@ import time
 from typing import Callable, List, Optional, Tuple
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, Goodbye, ServerMessage,
-                                         Welcome, CONTROL_MODE_STAND)
+                                         TimeSyncResult, Welcome, CONTROL_MODE_STAND)
 from robot_edge.framing import FrameDecoder, encode_frame
 
 JOINTS = ["L_Hip_Pitch", "L_Hip_Roll", "L_Hip_Yaw", "L_Knee", "L_Ankle_A", "L_Ankle_B",
@@ -26,7 +26,9 @@ def frame(message: ServerMessage) -> bytes:
 
 class FakeDaemon:
     """on_hello(hello) -> ServerMessage (Welcome or Goodbye) or None (no answer);
-    on_command(command) -> CommandResult or None (no answer)."""
+    on_command(command) -> CommandResult or None (no answer), for CloudCommands and
+    JointCommands; a TimeSyncRequest is answered with the daemon's monotonic clock plus
+    `clock_offset_us`."""
 
     def __init__(self, path: Optional[str] = None, tcp: bool = False) -> None:
         if tcp:
@@ -44,6 +46,7 @@ class FakeDaemon:
         self.on_hello: Callable = self._welcome
         self.on_command: Callable = lambda c: CommandResult(
             sequence=c.sequence, accepted=True, control_mode=CONTROL_MODE_STAND)
+        self.clock_offset_us = 0
         self._stop = False
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
@@ -81,9 +84,15 @@ class FakeDaemon:
                 answer = None
                 if m.HasField("hello"):
                     answer = self.on_hello(m.hello)
-                elif m.HasField("command"):
-                    r = self.on_command(m.command)
+                elif m.HasField("command") or m.HasField("joint_command"):
+                    r = self.on_command(getattr(m, m.WhichOneof("msg")))
                     answer = ServerMessage(command_result=r) if r is not None else None
+                elif m.HasField("time_sync"):
+                    now = time.monotonic_ns() // 1000 + self.clock_offset_us
+                    answer = ServerMessage(time_sync_result=TimeSyncResult(
+                        request_id=m.time_sync.request_id,
+                        client_send_us=m.time_sync.client_send_us, robot_receive_us=now,
+                        robot_send_us=now + 5))
                 if answer is not None:
                     try:
                         conn.sendall(frame(answer))

@@ -1,5 +1,6 @@
 """Client against a scripted daemon: Hello first, refusals, timeouts, stamping, results,
 telemetry and events, resume after a reconnect, the trajectory streamer."""
+import math
 import os
 import socket
 import threading
@@ -323,3 +324,48 @@ def test_the_readme_example_runs_as_written(daemon, monkeypatch):
     assert sent[0].command.mode.mode == Mode.MODE_STAND
     assert 1 < len(sent) <= 1 + 151  # STAND, then 3 s of packets at 50 Hz (a late one skipped)
     assert sent[-1].command.trajectory.full.segments[-1].positions[12] == pytest.approx(-0.8)
+
+
+def test_joint_commands_share_the_sequence_and_sync_clock_finds_the_offset(daemon):
+    from robot_edge import commands
+    daemon.clock_offset_us = 7_000_000
+    with connected(daemon, controller="cloud") as c:
+        offset = c.sync_clock(exchanges=3)
+        assert 0 <= offset.round_trip_us < 1_000_000
+        assert abs(offset.offset_us - 7_000_000) <= offset.round_trip_us
+        syncs = [daemon.next() for _ in range(3)]
+        assert all(s.HasField("time_sync") for s in syncs)
+        assert c.stand().accepted
+        end = offset.to_robot(commands.monotonic_us()) + 20_000
+        cmd = commands.joint_command([0.1] * 25, end_time_us=end, kp=[40] * 25, kd=[1] * 25,
+                                     torque=[0.5] * 25, user_command_key=9,
+                                     velocity_safety_limit=3.0)
+        assert c.send(cmd).accepted
+        sent = [daemon.next() for _ in range(2)]
+        assert sent[0].command.sequence == 1
+        j = sent[1].joint_command
+        assert j.sequence == 2 and j.timestamp_us > 0
+        assert j.end_time_us == end and j.user_command_key == 9
+        assert list(j.kp) == [40] * 25 and j.torque[3] == pytest.approx(0.5)
+        assert j.velocity_safety_limit == pytest.approx(3.0)
+
+
+def test_joint_command_refuses_what_the_robot_would_drop():
+    from robot_edge import commands
+    with pytest.raises(ValueError, match="end_time_us is required"):
+        commands.joint_command([0.0] * 25, end_time_us=0)
+    with pytest.raises(ValueError, match="kp and kd go together"):
+        commands.joint_command([0.0] * 25, end_time_us=5, kp=[1] * 25)
+    with pytest.raises(ValueError, match=r"kp\[0\] 600"):
+        commands.joint_command([0.0] * 25, end_time_us=5, kp=[600] * 25, kd=[1] * 25)
+    with pytest.raises(ValueError, match="velocity has 3 values"):
+        commands.joint_command([0.0] * 25, end_time_us=5, velocity=[0.0] * 3)
+    with pytest.raises(ValueError, match="not a finite number"):
+        commands.joint_command([0.0] * 24 + [math.nan], end_time_us=5)
+
+
+def test_estimate_offset_is_the_ntp_arithmetic():
+    from robot_edge._core import estimate_offset
+    e = estimate_offset(10_000, 1_010_300, 1_010_350, 10_650)
+    assert e.offset_us == 1_000_000 and e.round_trip_us == 600
+    assert e.to_robot(20_000) == 1_020_000
