@@ -197,12 +197,15 @@ class Daemon {
     api_heartbeat_us_.store(SteadyMicros(), std::memory_order_relaxed);
     heartbeat_.expires_after(kHeartbeatPeriod);
     heartbeat_.async_wait([this](const std::error_code& ec) {
-      if (!ec) StampHeartbeat();
+      // Not after Shutdown(): a handler already queued when it cancelled the timer still gets
+      // success, and re-arming would keep io_.run() from ever returning (a hung SIGTERM).
+      if (!ec && !shutting_down_) StampHeartbeat();
     });
   }
 
   void Shutdown(const char* why) {
     spdlog::info("{}: shutting down: DAMP on every motor, then out of motor mode", why);
+    shutting_down_ = true;
     if (supervisor_) supervisor_->Stop();
     notifier_.Stopping();
     listener_->Close();
@@ -230,6 +233,7 @@ class Daemon {
   asio::io_context can_io_;  // hosts the CAN sockets; never run (the control thread polls them)
   asio::signal_set signals_;
   asio::steady_timer heartbeat_;
+  bool shutting_down_ = false;  // API thread only
   std::atomic<std::int64_t> api_heartbeat_us_{0};
   SystemdNotifier notifier_;
   BusLocks bus_locks_;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -217,8 +218,33 @@ void Robot::DumpLogs() const {
                Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
 }
 
+namespace {
+
+// Each thread of `pid`: its name, state and the kernel function it waits in (a hung shutdown).
+std::string ThreadStates(pid_t pid) {
+  std::string out;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const auto read = [&](const char* file) {
+      std::ifstream in(task.path() / file);
+      std::string text;
+      std::getline(in, text);
+      return text;
+    };
+    const std::string stat = read("stat");
+    const std::size_t paren = stat.rfind(')');
+    out += "  " + task.path().filename().string() + " " + read("comm") + " state " +
+           (paren != std::string::npos && paren + 2 < stat.size() ? stat.substr(paren + 2, 1) : "?") +
+           " wchan " + read("wchan") + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 Robot::~Robot() {
-  daemon_->Stop(SIGTERM, 10s);
+  StopDaemon(10s);
   sim_->Stop(SIGTERM, 10s);
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
@@ -260,7 +286,19 @@ std::string Robot::Sim(const std::string& line) {
   return reply;
 }
 
-int Robot::StopDaemon(Millis timeout, int signal) { return daemon_->Stop(signal, timeout); }
+int Robot::StopDaemon(Millis timeout, int signal) {
+  if (daemon_->Running()) {
+    ::kill(daemon_->pid(), signal);
+    if (!Eventually([this] { return !daemon_->Running(); }, timeout)) {
+      std::fprintf(stderr, "robot-edged did not exit within %lld ms of signal %d; its threads:\n%s",
+                   static_cast<long long>(timeout.count()), signal,
+                   ThreadStates(daemon_->pid()).c_str());
+      daemon_->Stop(SIGKILL, 1s);
+      return -1;
+    }
+  }
+  return daemon_->Stop(0, 0s);
+}
 
 std::vector<std::string> Robot::ExecStopPost() const {
   std::ifstream unit(ROBOT_EDGE_UNIT);
@@ -309,15 +347,26 @@ StoppedThread::StoppedThread(pid_t pid, const std::string& name) {
 
 StoppedThread::~StoppedThread() { ::ptrace(PTRACE_DETACH, tid_, nullptr, nullptr); }
 
-edge::CloudCommand Stamped(edge::CloudCommand command) {
-  static std::uint32_t sequence = 1000;  // increasing across every client of the test
-  if (command.sequence() == 0) command.set_sequence(++sequence);
+namespace {
+
+// The next sequence of the test process: one counter for every kind of command and every client
+// (each client sees it increase, whatever it sends).
+std::uint32_t NextSequence() {
+  static std::atomic<std::uint32_t> sequence{1000};
+  return ++sequence;
+}
+
+// Sequence and timestamp of a command, where the caller left them 0.
+template <typename Message>
+Message StampedCommand(Message command) {
+  if (command.sequence() == 0) command.set_sequence(NextSequence());
   if (command.timestamp_us() == 0) command.set_timestamp_us(client::WallClockMicros());
   return command;
 }
 
-edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout) {
-  command = Stamped(std::move(command));
+template <typename Message>
+edge::CommandResult SendAndWait(client::Client& c, Message command, Millis timeout) {
+  command = StampedCommand(std::move(command));
   c.Send(command);
   const auto result = c.WaitCommandResult(command.sequence(), timeout);
   if (!result) {
@@ -326,6 +375,24 @@ edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Milli
     return none;
   }
   return *result;
+}
+
+}  // namespace
+
+edge::CloudCommand Stamped(edge::CloudCommand command) {
+  return StampedCommand(std::move(command));
+}
+
+edge::JointCommand Stamped(edge::JointCommand command) {
+  return StampedCommand(std::move(command));
+}
+
+edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout) {
+  return SendAndWait(c, std::move(command), timeout);
+}
+
+edge::CommandResult Command(client::Client& c, edge::JointCommand command, Millis timeout) {
+  return SendAndWait(c, std::move(command), timeout);
 }
 
 std::optional<edge::EdgeTelemetry> WaitTelemetry(

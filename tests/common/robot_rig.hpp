@@ -121,7 +121,8 @@ class Robot {
                          edge::Welcome* welcome = nullptr);
   // One line to the simulator's control socket; returns its reply ("ok ..." / "error: ...").
   std::string Sim(const std::string& line);
-  // SIGTERM to the daemon; its exit code.
+  // `signal` to the daemon; its exit code, or -1 when it was still running after `timeout` (its
+  // threads' states are printed, then it is killed).
   int StopDaemon(Millis timeout = 10s, int signal = SIGTERM);
   bool DaemonRunning() { return daemon_->Running(); }
   pid_t daemon_pid() const { return daemon_->pid(); }
@@ -194,6 +195,13 @@ edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<
 // `command` with the next sequence of this test process and the wall clock now: what Command()
 // sends (for tests that send without waiting for the result).
 edge::CloudCommand Stamped(edge::CloudCommand command);
+// The same for a JointCommand (one sequence for all of a client's commands, as Sequencer): the
+// next sequence of this test process (the counter Stamped(CloudCommand) uses) and the wall clock
+// now, each where 0.
+edge::JointCommand Stamped(edge::JointCommand command);
+// Sends `command`, stamped, and returns its CommandResult (a result with accepted false and a
+// reason saying so when none came within `timeout`).
+edge::CommandResult Command(client::Client& c, edge::JointCommand command, Millis timeout = 3s);
 
 // Until every motor has replied recently (the daemon accepts STAND only then); false on timeout.
 bool MotorsReady(client::Client& c, Millis timeout = std::chrono::seconds(10));

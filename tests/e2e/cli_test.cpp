@@ -75,6 +75,29 @@ TEST(Cli, StatusStandWalkMoveAndDamp) {
   EXPECT_NE(r.output.find("vcan4"), std::string::npos) << r.output;
 }
 
+// robot-edgectl sine: the joint stream drives the elbow on a sine (seen in the frames) and the
+// latency comes back from the echoed keys.
+TEST(Cli, SineStreamsOneJointAndMeasuresTheLatency) {
+  Robot robot;
+  auto observer = robot.Connect("");
+  WaitMotorsReady(observer);
+  const std::int64_t t0 = NowUs();
+  const CtlResult r = Ctl(robot, "sine L_Elbow --amplitude 0.2 --frequency 0.5 --duration 2.5 --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\"latency_us\":{\"min\":"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\"latency_samples\":0"), std::string::npos) << r.output;
+  // The elbow's commanded position swings both ways about where it hung, at kp 40.
+  constexpr int kElbow = 15;
+  float low = 1e9f, high = -1e9f;
+  for (const SeenFrame& f : robot.monitor().Since(t0)) {
+    if (f.special || robot.monitor().JointOf(f) != kElbow || f.command.kp < 39.0f) continue;
+    low = std::min(low, f.command.position_rad);
+    high = std::max(high, f.command.position_rad);
+  }
+  EXPECT_GT(high - low, 0.3f) << "the elbow's targets spanned " << high - low << " rad";
+  EXPECT_LT(high - low, 0.41f);
+}
+
 TEST(Cli, BringUpScanJogCheckDirectionCalibrateZero) {
   RobotOptions o;
   o.config_edits = {{"robot:\n", "calibration: calibration.yaml\nrobot:\n"}};

@@ -16,7 +16,12 @@ using namespace test;  // the rig: Robot, BusMonitor, Command, WaitTelemetry, ..
 class Robot : public test::Robot {
  public:
   using test::Robot::Robot;
+  // A daemon that does not exit within 10 s of SIGTERM fails the test (systemd would kill it;
+  // a restart would wait that long).
   ~Robot() override {
+    if (DaemonRunning() && StopDaemon(10s) == -1) {
+      ADD_FAILURE() << "robot-edged did not exit within 10 s of SIGTERM";
+    }
     if (testing::Test::HasFailure()) DumpLogs();
   }
 };
