@@ -5,6 +5,8 @@
 //                         control thread's queue: frame decode, ClientMessage parse, arbiter,
 //                         validation (positions, kp and kd checked and clamped), hand-off
 //   CommandArena/...      the same parsed into a protobuf Arena on a kept block (a proposed change)
+//   JointCommand          one JointCommand (25 positions, velocities, torques, kp, kd) the same way:
+//                         the joint stream's decode + validate + hand-off (issue 15: <= 2 µs)
 //   Tick/joints:N         one control tick in steady STAND: 25 / 50 / 100 joints (generated
 //                         configs): replies decoded, alerts checked, state machine stepped,
 //                         N command frames encoded and sent, snapshot published
@@ -44,6 +46,19 @@ void BM_Command(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(command.size()));
 }
 BENCHMARK(BM_Command)->ArgName("segments")->Arg(1)->Arg(16)->Arg(64)->Arg(100);
+
+void BM_JointCommand(benchmark::State& state) {
+  const config::Config& c = DefaultConfig();
+  FreshCommand command(JointCommandBytes(c), /*joint=*/true);
+  CommandPath path(c);
+  std::int64_t now = 0;
+  for (auto _ : state) {
+    now += 1000;
+    if (!path.Handle(command.Next(now), now)) state.SkipWithError("joint command dropped");
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(command.size()));
+}
+BENCHMARK(BM_JointCommand);
 
 void BM_Tick(benchmark::State& state) {
   const config::Config c = GeneratedConfig(static_cast<std::size_t>(state.range(0)));
@@ -253,6 +268,9 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
   add("command, 64 segments", us("BM_Command/segments:64"), 0, "with kp and kd");
   add("command, 100 segments (max_segments)", us("BM_Command/segments:100"), 0,
       "with kp and kd: 200 ms of playback, the trajectory timeout");
+  add("joint command: decode + parse + arbiter + freshness + validate + hand-off, 25 joints",
+      us("BM_JointCommand"), 2.0,
+      "JointCommand: position, velocity, torque, kp, kd per joint (the joint stream, issue 15)");
   add("control tick, 25 joints (steady STAND)", us("BM_Tick/joints:25"), 20.0,
       "receive + alerts + step + 25 frames encoded + publish");
   add("control tick, 25 joints, state queued for the flight recorder", us("BM_TickRecording"),

@@ -167,14 +167,34 @@ std::string TrajectoryBytes(const config::Config& config, std::size_t segments) 
   return bytes;
 }
 
-FreshCommand::FreshCommand(std::string bytes) : bytes_(std::move(bytes)), sequence_(kFirstSequence) {
+std::string JointCommandBytes(const config::Config& config) {
+  std::vector<float> q, dq(config.joints.size(), 0.1f), tau(config.joints.size(), 0.5f), kp, kd;
+  for (const auto& j : config.joints) {
+    q.push_back(static_cast<float>(j.stand_rad));
+    kp.push_back(static_cast<float>(j.kp));
+    kd.push_back(static_cast<float>(j.kd));
+  }
+  edge::ClientMessage message;
+  *message.mutable_joint_command() = client::MakeJointCommand(
+      {.position = q, .velocity = dq, .torque = tau, .kp = kp, .kd = kd,
+       .end_time_us = 1'000'000'000'000, .user_command_key = 7, .velocity_safety_limit = 6.0f});
+  message.mutable_joint_command()->set_sequence(kFirstSequence);
+  message.mutable_joint_command()->set_timestamp_us(kWallBaseUs);
+  std::string bytes;
+  if (!proto::AppendDelimited(message, &bytes)) throw std::runtime_error("command over 64 KiB");
+  return bytes;
+}
+
+FreshCommand::FreshCommand(std::string bytes, bool joint)
+    : bytes_(std::move(bytes)), sequence_(kFirstSequence) {
   const auto find = [&](char tag, std::uint64_t value) {
     const std::size_t at = bytes_.find(tag + Varint(value));
     if (at == std::string::npos) throw std::runtime_error("FreshCommand: placeholder not found");
     return at + 1;
   };
-  timestamp_at_ = find(0x08, kWallBaseUs);     // CloudCommand.timestamp_us = 1, varint
-  sequence_at_ = find(0x10, kFirstSequence);   // CloudCommand.sequence = 2, varint
+  // CloudCommand: timestamp_us = 1, sequence = 2; JointCommand: sequence = 1, timestamp_us = 2.
+  timestamp_at_ = find(joint ? 0x10 : 0x08, kWallBaseUs);
+  sequence_at_ = find(joint ? 0x08 : 0x10, kFirstSequence);
 }
 
 std::span<const std::uint8_t> FreshCommand::Next(std::int64_t now_us) {
@@ -192,8 +212,14 @@ CommandPath::CommandPath(const config::Config& config)
 bool CommandPath::Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us) {
   bool accepted = true;
   const auto status = reader_.Feed(bytes, [&](const edge::ClientMessage& message) {
-    if (message.msg_case() != edge::ClientMessage::kCommand) return accepted = false;
-    const auto outcome = intake_.Submit(client_, message.command(), now_us);
+    daemon::CommandIntake::Outcome outcome;
+    if (message.msg_case() == edge::ClientMessage::kCommand) {
+      outcome = intake_.Submit(client_, message.command(), now_us);
+    } else if (message.msg_case() == edge::ClientMessage::kJointCommand) {
+      outcome = intake_.Submit(client_, message.joint_command(), now_us);
+    } else {
+      return accepted = false;
+    }
     accepted &= outcome.kind == daemon::CommandIntake::Outcome::Kind::kQueued;
     // The control thread's side: take it and give the slot back.
     while (daemon::CommandSlot* received = channels_.commands.Receive()) {

@@ -91,13 +91,18 @@ inline constexpr std::size_t kMaxSegmentsWithGains = 128;
 // validator checks and clamps all three rows); longer ones carry positions only. Its sequence and
 // timestamp are FreshCommand's placeholders.
 std::string TrajectoryBytes(const config::Config& config, std::size_t segments);
+// A framed ClientMessage{joint_command} of the joint stream: every field per joint (position,
+// velocity, torque, kp, kd), an end time, a key and a velocity limit. FreshCommand's placeholders.
+std::string JointCommandBytes(const config::Config& config);
 
 // A framed command sent again and again as a new one: each Next() rewrites its sequence (+1) and
 // timestamp_us (the wall clock of `now_us`) in place — same varint lengths, so the cost is a few
 // bytes — and the daemon's freshness rules (no replays, no stale commands) accept it.
 class FreshCommand {
  public:
-  explicit FreshCommand(std::string bytes);  // from TrajectoryBytes()
+  // From TrajectoryBytes(), or JointCommandBytes() with `joint` (its fields are numbered
+  // differently).
+  explicit FreshCommand(std::string bytes, bool joint = false);
   std::span<const std::uint8_t> Next(std::int64_t now_us);
   std::size_t size() const { return bytes_.size(); }
 

@@ -1,7 +1,7 @@
 // Fuzz target: what a client's socket delivers, through the daemon's real path without the
 // socket — MessageReader (framing, arena parse), the Hello (AccessPolicy), CommandIntake
-// (controller arbitration, freshness, seed 000's validation, the hand-off into the command
-// pipe) — and on into the state machine, which the control thread would step.
+// (controller arbitration, freshness, seed 000's validation and the joint stream's, the hand-off
+// into the command pipe) — and on into the state machine, which the control thread would step.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -45,8 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       welcomed = true;
       return true;
     }
-    if (!m.has_command()) return false;
-    intake.Submit(client, m.command(), now_us);
+    if (m.has_time_sync()) return true;  // answered by the hub, nothing reaches the robot
+    if (m.has_joint_command()) {
+      intake.Submit(client, m.joint_command(), now_us);
+    } else if (m.has_command()) {
+      intake.Submit(client, m.command(), now_us);
+    } else {
+      return false;
+    }
     while (daemon::CommandSlot* slot = channels.commands.Receive()) {
       machine.Submit(now_us, slot->command);
       channels.commands.Release(slot);

@@ -50,6 +50,17 @@ std::string CommandBytes(edge::CloudCommand c, std::uint32_t sequence) {
   return Framed(m);
 }
 
+// A JointCommand framed as the fuzz target's n-th message would be: its end_time just ahead of
+// the target's clock (1 s + 2 ms a message).
+std::string JointBytes(edge::JointCommand c, std::uint32_t sequence, std::uint32_t message) {
+  c.set_sequence(sequence);
+  c.set_timestamp_us(1'800'000'000'000'000ull + 20'000ull * sequence);
+  c.set_end_time_us(1'000'000 + 2'000 * static_cast<std::int64_t>(message) + 50'000);
+  edge::ClientMessage m;
+  *m.mutable_joint_command() = c;
+  return Framed(m);
+}
+
 void ApiSeeds(const config::Config& c, const fs::path& dir) {
   std::vector<float> pose, kp, kd;
   for (const auto& j : c.joints) {
@@ -72,6 +83,33 @@ void ApiSeeds(const config::Config& c, const fs::path& dir) {
   Write(dir, "replay", Hello("cloud") + CommandBytes(stand, 5) + CommandBytes(stand, 5) +
                            CommandBytes(stand, 4));
   Write(dir, "observer-damp", Hello("") + CommandBytes(damp, 1) + CommandBytes(stand, 2));
+
+  std::vector<float> velocity(pose.size(), 0.3f), torque(pose.size(), -0.5f);
+  std::string joint = Hello("cloud");
+  for (std::uint32_t s = 1; s <= 8; ++s) {
+    client::JointCommandFields f{.position = pose, .velocity = velocity, .torque = torque};
+    if (s == 1) {
+      f.kp = kp;
+      f.kd = kd;
+    }
+    f.end_time_us = 1;  // set by JointBytes
+    f.reference_time_us = 1'000'000 + 2'000 * s;
+    f.extrapolation_duration_us = 10'000;
+    f.user_command_key = s;
+    f.velocity_safety_limit = s == 8 ? 0.01f : 5.0f;
+    joint += JointBytes(client::MakeJointCommand(f), s, s);
+  }
+  Write(dir, "joint-stream", joint);
+  edge::ClientMessage sync;
+  sync.mutable_time_sync()->set_request_id(1);
+  sync.mutable_time_sync()->set_client_send_us(42);
+  client::JointCommandFields no_gains{.position = pose, .end_time_us = 1};
+  client::JointCommandFields gains{.position = pose, .kp = kp, .kd = kd, .end_time_us = 1};
+  Write(dir, "joint-stream-mixed",
+        Hello("cloud") + Framed(sync) + JointBytes(client::MakeJointCommand(no_gains), 1, 2) +
+            CommandBytes(stand, 2) + JointBytes(client::MakeJointCommand(gains), 3, 4) +
+            CommandBytes(client::MakeTrajectory(pose), 4) + CommandBytes(damp, 5) +
+            JointBytes(client::MakeJointCommand(gains), 6, 7));
 }
 
 std::string Frame(std::uint8_t bus, std::uint32_t id, const std::uint8_t* data, std::uint8_t len) {
