@@ -265,6 +265,7 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
   RobotOptions o;
   o.config_edits = {{"record_on_start: false", "record_on_start: true "}};
   const std::string kept = fs::temp_directory_path() / ("robot-edge-replay-" + std::to_string(::getpid()));
+  fs::remove_all(kept);  // a failed earlier run's (user-mode-linux boots reuse pids)
   fs::create_directories(kept);
   const std::string recorded = kept + "/recorded.mcap", replayed = kept + "/replayed.mcap";
   {

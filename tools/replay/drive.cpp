@@ -55,7 +55,6 @@ DriveReport Drive(const Recording& r, const DriveOptions& o, std::ostream& out,
   DriveReport report;
   if (records.empty()) return report;
   const std::uint64_t first_us = records.front().received_us();
-  const std::uint64_t shift_us = WallMicros() - first_us;
   const auto start = Clock::now();
   std::map<std::uint64_t, std::unique_ptr<client::Client>> clients;
   for (edge::CommandRecord& record : records) {
@@ -72,8 +71,14 @@ DriveReport Drive(const Recording& r, const DriveOptions& o, std::ostream& out,
       out << "replay: client " << record.client_id() << " as '" << record.controller() << "'"
           << std::endl;
     }
+    // Stamped as sent now with the delay it arrived with: this program running late (a busy
+    // machine) does not make a command stale that was fresh, nor a stale one fresh.
     edge::CloudCommand* command = record.mutable_command();
-    if (command->timestamp_us() != 0) command->set_timestamp_us(command->timestamp_us() + shift_us);
+    if (command->timestamp_us() != 0) {
+      const std::int64_t delay_us = static_cast<std::int64_t>(record.received_us()) -
+                                    static_cast<std::int64_t>(command->timestamp_us());
+      command->set_timestamp_us(static_cast<std::uint64_t>(static_cast<std::int64_t>(WallMicros()) - delay_us));
+    }
     c->Send(*command);
     ++report.commands;
   }

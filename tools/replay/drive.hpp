@@ -27,9 +27,9 @@ struct DriveReport {
 };
 
 // Sends every command of the recording's /commands channel (CommandRecords that carry one), in
-// file order, paced by their arrival times. Their timestamps move by one offset (the time
-// between the recording and now), so that the daemon's freshness rules see them as the original
-// did; sequences are kept. Throws client::ClientError when robot-edged cannot be reached and
+// file order, paced by their arrival times. Each is stamped as sent now minus the delay it
+// arrived with in the recording (received_us − timestamp_us), so that the daemon's freshness
+// rules see them as the original did even when this program runs late; sequences are kept. Throws client::ClientError when robot-edged cannot be reached and
 // std::runtime_error when the file has no /commands channel.
 DriveReport Drive(const Recording& recording, const DriveOptions& options, std::ostream& out,
                   const std::atomic<bool>& stop);
