@@ -17,11 +17,12 @@ import logging
 import time
 from typing import AsyncIterator, Callable, List, Mapping, Optional, Sequence, Union
 
-from edge.generated.edge_api_pb2 import ClientMessage, CommandResult, Welcome
+from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand,
+                                         TimeSyncRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
 from . import commands
-from ._core import (ClientState, Event, EventCallback, StreamResult, StreamRun, Telemetry,
+from ._core import (ClientState, ClockOffset, Event, estimate_offset, EventCallback, StreamResult, StreamRun, Telemetry,
                     TelemetryCallback, command_message, connect_error, frame_of, make_hello,
                     make_plan, resolve_address)
 from .errors import (ConnectError, ConnectionClosed, ProtocolError, RobotEdgeError, Timeout)
@@ -230,7 +231,7 @@ class AsyncClient:
             self._check()
             raise ConnectionClosed("the client is not connected")
 
-    def _send_command_nowait(self, command: CloudCommand, register: bool,
+    def _send_command_nowait(self, command: Union[CloudCommand, JointCommand], register: bool,
                              stamp: bool = True) -> int:
         """Stamps and queues the command's bytes (synchronously: the order of sequences on the
         wire is the order of the calls). Returns its sequence."""
@@ -246,7 +247,8 @@ class AsyncClient:
     def _wants_results(self) -> bool:
         return self._state.hello is not None and self._state.hello.want_command_results
 
-    async def send(self, command: CloudCommand, *, stamp: bool = True, wait: bool = True,
+    async def send(self, command: Union[CloudCommand, JointCommand], *, stamp: bool = True,
+                   wait: bool = True,
                    timeout: Optional[float] = None) -> Optional[CommandResult]:
         """As Client.send: stamps (sequence, timestamp_us; stamp=False: the command's own),
         sends, returns the CommandResult."""
@@ -272,6 +274,32 @@ class AsyncClient:
             return self._state.results[sequence]
         finally:
             self._state.results.pop(sequence, None)
+
+    async def sync_clock(self, exchanges: int = 5, timeout: Optional[float] = None) -> ClockOffset:
+        """As Client.sync_clock: the robot's clock from the TimeSync exchange with the shortest
+        round trip."""
+        self._need_welcome()
+        wait_s = self.timeout if timeout is None else timeout
+        best: Optional[ClockOffset] = None
+        for i in range(max(exchanges, 1)):
+            request_id = (id(self) + i) & 0xFFFFFFFF or 1
+            self._state.time_syncs[request_id] = None
+            try:
+                sent_us = commands.monotonic_us()
+                await self._send(ClientMessage(time_sync=TimeSyncRequest(
+                    request_id=request_id, client_send_us=sent_us)))
+                await self._wait(lambda: self._state.time_syncs.get(request_id) is not None,
+                                 wait_s, f"robot-edged at {self.address} did not answer a "
+                                 f"TimeSyncRequest within {wait_s} s")
+                answer, received_us = self._state.time_syncs[request_id]  # type: ignore[misc]
+            finally:
+                self._state.time_syncs.pop(request_id, None)
+            e = estimate_offset(answer.client_send_us, answer.robot_receive_us,
+                                answer.robot_send_us, received_us)
+            if best is None or e.round_trip_us < best.round_trip_us:
+                best = e
+        assert best is not None
+        return best
 
     async def stand(self, timeout: Optional[float] = None) -> Optional[CommandResult]:
         """ModeCommand(STAND): the robot ramps to its stand pose over ~2 s."""

@@ -79,3 +79,25 @@ def test_stream_and_reconnect(daemon):
     run(main())
     hellos = [m.hello for _, m in daemon.commands() if m.HasField("hello")]
     assert [h.resume_after_event for h in hellos] == [0, 3]
+
+
+def test_joint_commands_and_sync_clock(daemon):
+    from robot_edge import commands
+    daemon.clock_offset_us = -3_000_000
+
+    async def main():
+        async with AsyncClient(daemon.address) as c:
+            await c.hello(controller="cloud")
+            offset = await c.sync_clock(exchanges=2)
+            assert 0 <= offset.round_trip_us < 1_000_000
+            assert abs(offset.offset_us + 3_000_000) <= offset.round_trip_us
+            end = offset.to_robot(commands.monotonic_us()) + 20_000
+            cmd = commands.joint_command([0.2] * 25, end_time_us=end, kp=[30] * 25,
+                                         kd=[1] * 25, user_command_key=4)
+            assert (await c.send(cmd)).accepted
+    run(main())
+    msgs = [m for _, m in daemon.commands()]
+    assert [m.WhichOneof("msg") for m in msgs] == ["hello", "time_sync", "time_sync",
+                                                    "joint_command"]
+    j = msgs[3].joint_command
+    assert j.sequence == 1 and j.user_command_key == 4 and list(j.kp) == [30] * 25
