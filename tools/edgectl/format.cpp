@@ -160,6 +160,8 @@ std::string ModeName(edge::ControlMode mode) {
       return "MOVE/POLICY";
     case edge::CONTROL_MODE_MOVE_TRAJECTORY:
       return "MOVE/TRAJECTORY";
+    case edge::CONTROL_MODE_MOVE_JOINT_STREAM:
+      return "MOVE/JOINT_STREAM";
     default:
       return "mode " + std::to_string(static_cast<int>(mode));
   }

@@ -21,20 +21,31 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A command stops executing this long after it was sent (at least three packets' worth): the
-// robot holds if the stream stalls, and DAMPs 200 ms after the last packet.
-constexpr std::int64_t kMinHorizonUs = 50'000;
+// robot holds if the stream stalls, and DAMPs 200 ms after the last packet. 100 ms is also the
+// default api.max_command_age_ms: a packet later than that is dropped as stale anyway.
+constexpr std::int64_t kMinHorizonUs = 100'000;
+
+// A packet the robot dropped for arriving late: skipped, the stream goes on (the next packet
+// carries the sine's present value). Any other refusal stops the stream.
+bool Late(const std::string& reason) {
+  return reason == "joint_stream_expired" || reason == "command_stale";
+}
 
 struct SineRun {
   std::vector<std::int64_t> sent_robot_us;  // by user_command_key (1-based; [0] unused)
   std::vector<double> latency_us;           // one per key seen applied
   std::uint32_t last_measured_key = 0;
+  std::size_t late = 0;  // packets dropped for arriving late
   bool refused = false;
 };
 
 // Takes what one message says: a refusal stops the stream; a telemetry frame's echoed key gives
 // one latency sample.
 void Service(Context& ctx, const edge::ServerMessage& m, SineRun* run) {
-  if (m.has_command_result() && !m.command_result().accepted()) {
+  if (m.has_command_result() && !m.command_result().accepted() &&
+      Late(m.command_result().reason())) {
+    ++run->late;
+  } else if (m.has_command_result() && !m.command_result().accepted()) {
     const edge::CommandResult& r = m.command_result();
     *ctx.err << "refused: " << r.reason() << " (packet #" << r.sequence() << ", robot in "
              << ModeName(r.control_mode()) << ")\n";
@@ -68,7 +79,8 @@ double Quantile(std::vector<double> v, double q) {
 void Report(Context& ctx, const SineRun& run, std::size_t packets, const client::ClockOffset& clock) {
   const auto& l = run.latency_us;
   if (ctx.options.json) {
-    *ctx.out << "{\"packets\":" << packets << ",\"round_trip_us\":" << clock.round_trip_us
+    *ctx.out << "{\"packets\":" << packets << ",\"late\":" << run.late
+             << ",\"round_trip_us\":" << clock.round_trip_us
              << ",\"latency_samples\":" << l.size();
     if (!l.empty()) {
       *ctx.out << ",\"latency_us\":{\"min\":" << Quantile(l, 0) << ",\"median\":" << Quantile(l, 0.5)
@@ -78,8 +90,10 @@ void Report(Context& ctx, const SineRun& run, std::size_t packets, const client:
     return;
   }
   char line[240];
-  std::snprintf(line, sizeof(line), "sine: done, %zu packets; clock offset %lld µs (round trip %lld µs)\n",
-                packets, static_cast<long long>(clock.offset_us),
+  std::snprintf(line, sizeof(line),
+                "sine: done, %zu packets (%zu dropped for arriving late); clock offset %lld µs "
+                "(round trip %lld µs)\n",
+                packets, run.late, static_cast<long long>(clock.offset_us),
                 static_cast<long long>(clock.round_trip_us));
   *ctx.out << line;
   if (l.empty()) {
