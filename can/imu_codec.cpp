@@ -51,4 +51,16 @@ bool DecodeImuGyro(std::span<const std::uint8_t> d, std::array<float, 3>* xyz) {
   return true;
 }
 
+Payload EncodeImuAccel(const std::array<float, 3>& xyz) {
+  Payload out{};
+  for (int i = 0; i < 3; ++i) PutLe16(ToInt16(xyz[i] * kAccelCountsPerMs2), &out[2 * i]);
+  return out;
+}
+
+bool DecodeImuAccel(std::span<const std::uint8_t> d, std::array<float, 3>* xyz) {
+  if (d.size() < 6) return false;
+  for (int i = 0; i < 3; ++i) (*xyz)[i] = GetLe16(&d[2 * i]) / kAccelCountsPerMs2;
+  return true;
+}
+
 }  // namespace robot_edge::can

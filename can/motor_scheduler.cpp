@@ -10,6 +10,7 @@ namespace robot_edge::can {
 
 std::vector<can_filter> ReceiveFilters(const config::Config& config) {
   std::vector<std::uint32_t> ids = {config.imu.quat_id, config.imu.gyro_id};
+  if (config.imu.accel_id != 0) ids.push_back(config.imu.accel_id);
   for (const auto& bus : config.buses) ids.push_back(bus.master_id);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -38,6 +39,7 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
       imu_bus_(config.imu.bus),
       imu_quat_id_(config.imu.quat_id),
       imu_gyro_id_(config.imu.gyro_id),
+      imu_accel_id_(config.imu.accel_id),
       reply_timeout_us_(static_cast<std::int64_t>(config.control.motor_reply_timeout_ms) * 1000),
       missed_this_tick_(config.buses.size()),
       rx_(kReceiveBatch) {
@@ -115,14 +117,7 @@ void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::i
   const bool standard = (frame.can_id & CAN_EFF_FLAG) == 0;
   const std::uint32_t id = frame.can_id & CAN_SFF_MASK;
   const std::span<const std::uint8_t> data(frame.data, std::min<std::size_t>(frame.len, 8));
-  if (standard && bus == imu_bus_ && id == imu_quat_id_) {
-    if (DecodeImuQuaternion(data, &imu_.quat_wxyz)) imu_.last_quat_us = now_us;
-    return;
-  }
-  if (standard && bus == imu_bus_ && id == imu_gyro_id_) {
-    if (DecodeImuGyro(data, &imu_.gyro_rad_s)) imu_.last_gyro_us = now_us;
-    return;
-  }
+  if (standard && bus == imu_bus_ && HandleImuFrame(id, data, now_us)) return;
   bool shaped = false;  // shaped as some present family's reply
   config::MotorFamily first_shape = config::MotorFamily::kAk;
   std::uint32_t first_id = 0;
@@ -156,6 +151,23 @@ void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::i
       return;
     }
   }
+}
+
+bool MotorScheduler::HandleImuFrame(std::uint32_t id, std::span<const std::uint8_t> data,
+                                    std::int64_t now_us) {
+  if (id == imu_quat_id_) {
+    if (DecodeImuQuaternion(data, &imu_.quat_wxyz)) imu_.last_quat_us = now_us;
+    return true;
+  }
+  if (id == imu_gyro_id_) {
+    if (DecodeImuGyro(data, &imu_.gyro_rad_s)) imu_.last_gyro_us = now_us;
+    return true;
+  }
+  if (imu_accel_id_ != 0 && id == imu_accel_id_) {  // 0 = none (0 may be a master id)
+    if (DecodeImuAccel(data, &imu_.accel_m_s2)) imu_.last_accel_us = now_us;
+    return true;
+  }
+  return false;
 }
 
 void MotorScheduler::StartScan(std::uint32_t max_id) {

@@ -57,8 +57,10 @@ struct MotorFeedback {
 struct ImuFeedback {
   std::array<float, 4> quat_wxyz{1, 0, 0, 0};
   std::array<float, 3> gyro_rad_s{0, 0, 0};
-  std::int64_t last_quat_us = -1;  // -1 = never received
+  std::array<float, 3> accel_m_s2{0, 0, 0};  // specific force, body frame (imu.accel_id)
+  std::int64_t last_quat_us = -1;            // -1 = never received
   std::int64_t last_gyro_us = -1;
+  std::int64_t last_accel_us = -1;  // stays -1 without imu.accel_id
 };
 
 // A reply-shaped frame from a motor id that no joint of its bus has.
@@ -70,7 +72,8 @@ struct StraySender {
 };
 
 // The kernel receive filter the daemon's transport needs: every bus's master id (motor replies)
-// and the IMU's two ids. (The filter applies to every interface; frames are routed by bus.)
+// and the IMU's ids (accel_id when set). (The filter applies to every interface; frames are
+// routed by bus.)
 std::vector<can_filter> ReceiveFilters(const config::Config& config);
 
 class MotorScheduler {
@@ -150,6 +153,9 @@ class MotorScheduler {
   using IdTable = std::array<std::array<std::uint16_t, 0x800>, kFamilies>;
 
   void HandleFrame(std::size_t bus, const can_frame& frame, std::int64_t now_us);
+  // An IMU frame (standard id on the IMU's bus): decoded into imu_ if it is one. True if `id` is
+  // an IMU id, decoded or not (a frame that does not decode is dropped, uncounted).
+  bool HandleImuFrame(std::uint32_t id, std::span<const std::uint8_t> data, std::int64_t now_us);
   void Update(Motor& motor, const MotorReply& reply, std::int64_t now_us);
   void NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
                  std::int64_t now_us);
@@ -175,6 +181,7 @@ class MotorScheduler {
   std::size_t imu_bus_;
   std::uint32_t imu_quat_id_;
   std::uint32_t imu_gyro_id_;
+  std::uint32_t imu_accel_id_;  // 0 = none
   std::int64_t reply_timeout_us_;
   ImuFeedback imu_;
   std::vector<std::uint64_t> missed_this_tick_;   // scratch, per bus

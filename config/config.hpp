@@ -112,12 +112,14 @@ struct TargetLimitConfig {
 
 // The IMU on a CAN bus. yaml: imu
 // Frames: quat_id carries w, x, y, z as four little-endian int16 scaled by 1/32767;
-// gyro_id carries x, y, z as three little-endian int16 in mrad/s.
+// gyro_id carries x, y, z as three little-endian int16 in mrad/s; the optional accel_id carries
+// x, y, z as three little-endian int16 in 0.01 m/s² (specific force, body frame).
 struct ImuConfig {
   std::string bus_name;             ///< bus: name of a buses[] entry
   std::size_t bus = kUnresolved;    ///< index into Config::buses
   std::uint32_t quat_id = 0x101;    ///< quat_id: CAN id of the quaternion frame
   std::uint32_t gyro_id = 0x102;    ///< gyro_id: CAN id of the angular-velocity frame
+  std::uint32_t accel_id = 0;       ///< accel_id: CAN id of the accelerometer frame; 0 = none
   std::uint32_t timeout_ms = 100;   ///< timeout_ms: IMU_TIMEOUT alert after this silence
 };
 

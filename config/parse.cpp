@@ -196,6 +196,7 @@ void ParseImu(const YAML::Node& node, ParseContext* ctx, Config* c) {
   r.Require("bus", &c->imu.bus_name);
   r.Read("quat_id", &c->imu.quat_id);
   r.Read("gyro_id", &c->imu.gyro_id);
+  r.Read("accel_id", &c->imu.accel_id);
   r.Read("timeout_ms", &c->imu.timeout_ms);
   r.Finish();
   c->imu.bus = Resolve(c->buses, c->imu.bus_name);

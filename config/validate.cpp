@@ -243,6 +243,11 @@ void CheckJoints(const Config& c, Checker* k) {
   }
 }
 
+// `id` is one of the IMU's frame ids (accel_id only when set).
+bool IsImuId(const ImuConfig& imu, std::uint32_t id) {
+  return id == imu.quat_id || id == imu.gyro_id || (imu.accel_id != 0 && id == imu.accel_id);
+}
+
 void CheckImu(const Config& c, Checker* k) {
   const auto& imu = c.imu;
   if (imu.bus >= c.buses.size()) {
@@ -250,14 +255,20 @@ void CheckImu(const Config& c, Checker* k) {
   }
   k->Range("imu.quat_id", imu.quat_id, 1, kMaxStandardId);
   k->Range("imu.gyro_id", imu.gyro_id, 1, kMaxStandardId);
+  k->Range("imu.accel_id", imu.accel_id, 0, kMaxStandardId);  // 0 = no accelerometer frame
   if (imu.quat_id == imu.gyro_id) k->Fail("imu.gyro_id", "equals imu.quat_id");
+  if (imu.accel_id != 0 && imu.accel_id == imu.quat_id) {
+    k->Fail("imu.accel_id", "equals imu.quat_id");
+  }
+  if (imu.accel_id != 0 && imu.accel_id == imu.gyro_id) {
+    k->Fail("imu.accel_id", "equals imu.gyro_id");
+  }
   k->Range("imu.timeout_ms", imu.timeout_ms, 5, 5000);
-  if (imu.bus < c.buses.size() &&
-      (imu.quat_id == c.buses[imu.bus].master_id || imu.gyro_id == c.buses[imu.bus].master_id)) {
+  if (imu.bus < c.buses.size() && IsImuId(imu, c.buses[imu.bus].master_id)) {
     k->Fail("imu", "an IMU id equals the master_id of bus '" + imu.bus_name + "'");
   }
   for (const auto& j : c.joints) {
-    if (j.bus == imu.bus && (j.can_id == imu.quat_id || j.can_id == imu.gyro_id)) {
+    if (j.bus == imu.bus && IsImuId(imu, j.can_id)) {
       k->Fail("imu", "an IMU id collides with joint " + j.name + " on bus '" + imu.bus_name + "'");
     }
   }

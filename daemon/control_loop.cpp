@@ -130,6 +130,8 @@ void ControlLoop::ReadInputs() {
   const can::ImuFeedback& imu = scheduler_.imu();
   inputs_.imu.quat_wxyz = imu.quat_wxyz;
   inputs_.imu.gyro_rad_s = imu.gyro_rad_s;
+  inputs_.imu.accel_m_s2 = imu.accel_m_s2;
+  inputs_.imu.has_accel = imu.last_accel_us >= 0;
   inputs_.loop_rate_hz = timing_.last_window().rate_hz;
   // Fresh only while both frames are: the policy reads the gyro, fall detection the quaternion.
   inputs_.imu.last_update_us = (imu.last_quat_us < 0 || imu.last_gyro_us < 0)

@@ -42,6 +42,10 @@ CannedReplies::CannedReplies(const config::Config& config) : index_(config.buses
   frames_.push_back(FrameOn(config.imu.bus, config.imu.quat_id, quat));
   const auto gyro = can::EncodeImuGyro({0, 0, 0});
   frames_.push_back(FrameOn(config.imu.bus, config.imu.gyro_id, std::span(gyro.data(), 6)));
+  if (config.imu.accel_id != 0) {
+    const auto accel = can::EncodeImuAccel({0, 0, 9.81f});  // specific force, upright at rest
+    frames_.push_back(FrameOn(config.imu.bus, config.imu.accel_id, std::span(accel.data(), 6)));
+  }
 }
 
 const can::BusFrame* CannedReplies::ReplyTo(std::size_t bus, canid_t id) const {

@@ -1,8 +1,8 @@
 // The robot double's canned mode, for the benchmarks that must leave the robot's own cost out:
 // every motor's reply (at its stand pose, still, 30 °C, no error; ak motors mounted as their
-// joints only: the constructor throws otherwise) and
-// the IMU's two frames (upright, still), each encoded once. The simulated mode is SimRobot
-// (InMemoryRobot for unit tests, robot-edge-sim on the buses).
+// joints only: the constructor throws otherwise) and the IMU's frames (upright, still: quaternion,
+// gyro, and the accelerometer's with imu.accel_id), each encoded once. The simulated mode is
+// SimRobot (InMemoryRobot for unit tests, robot-edge-sim on the buses).
 // Pure; no allocation after construction.
 #pragma once
 
@@ -23,10 +23,11 @@ class CannedReplies {
 
   // The reply of the motor with standard id `id` on `bus`, or nullptr when there is none.
   const can::BusFrame* ReplyTo(std::size_t bus, canid_t id) const;
-  // Every motor's reply (firmware order), then the IMU's quaternion and gyro frames.
+  // Every motor's reply (firmware order), then the IMU's quaternion, gyro and (with
+  // imu.accel_id) accelerometer frames.
   std::span<const can::BusFrame> all() const { return frames_; }
   std::span<const can::BusFrame> imu() const {
-    return std::span(frames_).subspan(frames_.size() - 2);
+    return std::span(frames_).subspan(motors_.size());
   }
   // Motor `joint` reports `celsius` from now on (to raise and clear alerts; a classic-layout
   // reply carries no temperature).

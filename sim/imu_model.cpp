@@ -19,6 +19,10 @@ can_frame MakeFrame(canid_t id, const can::Payload& payload, std::uint8_t len) {
   return frame;
 }
 
+std::array<float, 3> ToFloat(const std::array<double, 3>& v) {
+  return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
+}
+
 }  // namespace
 
 std::array<float, 4> TiltQuaternion(double roll_deg, double pitch_deg) {
@@ -41,15 +45,18 @@ double TiltFromUprightDeg(const std::array<double, 4>& q) {
   return std::acos(std::clamp(c, -1.0, 1.0)) / kRadPerDeg;
 }
 
-std::array<can_frame, 2> ImuModel::Frames(const ImuSample& sample) const {
+ImuFrameSet ImuModel::Frames(const ImuSample& sample) const {
   const auto& q = sample.quaternion;
-  const auto& g = sample.gyro_rad_s;
   const std::array<float, 4> quat{static_cast<float>(q[0]), static_cast<float>(q[1]),
                                   static_cast<float>(q[2]), static_cast<float>(q[3])};
-  const std::array<float, 3> gyro{static_cast<float>(g[0]), static_cast<float>(g[1]),
-                                  static_cast<float>(g[2])};
-  return {MakeFrame(quat_id_, can::EncodeImuQuaternion(quat), 8),
-          MakeFrame(gyro_id_, can::EncodeImuGyro(gyro), 6)};
+  ImuFrameSet out;
+  out.frames[out.count++] = MakeFrame(quat_id_, can::EncodeImuQuaternion(quat), 8);
+  out.frames[out.count++] = MakeFrame(gyro_id_, can::EncodeImuGyro(ToFloat(sample.gyro_rad_s)), 6);
+  if (accel_id_ != 0) {
+    out.frames[out.count++] =
+        MakeFrame(accel_id_, can::EncodeImuAccel(ToFloat(sample.accel_m_s2)), 6);
+  }
+  return out;
 }
 
 }  // namespace robot_edge::sim

@@ -1,5 +1,6 @@
-// The simulated IMU's CAN side: the two frames it sends for a reading of the plant's IMU
-// (ImuSample), and the switch that stops them (fault injection). Pure logic: no clock, no socket.
+// The simulated IMU's CAN side: the frames it sends for a reading of the plant's IMU (ImuSample:
+// quaternion, gyro, and the accelerometer when it has an id), and the switch that stops them
+// (fault injection). Pure logic: no clock, no socket.
 //
 // Attitude convention: body-to-world rotation R = Rz(yaw) · Ry(pitch) · Rx(roll) (aerospace
 // ZYX), as a unit quaternion w, x, y, z; upright is 1, 0, 0, 0.
@@ -8,6 +9,7 @@
 #include <linux/can.h>
 
 #include <array>
+#include <cstddef>
 
 #include "sim/plant.hpp"
 
@@ -20,21 +22,36 @@ std::array<float, 4> TiltQuaternion(double roll_deg, double pitch_deg);
 double TiltFromUprightDeg(double roll_deg, double pitch_deg);
 double TiltFromUprightDeg(const std::array<double, 4>& quaternion_wxyz);
 
+// The frames of one reading, in sending order: quaternion, gyro, then accelerometer (when sent).
+struct ImuFrameSet {
+  std::array<can_frame, 3> frames{};
+  std::size_t count = 0;
+
+  const can_frame& operator[](std::size_t i) const { return frames[i]; }
+  std::size_t size() const { return count; }
+  const can_frame* begin() const { return frames.data(); }
+  const can_frame* end() const { return frames.data() + count; }
+};
+
 class ImuModel {
  public:
-  ImuModel(canid_t quat_id, canid_t gyro_id) : quat_id_(quat_id), gyro_id_(gyro_id) {}
+  // accel_id 0: the accelerometer frame is not sent (ImuConfig::accel_id).
+  ImuModel(canid_t quat_id, canid_t gyro_id, canid_t accel_id = 0)
+      : quat_id_(quat_id), gyro_id_(gyro_id), accel_id_(accel_id) {}
 
   // imu on|off: whether the simulator sends frames at all.
   void SetEnabled(bool enabled) { enabled_ = enabled; }
 
-  // The quaternion frame (8 bytes, quat_id) and the gyro frame (6 bytes, gyro_id) of `sample`.
-  std::array<can_frame, 2> Frames(const ImuSample& sample) const;
+  // The quaternion frame (8 bytes, quat_id), the gyro frame (6 bytes, gyro_id) and, when
+  // accel_id is not 0, the accelerometer frame (6 bytes, accel_id) of `sample`.
+  ImuFrameSet Frames(const ImuSample& sample) const;
 
   bool enabled() const { return enabled_; }
 
  private:
   canid_t quat_id_;
   canid_t gyro_id_;
+  canid_t accel_id_;  // 0 = none
   bool enabled_ = true;
 };
 

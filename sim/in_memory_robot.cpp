@@ -29,10 +29,12 @@ void InMemoryRobot::Answer(std::int64_t now_us) {
   }
   transport_.ClearSent();
   if (!robot_.imu().enabled()) return;
-  const auto imu = robot_.ImuFrames();  // quaternion, gyro
+  const ImuFrameSet imu = robot_.ImuFrames();  // quaternion, gyro[, accelerometer]
   const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
-  transport_.Inject(bus, imu[0]);
-  if (gyro_) transport_.Inject(bus, imu[1]);
+  for (std::size_t i = 0; i < imu.size(); ++i) {
+    const bool gyro_frame = i == 1;
+    if (gyro_ || !gyro_frame) transport_.Inject(bus, imu[i]);
+  }
 }
 
 }  // namespace robot_edge::sim

@@ -22,7 +22,8 @@ class InMemoryRobot {
 
   can::FakeTransport& transport() { return transport_; }
   // The frames sent since the last call reach the motors at `now_us` (and are forgotten); their
-  // replies, then the IMU's quaternion and gyro frames, are queued for the next Receive().
+  // replies, then the IMU's quaternion, gyro and (with imu.accel_id) accelerometer frames, are
+  // queued for the next Receive().
   void Answer(std::int64_t now_us);
 
   SimRobot& robot() { return robot_; }

@@ -1,6 +1,7 @@
 // The fast backend: every motor drives an independent joint, an inertia with viscous friction
 // between hard stops. No gravity, no contacts, nothing falls; the IMU reports the attitude set by
-// `tilt` (fault injection) with zero rates.
+// `tilt` (fault injection) with zero rates, its accelerometer the specific force of that attitude
+// at rest (R(q)ᵀ·(0, 0, 9.81) m/s²).
 //
 // Integration per step (kStepUs): the MIT law and the friction are integrated implicitly
 // (backward Euler in the velocity, the position from the new velocity), so a joint is stable for

@@ -38,7 +38,7 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
       joint_by_id_(config.buses.size()),
       families_on_bus_(config.buses.size(), 0),
       imu_bus_(config.imu.bus),
-      imu_(config.imu.quat_id, config.imu.gyro_id),
+      imu_(config.imu.quat_id, config.imu.gyro_id, config.imu.accel_id),
       rate_base_us_(start_us) {
   for (std::size_t b = 0; b < config.buses.size(); ++b) {
     for (auto& table : joint_by_id_[b]) table.fill(0);

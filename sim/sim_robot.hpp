@@ -85,7 +85,7 @@ class SimRobot {
   std::size_t imu_bus() const { return imu_bus_; }
   const ImuModel& imu() const { return imu_; }
   // The IMU frames of the plant's present reading.
-  std::array<can_frame, 2> ImuFrames() const { return imu_.Frames(plant_->imu()); }
+  ImuFrameSet ImuFrames() const { return imu_.Frames(plant_->imu()); }
   const Plant& plant() const { return *plant_; }
   SimMotor& motor(std::size_t joint) { return motors_[joint]; }
   const SimMotor& motor(std::size_t joint) const { return motors_[joint]; }

@@ -122,11 +122,11 @@ void Simulator::ScheduleImu() {
     if (ec || stopping_) return;
     robot_.AdvanceAll(NowUs());
     if (robot_.imu().enabled()) {
-      const std::array<can_frame, 2> frames = robot_.ImuFrames();
+      const ImuFrameSet frames = robot_.ImuFrames();
       const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
-      const std::array<can::BusFrame, 2> out = {can::BusFrame{bus, frames[0]},
-                                                can::BusFrame{bus, frames[1]}};
-      transport_->Send(out);
+      std::array<can::BusFrame, 3> out{};
+      for (std::size_t i = 0; i < frames.size(); ++i) out[i] = {bus, frames[i]};
+      transport_->Send(std::span(out.data(), frames.size()));
     }
     ScheduleImu();
   });

@@ -8,8 +8,9 @@
 // A wake costs five system calls: asio's epoll_wait and its epoll_ctl re-arm of the wait, one
 // clock_gettime, the recvmmsg and the sendmmsg — about one wake per control tick of the daemon.
 // Timers: the physics advanced to now and IMU frames at sim.imu_rate_hz on the IMU's bus (one
-// Send() of two frames), so the robot moves (and falls) between the daemon's frames too; the
-// status line once a second, with a warning when the physics fell behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
+// Send() of two frames, three with imu.accel_id), so the robot moves (and falls) between the
+// daemon's frames too; the status line once a second, with a warning when the physics fell
+// behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
 //
 // Threads: construction and Run() on the same thread; nothing else touches this object.
 #pragma once

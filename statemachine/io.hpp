@@ -89,6 +89,10 @@ struct JointMeasurement {
 struct ImuMeasurement {
   std::array<float, 4> quat_wxyz{1, 0, 0, 0};  // body -> world
   std::array<float, 3> gyro_rad_s{0, 0, 0};
+  // Specific force in the body frame (+9.81 z upright at rest), from the optional accelerometer
+  // frame (imu.accel_id); has_accel stays false without one.
+  std::array<float, 3> accel_m_s2{0, 0, 0};
+  bool has_accel = false;
   std::int64_t last_update_us = -1;            // -1 = never received
 };
 

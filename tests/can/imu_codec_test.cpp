@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "hex.hpp"
 
 namespace robot_edge::can {
@@ -44,6 +46,36 @@ TEST(ImuGyro, GoldenMilliradiansPerSecond) {
   EXPECT_FLOAT_EQ(g[1], -2.5f);
   EXPECT_FALSE(DecodeImuGyro(std::span(p).first(5), &g));
   EXPECT_EQ(Hexify(EncodeImuGyro({100.0f, -100.0f, 0.0f}), 6), "ff7f01800000");  // ±32.767 rad/s
+}
+
+TEST(ImuAccel, GoldenHundredthsOfAMeterPerSecondSquared) {
+  // 9.81 -> 981 = 0x03d5, -1.5 -> -150 = 0xff6a.
+  EXPECT_EQ(Hexify(EncodeImuAccel({9.81f, -1.5f, 0.0f}), 6), "d5036aff0000");
+}
+
+TEST(ImuAccel, RoundTripsToAHundredth) {
+  const std::array<float, 3> sent = {0.137f, -9.806f, 294.3f};  // 294.3 m/s²: a 30 g impact
+  const Payload p = EncodeImuAccel(sent);
+  std::array<float, 3> a{};
+  ASSERT_TRUE(DecodeImuAccel(std::span(p).first(6), &a));
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(a[i], sent[i], 0.005f + 1e-4f) << i;
+}
+
+TEST(ImuAccel, ClampsAtPlusMinus327_67) {
+  EXPECT_EQ(Hexify(EncodeImuAccel({400.0f, -400.0f, 0.0f}), 6), "ff7f01800000");
+  std::array<float, 3> a{};
+  ASSERT_TRUE(DecodeImuAccel(EncodeImuAccel({1e6f, -1e6f, NAN}), &a));
+  EXPECT_FLOAT_EQ(a[0], 327.67f);
+  EXPECT_FLOAT_EQ(a[1], -327.67f);
+  EXPECT_FLOAT_EQ(a[2], 0.0f) << "NaN is sent as 0";
+}
+
+TEST(ImuAccel, AShortFrameIsRejectedAndLeavesTheValue) {
+  const Payload p = EncodeImuAccel({1.0f, 2.0f, 3.0f});
+  std::array<float, 3> a = {7.0f, 8.0f, 9.0f};
+  EXPECT_FALSE(DecodeImuAccel(std::span(p).first(5), &a));
+  EXPECT_FALSE(DecodeImuAccel({}, &a));
+  EXPECT_EQ(a, (std::array<float, 3>{7.0f, 8.0f, 9.0f}));
 }
 
 }  // namespace

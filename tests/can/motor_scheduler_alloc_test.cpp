@@ -63,6 +63,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   }
   const can_frame quat = Frame(config.imu.quat_id, EncodeImuQuaternion({1, 0, 0, 0}), 8);
   const can_frame gyro = Frame(config.imu.gyro_id, EncodeImuGyro({0.1f, 0, 0}), 6);
+  const can_frame accel = Frame(config.imu.accel_id, EncodeImuAccel({0, 0, 9.81f}), 6);
   const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
   can_frame bus_off{};
   bus_off.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
@@ -79,6 +80,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
       for (const auto& [bus, frame] : replies) transport.Inject(bus, frame);
       transport.Inject(imu_bus, quat);
       transport.Inject(imu_bus, gyro);
+      transport.Inject(imu_bus, accel);
       if (tick % 100 == 0) transport.Inject(1, bus_off);
       if (tick % 1000 == 0) transport.set_link_up(2, tick % 2000 == 0);
       scheduler.Receive(now_us);
@@ -94,6 +96,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   EXPECT_EQ(scheduler.motors()[1].replies, 10'000u);
   EXPECT_EQ(scheduler.motors()[0].replies, 0u);
   EXPECT_EQ(scheduler.imu().last_gyro_us, now_us);
+  EXPECT_EQ(scheduler.imu().last_accel_us, now_us);
   EXPECT_EQ(transport.counters(1).bus_off_count.load(), 100u);
   EXPECT_GT(transport.counters(3).send_failures.load(), 0u);
   EXPECT_GT(transport.counters(2).send_failures.load(), 0u);

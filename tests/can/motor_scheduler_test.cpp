@@ -529,6 +529,55 @@ TEST(ProtocolOf, CopiesTheMotorModelsRanges) {
   EXPECT_FLOAT_EQ(r.kd_max, 3.0f);
 }
 
+// The default config's accel_id is 0x103.
+TEST_F(SchedulerTest, TheAccelerometerFrameUpdatesImu) {
+  const Payload accel = EncodeImuAccel({0.5f, -1.25f, 9.81f});
+  Inject(0, Frame(0x103, std::span(accel).first(6)));  // not the IMU's bus
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_accel_us, -1);
+
+  Inject(kWaistNeck, Frame(0x103, std::span(accel).first(6)));
+  scheduler_->Receive(2 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_accel_us, 2 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->imu().accel_m_s2[0], 0.5f);
+  EXPECT_FLOAT_EQ(scheduler_->imu().accel_m_s2[1], -1.25f);
+  EXPECT_FLOAT_EQ(scheduler_->imu().accel_m_s2[2], 9.81f);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
+  EXPECT_EQ(scheduler_->imu().last_gyro_us, -1);
+
+  // A short frame is dropped: value and time stay.
+  const Payload other = EncodeImuAccel({1, 1, 1});
+  Inject(kWaistNeck, Frame(0x103, std::span(other).first(5)));
+  scheduler_->Receive(3 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_accel_us, 2 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->imu().accel_m_s2[2], 9.81f);
+  for (const MotorFeedback& fb : scheduler_->motors()) {
+    EXPECT_EQ(fb.replies, 0u);
+    EXPECT_EQ(fb.malformed_replies, 0u);
+  }
+}
+
+// accel_id 0: no accelerometer. Id 0 stays the master id motor replies go to.
+class NoAccelerometerTest : public SchedulerTest {
+ protected:
+  NoAccelerometerTest() : SchedulerTest(WithoutAccel()) {}
+  static config::Config WithoutAccel() {
+    config::Config c = DefaultConfig();
+    c.imu.accel_id = 0;
+    return c;
+  }
+};
+
+TEST_F(NoAccelerometerTest, NoFrameIsTakenForIt) {
+  ASSERT_EQ(config_.buses[kWaistNeck].master_id, 0u);
+  const Payload accel = EncodeImuAccel({0, 0, 9.81f});
+  Inject(kWaistNeck, Frame(0x103, std::span(accel).first(6)));
+  Reply(22, 0.1f, 0, 0);  // Waist_Yaw, to master id 0 on the IMU's bus
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->imu().last_accel_us, -1);
+  EXPECT_EQ(scheduler_->motors()[22].replies, 1u);
+}
+
 TEST(ProtocolOf, FollowsTheReplyFormat) {
   config::MotorModel m;
   m.reply = config::ReplyFormat::kAk8Byte;
@@ -543,10 +592,11 @@ constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
 // the IMU's ids, each exactly once (the scheduler routes by bus; the kernel cannot).
 TEST(ReceiveFilters, UnionOfMasterIdsAndImuIds) {
   const std::vector<can_filter> f = ReceiveFilters(DefaultConfig());
-  ASSERT_EQ(f.size(), 3u) << "master id 0 on five buses is one filter";
+  ASSERT_EQ(f.size(), 4u) << "master id 0 on five buses is one filter";
   EXPECT_EQ(f[0].can_id, 0u);
   EXPECT_EQ(f[1].can_id, 0x101u);
   EXPECT_EQ(f[2].can_id, 0x102u);
+  EXPECT_EQ(f[3].can_id, 0x103u);
   for (const can_filter& filter : f) EXPECT_EQ(filter.can_mask, kExactMask);
 }
 
@@ -557,14 +607,19 @@ TEST(ReceiveFilters, FollowsTheConfiguredIds) {
   c.imu.bus = 2;
   c.imu.quat_id = 0x201;
   c.imu.gyro_id = 0x202;
-  const std::vector<can_filter> f = ReceiveFilters(c);
-  std::vector<canid_t> ids;
-  for (const can_filter& filter : f) {
-    ids.push_back(filter.can_id);
-    EXPECT_EQ(filter.can_mask, kExactMask) << filter.can_id;
-  }
-  std::sort(ids.begin(), ids.end());
-  EXPECT_EQ(ids, (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202}));
+  c.imu.accel_id = 0x203;
+  const auto ids = [](const config::Config& config) {
+    std::vector<canid_t> out;
+    for (const can_filter& filter : ReceiveFilters(config)) {
+      out.push_back(filter.can_id);
+      EXPECT_EQ(filter.can_mask, kExactMask) << filter.can_id;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202, 0x203}));
+  c.imu.accel_id = 0;  // none: no filter for it
+  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202}));
 }
 
 // The kernel filter lets every bus's master id through on every bus: the scheduler must take a

@@ -82,6 +82,7 @@ TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   EXPECT_EQ(c.imu.bus, 4u);
   EXPECT_EQ(c.imu.quat_id, 0x101u);  // hex in YAML
   EXPECT_EQ(c.imu.gyro_id, 0x102u);
+  EXPECT_EQ(c.imu.accel_id, 0x103u);
   EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud", "maintainer"}));
   EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
@@ -291,12 +292,24 @@ INSTANTIATE_TEST_SUITE_P(
              "equals imu.quat_id"},
         Case{"imu id range", "gyro_id: 0x102", "gyro_id: 0x900", "imu.gyro_id",
              "2304 is outside 1..2047"},
+        Case{"imu accel id distinct from quat", "accel_id: 0x103", "accel_id: 0x101",
+             "imu.accel_id", "equals imu.quat_id"},
+        Case{"imu accel id distinct from gyro", "accel_id: 0x103", "accel_id: 0x102",
+             "imu.accel_id", "equals imu.gyro_id"},
+        Case{"imu accel id range", "accel_id: 0x103", "accel_id: 0x900", "imu.accel_id",
+             "2304 is outside 0..2047"},
         Case{"imu timeout", "0x102, timeout_ms: 100}", "0x102, timeout_ms: 0}", "imu.timeout_ms",
              "0 is outside 5..5000"},
         Case{"imu id vs joints", "quat_id: 0x101", "quat_id: 2", "imu",
              "an IMU id collides with joint Neck_Pitch on bus 'waist_neck'"},
         Case{"imu id vs master id", "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
              "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0x101", "imu",
+             "an IMU id equals the master_id of bus 'waist_neck'", false},
+        Case{"imu accel id vs joints", "accel_id: 0x103", "accel_id: 2", "imu",
+             "an IMU id collides with joint Neck_Pitch on bus 'waist_neck'"},
+        Case{"imu accel id vs master id",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0x103", "imu",
              "an IMU id equals the master_id of bus 'waist_neck'", false},
         Case{"imu bus must exist", "imu: {bus: waist_neck,", "imu: {bus: neck,", "imu.bus",
              "unknown bus 'neck'"},
@@ -557,6 +570,19 @@ std::string Replaced(std::string text, const std::string& from, const std::strin
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
+}
+
+// accel_id 0 (or absent) means no accelerometer frame: valid even though waist_neck's
+// master_id is 0 too.
+TEST(Imu, TheAccelerometerFrameIsOptional) {
+  const std::string from = ", accel_id: 0x103";
+  const Config absent = ParseConfig(Replaced(DefaultYaml(), from, ""), "x.yaml");
+  EXPECT_EQ(absent.imu.accel_id, 0u);
+  EXPECT_TRUE(Validate(absent).empty());
+  const Config zero = ParseConfig(Replaced(DefaultYaml(), from, ", accel_id: 0"), "x.yaml");
+  EXPECT_EQ(zero.imu.accel_id, 0u);
+  EXPECT_EQ(zero.buses[zero.imu.bus].master_id, 0u);
+  EXPECT_TRUE(Validate(zero).empty());
 }
 
 TEST(Warnings, NoneForTheDefaultConfig) {

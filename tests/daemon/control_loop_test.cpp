@@ -169,6 +169,8 @@ TEST_F(ControlLoopTest, TheSnapshotCarriesTheMeasurements) {
   EXPECT_EQ(s.joints.size(), 25u);
   EXPECT_GE(s.joints[0].last_reply_us, 0);
   EXPECT_GE(s.imu.last_update_us, 0);
+  EXPECT_TRUE(s.imu.has_accel) << "the default config's imu.accel_id";
+  EXPECT_NEAR(s.imu.accel_m_s2[2], 9.81f, 0.005f);
   EXPECT_EQ(s.mode, sm::Mode::kDamp);
 }
 

@@ -1,9 +1,10 @@
 // Fuzz target: what the buses deliver to the control loop — motor replies and IMU frames, garbled
 // or not, on any bus with any id and length — through the real receive step: FakeTransport ->
-// MotorScheduler (the reply and IMU decoders) -> ControlLoop::Tick (alerts, the state machine,
-// the next commands). Each input is a run of at most kMaxTicks ticks; each tick gets the frames
-// of one chunk. The robot mixes the three motor families: L_Hip_Roll and R_Hip_Roll are Damiao
-// motors, the knees Robstride ones behind a 2:1 reduction, L_Elbow is reversed with an offset.
+// MotorScheduler (the reply and IMU decoders, the optional accelerometer's included: imu.accel_id
+// is set) -> ControlLoop::Tick (alerts, the state machine, the next commands). Each input is a
+// run of at most kMaxTicks ticks; each tick gets the frames of one chunk. The robot mixes the
+// three motor families: L_Hip_Roll and R_Hip_Roll are Damiao motors, the knees Robstride ones
+// behind a 2:1 reduction, L_Elbow is reversed with an offset.
 //   frame: [bus][id hi][id lo][flags][data × 8]; any bus byte but 0xFF picks bus % buses.
 //   flags: low 4 bits the length; bit 4 set: a 29-bit frame whose id is
 //   (flags >> 5) << 24 | id hi << 16 | id lo << 8 (the low byte, a Robstride reply's host id, is
@@ -28,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const config::Config config = [] {
     config::Config c = fuzz::DefaultConfig();
     c.control.max_segments = 2;
+    c.imu.accel_id = 0x103;  // as shipped; set here so the optional frame is fuzzed regardless
     config::MotorModel damiao = c.motors[0], robstride = c.motors[0];
     damiao.name = "damiao";
     damiao.family = config::MotorFamily::kDamiao;

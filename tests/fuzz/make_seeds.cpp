@@ -140,6 +140,10 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
     healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.quat_id, q.data(), 8);
     const auto g = can::EncodeImuGyro({0.01f, -0.02f, 0.3f});
     healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.gyro_id, g.data(), 6);
+    if (c.imu.accel_id != 0) {
+      const auto a = can::EncodeImuAccel({0.3f, -0.1f, 9.7f});
+      healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.accel_id, a.data(), 6);
+    }
     healthy += '\xFF';  // the tick runs,
     healthy += '\x00';  // one period later
     if (tick == 0) first_tick = healthy;

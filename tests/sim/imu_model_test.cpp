@@ -1,12 +1,16 @@
-// ImuModel: the attitude a tilt command sets, as a quaternion and as CAN frames.
+// ImuModel: the attitude a tilt command sets, as a quaternion, as the kinematic plant's
+// accelerometer reading, and as CAN frames.
 #include "sim/imu_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
+#include <vector>
 
 #include "../can/hex.hpp"
 #include "can/imu_codec.hpp"
+#include "sim/kinematic_plant.hpp"
 
 namespace robot_edge::sim {
 namespace {
@@ -49,6 +53,7 @@ TEST(ImuModel, FramesCarryTheTiltOnTheConfiguredIds) {
   EXPECT_TRUE(imu.enabled());
   ImuSample upright;
   auto frames = imu.Frames(upright);
+  ASSERT_EQ(frames.size(), 2u) << "no accelerometer frame without its id";
   EXPECT_EQ(frames[0].can_id, 0x101u);
   EXPECT_EQ(frames[0].len, 8);
   EXPECT_EQ(can::test::Hexify(frames[0].data, 8), "ff7f000000000000");  // 32767, 0, 0, 0
@@ -73,6 +78,57 @@ TEST(ImuModel, FramesCarryTheTiltOnTheConfiguredIds) {
   EXPECT_NEAR(gyro[0], 0.5f, 1e-3f);
   EXPECT_NEAR(gyro[1], -1.0f, 1e-3f);
   EXPECT_NEAR(gyro[2], 2.0f, 1e-3f);
+}
+
+// Specific force at rest: R(q)ᵀ·(0, 0, g) in the body frame.
+void ExpectAccel(const ImuSample& s, double x, double y, double z) {
+  EXPECT_NEAR(s.accel_m_s2[0], x, 1e-5);
+  EXPECT_NEAR(s.accel_m_s2[1], y, 1e-5);
+  EXPECT_NEAR(s.accel_m_s2[2], z, 1e-5);
+}
+
+TEST(KinematicPlantImu, TheAccelerometerReadsGravityInTheBodyFrame) {
+  KinematicPlant plant(std::vector<KinematicJoint>(1));
+  ExpectAccel(plant.imu(), 0, 0, 9.81);  // upright
+  // Rolled 90° about x: body y points up.
+  plant.SetTilt(90, 0);
+  ExpectAccel(plant.imu(), 0, 9.81, 0);
+  // Pitched 90° about y (fell forward): body x points down.
+  plant.SetTilt(0, 90);
+  ExpectAccel(plant.imu(), -9.81, 0, 0);
+  // Upside down.
+  plant.SetTilt(180, 0);
+  ExpectAccel(plant.imu(), 0, 0, -9.81);
+  plant.SetTilt(30, -45);
+  const auto& a = plant.imu().accel_m_s2;
+  EXPECT_NEAR(std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), 9.81, 1e-5);
+  EXPECT_NEAR(std::acos(a[2] / 9.81) * 180 / std::numbers::pi, TiltFromUprightDeg(30, -45), 1e-4);
+  plant.SetTilt(0, 0);
+  ExpectAccel(plant.imu(), 0, 0, 9.81);
+}
+
+TEST(ImuModel, TheAccelerometerFrameFollowsWhenItHasAnId) {
+  ImuModel imu(0x101, 0x102, 0x103);
+  ImuSample upright;
+  upright.accel_m_s2 = {0, 0, 9.81};
+  auto frames = imu.Frames(upright);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].can_id, 0x101u);
+  EXPECT_EQ(frames[1].can_id, 0x102u);
+  EXPECT_EQ(frames[2].can_id, 0x103u);
+  EXPECT_EQ(frames[2].len, 6);
+  EXPECT_EQ(can::test::Hexify(frames[2].data, 6), "00000000d503");  // 981 = 9.81 m/s²
+
+  ImuSample rolled;
+  const std::array<float, 4> tilt = TiltQuaternion(90, 0);
+  rolled.quaternion = {tilt[0], tilt[1], tilt[2], tilt[3]};
+  rolled.accel_m_s2 = {0.25, 9.81, -40.0};  // with an impact on z
+  frames = imu.Frames(rolled);
+  std::array<float, 3> accel{};
+  ASSERT_TRUE(can::DecodeImuAccel(frames[2].data, &accel));
+  EXPECT_NEAR(accel[0], 0.25f, 0.005f);
+  EXPECT_NEAR(accel[1], 9.81f, 0.005f);
+  EXPECT_NEAR(accel[2], -40.0f, 0.005f);
 }
 
 TEST(ImuModel, CanBeSwitchedOff) {

@@ -7,7 +7,10 @@
 #include <algorithm>
 
 #include "../can/hex.hpp"
+#include "can/imu_codec.hpp"
 #include "sim/bus_driver.hpp"
+#include "sim/canned_replies.hpp"
+#include "sim/in_memory_robot.hpp"
 #include "sim_test_util.hpp"
 
 namespace robot_edge::sim {
@@ -220,6 +223,45 @@ TEST_F(SimRobotTest, AMotorMountedElsewhereReadsItsOwnPositionNotTheJoints) {
   EXPECT_NEAR(r.position_rad, 0.3f, 1e-3f);
   EXPECT_NEAR(robot_.motor(0).state().joint_position_rad, 0.0, 1e-9);
   EXPECT_NE(Execute("get Knee").find("joint_position_rad=0.0000"), std::string::npos);
+}
+
+// The IMU's frames with imu.accel_id (the shipped config's 0x103) and without (SmallConfig).
+TEST(SimRobotImu, TheAccelerometerFrameIsSentWhenConfigured) {
+  EXPECT_EQ(SimRobot(test::SmallConfig()).ImuFrames().size(), 2u);
+
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  ASSERT_EQ(c.imu.accel_id, 0x103u);
+  SimRobot robot(c);
+  const ImuFrameSet frames = robot.ImuFrames();
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[2].can_id, 0x103u);
+  std::array<float, 3> accel{};
+  ASSERT_TRUE(can::DecodeImuAccel(std::span(frames[2].data, frames[2].len), &accel));
+  EXPECT_FLOAT_EQ(accel[0], 0.0f);
+  EXPECT_FLOAT_EQ(accel[1], 0.0f);
+  EXPECT_FLOAT_EQ(accel[2], 9.81f) << "upright at rest";
+}
+
+// The robot doubles of the daemon's tests and benchmarks send it too, on the IMU's bus.
+TEST(SimRobotImu, TheRobotDoublesSendTheAccelerometerFrame) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  InMemoryRobot in_memory(c);
+  in_memory.Answer(0);
+  std::vector<can::BusFrame> received(64);
+  received.resize(in_memory.transport().Receive(received));
+  std::vector<canid_t> imu_ids;
+  for (const can::BusFrame& f : received) {
+    if (f.bus == c.imu.bus) imu_ids.push_back(f.frame.can_id);
+  }
+  EXPECT_EQ(imu_ids, (std::vector<canid_t>{0x101, 0x102, 0x103}));
+
+  const CannedReplies canned(c);
+  ASSERT_EQ(canned.imu().size(), 3u);
+  const can::BusFrame& accel = canned.imu()[2];
+  EXPECT_EQ(accel.bus, c.imu.bus);
+  EXPECT_EQ(accel.frame.can_id, 0x103u);
+  EXPECT_EQ(Hexify(std::span(accel.frame.data, accel.frame.len)), "00000000d503");
+  EXPECT_EQ(CannedReplies(test::SmallConfig()).imu().size(), 2u);
 }
 
 TEST(SimRobotMissingAndExtra, AMissingMotorIsSilentAndAnExtraOneAnswers) {
