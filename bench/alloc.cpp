@@ -9,6 +9,7 @@
 
 #include "allocation_counter.hpp"
 #include "daemon/messages.hpp"
+#include "daemon/state_stream.hpp"
 #include "daemon/telemetry_frames.hpp"
 #include "support.hpp"
 
@@ -82,6 +83,14 @@ std::vector<Row> Measure() {
                                              {rig.now_us(), 1'700'000'000'000'000ull});
   });
 
+  daemon::StateStream state_stream(c, &rig.channels());
+  daemon::StateSample sample(c.joints.size());
+  sample.imu.has_accel = true;
+  const double state = PerCall(1000, [&] {
+    ++sample.tick;
+    const daemon::Frame frame = state_stream.Build(sample, {rig.now_us(), 1'700'000'000'000'000ull});
+  });
+
   const std::string source = "alloc";
   const auto fmt = [](double v) { return Format(v, v == static_cast<long>(v) ? 0 : 2); };
   return {
@@ -99,6 +108,9 @@ std::vector<Row> Measure() {
       {"allocations", "EdgeTelemetry frame (API thread)", fmt(telemetry), "0", "allocs/frame",
        telemetry == 0 ? "ok" : "MISS", source,
        "10 per second, shared by every client (TelemetryFrames: kept message, pooled frames)"},
+      {"allocations", "state stream frame (API thread)", fmt(state), "0", "allocs/frame",
+       state == 0 ? "ok" : "MISS", source,
+       "up to the control rate, one per tick shared by every client due (StateStream)"},
   };
 }
 

@@ -365,15 +365,21 @@ void Stand(Target& robot) {
 
 // ---- clients ----
 
-// Clients on a thread of their own: reads everything that arrives (telemetry counted), and makes
-// the streaming ones send a trajectory every 20 ms (staggered).
+// Clients on a thread of their own: reads everything that arrives (telemetry and JointStates
+// counted), and makes the streaming ones send a trajectory every 20 ms (staggered). State clients
+// ask for the state stream at the control rate.
 class ClientPool {
  public:
-  ClientPool(Target& robot, int telemetry_clients, int streaming_clients) {
+  ClientPool(Target& robot, int telemetry_clients, int streaming_clients, int state_clients = 0) {
     for (int i = 0; i < telemetry_clients; ++i) clients_.push_back(robot.Connect("", false, true));
     for (int i = 0; i < streaming_clients; ++i) {
       clients_.push_back(robot.Connect("cloud", true, false));
       streaming_.push_back(clients_.size() - 1);
+    }
+    const auto control_rate = static_cast<std::uint32_t>(robot.config().control.rate_hz);
+    for (int i = 0; i < state_clients; ++i) {
+      clients_.push_back(robot.Connect("", false, false));
+      if (clients_.back().StreamState(control_rate, 2000ms) != control_rate) ++failures;
     }
     pose_ = StandPose(robot.config());
     thread_ = std::thread([this] { Run(); });
@@ -382,7 +388,8 @@ class ClientPool {
     stop_ = true;
     thread_.join();
   }
-  std::atomic<std::uint64_t> telemetry{0}, accepted{0}, dropped{0}, sent{0}, failures{0};
+  std::atomic<std::uint64_t> telemetry{0}, states{0}, accepted{0}, dropped{0}, sent{0},
+      failures{0};
 
  private:
   void Run() {
@@ -400,6 +407,7 @@ class ClientPool {
         try {
           while (const auto m = clients_[i].Read(0ms)) {
             if (m->has_telemetry()) ++telemetry;
+            if (m->has_joint_state()) ++states;
             if (m->has_command_result()) ++(m->command_result().accepted() ? accepted : dropped);
           }
         } catch (const client::ClientError&) {
@@ -647,25 +655,41 @@ void Run(Context& ctx, Target& robot, bool vcan) {
       ctx.prefix + ": clients (" + std::to_string(ctx.settings.phase_s) + " s each)";
   struct Phase {
     std::string name;
-    int telemetry, streaming;
+    int telemetry, streaming, state = 0;
   };
+  const std::string control_hz = std::to_string(static_cast<int>(c.control.rate_hz)) + " Hz";
   const std::vector<Phase> phases = {{"no client: ", 0, 0},
                                      {"1 telemetry client: ", 1, 0},
                                      {"10 telemetry clients: ", 10, 0},
                                      {"50 telemetry clients: ", 50, 0},
-                                     {"10 clients streaming at 50 Hz: ", 0, 10}};
+                                     {"10 clients streaming at 50 Hz: ", 0, 10},
+                                     {"1 state stream at " + control_hz + ": ", 0, 0, 1},
+                                     {"10 state streams at " + control_hz + ": ", 0, 0, 10}};
   Window baseline;
   for (const Phase& phase : phases) {
     std::printf("clients: %s\n", phase.name.c_str());
-    ClientPool pool(robot, phase.telemetry, phase.streaming);
+    ClientPool pool(robot, phase.telemetry, phase.streaming, phase.state);
     std::this_thread::sleep_for(1000ms);
+    const std::uint64_t states0 = pool.states;
     const std::uint64_t telemetry0 = pool.telemetry, accepted0 = pool.accepted,
                         dropped0 = pool.dropped, sent0 = pool.sent;
     const Diagnostics d0 = diag.Latest();
     const Window w = RecordWindow(robot, diag, ctx.settings.phase_s);
     const Diagnostics d1 = diag.Latest();
     AddWindowRows(ctx, sec_clients, phase.name, w, false);
-    if (phase.telemetry == 0 && phase.streaming == 0) baseline = w;
+    if (phase.telemetry == 0 && phase.streaming == 0 && phase.state == 0) baseline = w;
+    if (phase.state > 0) {
+      ctx.Add(sec_clients, phase.name + "states received per client",
+              static_cast<double>(pool.states - states0) / w.seconds / phase.state, 0,
+              Format(c.control.rate_hz, 0), "Hz", "", "lossy: a client reading late misses states");
+      const double delta = w.period_us.p99 - baseline.period_us.p99;
+      ctx.Add(sec_clients, phase.name + "p99 period change vs no client", delta, 0, "≤ 22", "µs",
+              Verdict(delta, 0.01 * period_us),
+              "within 1 % of a period" + std::string(ctx.uml ? "; one CPU under UML" : ""));
+      ctx.Add(sec_clients, phase.name + "CPU change vs no client",
+              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU",
+              "", "the API thread builds each state's frame once");
+    }
     if (phase.telemetry > 0) {
       ctx.Add(sec_clients, phase.name + "telemetry received per client",
               static_cast<double>(pool.telemetry - telemetry0) / w.seconds / phase.telemetry, 1,

@@ -42,6 +42,10 @@ std::string KindName(edge::ServerMessage::MsgCase kind) {
       return "recorder_result";
     case edge::ServerMessage::kTimeSyncResult:
       return "time_sync_result";
+    case edge::ServerMessage::kJointState:
+      return "joint_state";
+    case edge::ServerMessage::kStateStreamResult:
+      return "state_stream_result";
     case edge::ServerMessage::MSG_NOT_SET:
       break;
   }
@@ -255,6 +259,15 @@ std::optional<edge::RecorderResult> Client::Record(const edge::RecorderRequest& 
       return std::move(*answer->mutable_recorder_result());
     }
   }
+}
+
+std::optional<std::uint32_t> Client::StreamState(std::uint32_t rate_hz, Millis timeout) {
+  edge::ClientMessage message;
+  message.mutable_state_stream()->set_rate_hz(rate_hz);
+  Send(message, timeout);
+  auto answer = ReadUntilBefore(edge::ServerMessage::kStateStreamResult, Clock::now() + timeout);
+  if (!answer) return std::nullopt;
+  return answer->state_stream_result().rate_hz();
 }
 
 ClockOffset Client::SyncClock(int exchanges, Millis timeout) {

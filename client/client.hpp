@@ -120,6 +120,11 @@ class Client {
   // A recording request and its answer (edge_api.proto RecorderRequest), the same way.
   std::optional<edge::RecorderResult> Record(const edge::RecorderRequest& request, Millis timeout);
 
+  // Asks for the state stream (edge_api.proto StateStreamRequest: JointState at `rate_hz`, 0
+  // stops it) and reads until the answer (other messages are discarded). Returns the granted
+  // rate, nullopt when no answer came in time. The JointStates then come through Read().
+  std::optional<std::uint32_t> StreamState(std::uint32_t rate_hz, Millis timeout);
+
   // The robot's clock: `exchanges` TimeSync round trips, the one with the shortest round trip
   // kept (other messages that arrive meanwhile are discarded). Throws ClientError(kTimeout)
   // when an answer does not come within `timeout`.

@@ -80,7 +80,7 @@ void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
   if (on_schedule) Maintain(now_us, out.mode);
   SendTargets(out.targets, now_us, on_schedule);
   Publish(now_us, out);
-  if (on_schedule) Record(now_us, out);
+  if (on_schedule) ShareState(now_us, out);
   if (events_queued_ && channels_->wake_fd >= 0) {
     const std::uint64_t one = 1;
     [[maybe_unused]] const ssize_t n = ::write(channels_->wake_fd, &one, sizeof(one));
@@ -238,12 +238,22 @@ void ControlLoop::PublishScan(bool refused) {
   channels_->scans.Publish();
 }
 
-void ControlLoop::Record(std::int64_t now_us, const sm::Outputs& out) {
-  if (!channels_->record_states.load(std::memory_order_relaxed)) return;
-  StateSample* s = channels_->states.Reserve();
+void ControlLoop::ShareState(std::int64_t now_us, const sm::Outputs& out) {
+  if (channels_->record_states.load(std::memory_order_relaxed)) {
+    QueueState(&channels_->states, &channels_->states_lost, now_us, out);
+  }
+  if (channels_->stream_states_on.load(std::memory_order_relaxed) &&
+      QueueState(&channels_->stream_states, &channels_->stream_states_lost, now_us, out)) {
+    events_queued_ = true;  // wakes the API thread
+  }
+}
+
+bool ControlLoop::QueueState(SpscQueue<StateSample>* queue, std::atomic<std::uint64_t>* lost,
+                             std::int64_t now_us, const sm::Outputs& out) {
+  StateSample* s = queue->Reserve();
   if (s == nullptr) {
-    channels_->states_lost.fetch_add(1, std::memory_order_relaxed);
-    return;
+    lost->fetch_add(1, std::memory_order_relaxed);
+    return false;
   }
   s->tick_us = now_us;
   s->tick = ticks_;
@@ -258,7 +268,8 @@ void ControlLoop::Record(std::int64_t now_us, const sm::Outputs& out) {
   s->period_us = timing_.last_period_us();
   s->wake_latency_us = timing_.last_latency_us();
   s->work_us = timing_.last_work_us();
-  channels_->states.Commit();
+  queue->Commit();
+  return true;
 }
 
 void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {

@@ -53,8 +53,10 @@ constexpr std::uint32_t MotorRequestMail(std::size_t joint, can::MotorRequest re
 }
 
 struct ControlChannels {
-  // States are queued for kStateSeconds of ticks.
+  // States are queued for kStateSeconds of ticks to the recorder, kStreamSeconds to the state
+  // stream (a stream is live: older states are not worth sending).
   static constexpr double kStateSeconds = 2.0;
+  static constexpr double kStreamSeconds = 0.2;
 
   ControlChannels(const config::Config& config, std::size_t command_slots,
                   std::size_t event_capacity)
@@ -62,7 +64,9 @@ struct ControlChannels {
         events(event_capacity),
         snapshots(ControlSnapshot(config.joints.size())),
         states(static_cast<std::size_t>(config.control.rate_hz * kStateSeconds),
-               StateSample(config.joints.size())) {}
+               StateSample(config.joints.size())),
+        stream_states(static_cast<std::size_t>(config.control.rate_hz * kStreamSeconds) + 1,
+                      StateSample(config.joints.size())) {}
 
   CommandPipe commands;                   // API -> control
   // API -> control, for what must never be lost to a full command pipe: Urgent bits, applied
@@ -87,6 +91,11 @@ struct ControlChannels {
   SpscQueue<StateSample> states;
   std::atomic<bool> record_states{false};
   std::atomic<std::uint64_t> states_lost{0};
+  // control -> API: the same, for the state stream (daemon/state_stream.hpp), while
+  // `stream_states_on` is set (a client subscribes); each queued state wakes the API thread.
+  SpscQueue<StateSample> stream_states;
+  std::atomic<bool> stream_states_on{false};
+  std::atomic<std::uint64_t> stream_states_lost{0};
   int wake_fd = -1;  // eventfd written by the control thread after queueing events; -1 = none
 };
 
@@ -123,8 +132,12 @@ class ControlLoop {
   void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
                    bool on_schedule);
   void Publish(std::int64_t now_us, const sm::Outputs& out);
-  // The tick's StateSample for the flight recorder, when it runs.
-  void Record(std::int64_t now_us, const sm::Outputs& out);
+  // The tick's StateSample for the flight recorder when it runs, and for the state stream when
+  // a client subscribes.
+  void ShareState(std::int64_t now_us, const sm::Outputs& out);
+  // Queues the tick's StateSample on `queue`; false (counted in `lost`) when it is full.
+  bool QueueState(SpscQueue<StateSample>* queue, std::atomic<std::uint64_t>* lost,
+                  std::int64_t now_us, const sm::Outputs& out);
   // Bring-up requests (ControlChannels), before the targets are sent.
   void Maintain(std::int64_t now_us, sm::Mode mode);
   void PublishScan(bool refused);

@@ -162,7 +162,7 @@ class FlightRecorder::Worker {
 
   void OnSample(const StateSample& s) {
     if (s.mode != sm::Mode::kDamp) last_active_us_ = s.tick_us;
-    FillJointState(s, StateClock(), &joint_state_);
+    FillJointState(s, StateClock(), ReplyTimeoutUs(config_), &joint_state_);
     joint_state_.SerializeToString(&bytes_);
     Emit(RecordChannel::kJointState, Ns(joint_state_.timestamp_us()), bytes_);
   }

@@ -49,7 +49,8 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       intake_(config, channels),
       maintenance_(config, channels, &intake_),
       events_(config.api.event_history),
-      telemetry_(config) {
+      telemetry_(config),
+      stream_(config, channels) {
   command_bytes_.reserve(proto::kMaxMessageBytes);
 }
 
@@ -178,6 +179,7 @@ void Hub::OnClosed(Session& session) {
   const std::uint64_t id = session.id();
   if (const auto change = intake_.Disconnect(id, SteadyMicros())) EmitControllerChange(*change);
   maintenance_.Disconnect(id);
+  stream_.Remove(session);
   if (session.welcomed()) spdlog::info("client {} ({}) disconnected", id, session.peer());
   // The session may be destroyed by this erase: post it so that the caller's frame unwinds first.
   asio::post(io_, [this, id] { sessions_.erase(id); });
@@ -254,6 +256,15 @@ void Hub::RecordCommand(const Session& session, const Message& command,
   recorder_->FeedCommand(kTag, note,
                          {reinterpret_cast<const std::uint8_t*>(command_bytes_.data()),
                           command_bytes_.size()});
+}
+
+void Hub::OnStateStream(Session& session, const edge::StateStreamRequest& request) {
+  const std::uint32_t granted = stream_.Subscribe(session.shared_from_this(), request.rate_hz());
+  spdlog::info("client {} ({}): state stream {}", session.id(), session.peer(),
+               granted > 0 ? std::to_string(granted) + " Hz" : std::string("stopped"));
+  edge::ServerMessage message;
+  message.mutable_state_stream_result()->set_rate_hz(granted);
+  session.Send(FrameOf(message));
 }
 
 void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
@@ -344,6 +355,7 @@ void Hub::DrainControlEvents() {
     spdlog::error("{} control events were lost (queue full)", lost - events_lost_reported_);
     events_lost_reported_ = lost;
   }
+  stream_.Drain(Now());
 }
 
 void Hub::OnStateMachineEvent(const sm::Event& event) {

@@ -1,5 +1,6 @@
 // The API thread's side of the daemon: the connected clients, who holds control, the commands
 // going to the control thread, and what goes back out — telemetry at telemetry.rate_hz (lossy),
+// the state stream at each subscriber's rate (lossy),
 // EdgeDiagnostics at diagnostics_rate_hz, EdgeErrors and ControllerEvents (reliable, numbered,
 // kept for resume_after_event).
 //
@@ -25,6 +26,7 @@
 #include "daemon/messages.hpp"
 #include "daemon/maintenance.hpp"
 #include "daemon/session.hpp"
+#include "daemon/state_stream.hpp"
 #include "daemon/telemetry_frames.hpp"
 #include "policy/inference_stats.hpp"
 
@@ -56,6 +58,7 @@ class Hub final : public SessionEvents {
   void OnTimeSync(Session& session, const edge::TimeSyncRequest& request) override;
   void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) override;
   void OnRecorder(Session& session, const edge::RecorderRequest& request) override;
+  void OnStateStream(Session& session, const edge::StateStreamRequest& request) override;
   void OnClosed(Session& session) override;
 
   std::size_t client_count() const { return sessions_.size(); }
@@ -124,6 +127,7 @@ class Hub final : public SessionEvents {
   std::uint32_t telemetry_sequence_ = 0;
   std::uint64_t events_lost_reported_ = 0;
   TelemetryFrames telemetry_;
+  StateStream stream_;
   std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
 };
 

@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "statemachine/alerts.hpp"
+#include "statemachine/imu_math.hpp"
+
 namespace robot_edge::daemon {
 
 const RecordChannelSpec& SpecOf(RecordChannel channel) {
@@ -15,8 +18,23 @@ const RecordChannelSpec& SpecOf(RecordChannel channel) {
   return kSpecs[static_cast<std::size_t>(channel)];
 }
 
-void FillJointState(const StateSample& s, const Clocks& clocks, edge::JointState* out) {
+edge::MotorStatus MotorStatusOf(const sm::JointMeasurement& m, std::int64_t now_us,
+                                std::int64_t reply_timeout_us) {
+  if (m.last_reply_us < 0) return edge::MOTOR_STATUS_NO_REPLY;
+  if (now_us - m.last_reply_us > reply_timeout_us &&
+      m.unanswered >= sm::AlertMonitor::kMinUnanswered) {
+    return edge::MOTOR_STATUS_SILENT;
+  }
+  return m.error_code != 0 ? edge::MOTOR_STATUS_FAULT : edge::MOTOR_STATUS_OK;
+}
+
+void FillJointState(const StateSample& s, const Clocks& clocks, std::int64_t reply_timeout_us,
+                    edge::JointState* out) {
+  // Clear() would delete the timing submessage (proto3): kept across it, so that filling a kept
+  // message allocates nothing.
+  edge::TickTiming* timing = out->release_timing();
   out->Clear();
+  out->set_allocated_timing(timing);
   out->set_timestamp_us(clocks.ToWall(s.tick_us));
   out->set_robot_time_us(static_cast<std::uint64_t>(s.tick_us));
   out->set_tick(s.tick);
@@ -29,6 +47,7 @@ void FillJointState(const StateSample& s, const Clocks& clocks, edge::JointState
     out->add_tau(m.torque_nm);
     out->add_temperature_c(m.temperature_c);
     out->add_motor_fault(m.error_code);
+    out->add_motor_status(MotorStatusOf(m, s.tick_us, reply_timeout_us));
   }
   for (const sm::JointTarget& t : s.commands) {
     out->add_q_des(t.position_rad);
@@ -39,7 +58,11 @@ void FillJointState(const StateSample& s, const Clocks& clocks, edge::JointState
   }
   for (float q : s.imu.quat_wxyz) out->add_imu_quat(q);
   for (float g : s.imu.gyro_rad_s) out->add_imu_gyro(g);
-  edge::TickTiming* timing = out->mutable_timing();
+  if (s.imu.has_accel) {
+    for (float a : s.imu.accel_m_s2) out->add_imu_accel(a);
+  }
+  for (float a : sm::YawPitchRoll(s.imu.quat_wxyz)) out->add_imu_ypr(a);
+  timing = out->mutable_timing();
   timing->set_period_us(static_cast<float>(s.period_us));
   timing->set_work_us(static_cast<float>(s.work_us));
   timing->set_wake_latency_us(static_cast<float>(s.wake_latency_us));

@@ -53,8 +53,21 @@ struct CommandNote {
   std::uint8_t mode = 0;      // sm::Mode after it (kResult)
 };
 
-// The JointState of one tick (out is cleared first; its capacity is reused).
-void FillJointState(const StateSample& sample, const Clocks& clocks, edge::JointState* out);
+// A motor's link at `now_us`, by FW_LINK_TIMEOUT's rule (statemachine/alerts.hpp): silent when
+// it has not replied for `reply_timeout_us` (control.motor_reply_timeout_ms) while commands to
+// it went unanswered.
+edge::MotorStatus MotorStatusOf(const sm::JointMeasurement& joint, std::int64_t now_us,
+                                std::int64_t reply_timeout_us);
+
+// control.motor_reply_timeout_ms in µs.
+inline std::int64_t ReplyTimeoutUs(const config::Config& config) {
+  return static_cast<std::int64_t>(config.control.motor_reply_timeout_ms) * 1000;
+}
+
+// The JointState of one tick (out is cleared first; its capacity is reused): the flight
+// recorder's /joint_state and the state stream's frames.
+void FillJointState(const StateSample& sample, const Clocks& clocks,
+                    std::int64_t reply_timeout_us, edge::JointState* out);
 
 // The CommandRecord of a kCommand, kJointCommand or kResult record. `command` may be empty (a
 // result); `joint` says it holds a JointCommand rather than a CloudCommand.

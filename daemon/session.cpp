@@ -77,6 +77,9 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     case edge::ClientMessage::kRecorder:
       events_->OnRecorder(*this, message.recorder());
       return true;
+    case edge::ClientMessage::kStateStream:
+      events_->OnStateStream(*this, message.state_stream());
+      return true;
     case edge::ClientMessage::kHello:
       Close("a second Hello on the same connection");
       return false;
@@ -96,9 +99,17 @@ void Session::Welcome(const edge::Hello& hello) {
 }
 
 void Session::SendTelemetry(const Frame& frame) {
-  // Lossy: the client misses this one rather than getting it late.
-  if (closing_ || telemetry_waiting_ > 0 || UnreadBytes() > kTelemetryUnreadLimitBytes) return;
-  Enqueue(frame, true);
+  if (!SkipLossy(Kind::kTelemetry, 1, kTelemetryUnreadLimitBytes)) Enqueue(frame, Kind::kTelemetry);
+}
+
+void Session::SendState(const Frame& frame) {
+  if (!SkipLossy(Kind::kState, kMaxStatesWaiting, kStateUnreadLimitBytes)) Enqueue(frame, Kind::kState);
+}
+
+// Lossy: the client misses this one rather than getting it late.
+bool Session::SkipLossy(Kind kind, int max_waiting, int unread_limit_bytes) {
+  return closing_ || waiting_[static_cast<std::size_t>(kind)] >= max_waiting ||
+         UnreadBytes() > unread_limit_bytes;
 }
 
 int Session::UnreadBytes() {
@@ -115,13 +126,13 @@ void Session::Send(const Frame& frame) {
           " bytes waiting); reconnect with resume_after_event");
     return;
   }
-  Enqueue(frame, false);
+  Enqueue(frame, Kind::kReliable);
 }
 
-void Session::Enqueue(const Frame& frame, bool telemetry) {
-  queue_.push_back({frame, telemetry});
+void Session::Enqueue(const Frame& frame, Kind kind) {
+  queue_.push_back({frame, kind});
   queued_bytes_ += frame->size();
-  if (telemetry) ++telemetry_waiting_;
+  ++waiting_[static_cast<std::size_t>(kind)];
   if (in_flight_ == 0) Write();
 }
 
@@ -139,7 +150,7 @@ void Session::Write() {
                       }
                       for (std::size_t i = 0; i < self->in_flight_; ++i) {
                         self->queued_bytes_ -= self->queue_.front().frame->size();
-                        if (self->queue_.front().telemetry) --self->telemetry_waiting_;
+                        --self->waiting_[static_cast<std::size_t>(self->queue_.front().kind)];
                         self->queue_.pop_front();
                       }
                       self->in_flight_ = 0;
@@ -159,7 +170,7 @@ void Session::Close(const std::string& reason) {
   goodbye.mutable_goodbye()->set_reason(reason);
   auto frame = std::make_shared<std::string>();
   proto::AppendDelimited(goodbye, frame.get());
-  Enqueue(frame, false);
+  Enqueue(frame, Kind::kReliable);
   timer_.expires_after(kGoodbyeGrace);
   timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
     if (!ec) self->Shutdown("Goodbye not read within 1 s");

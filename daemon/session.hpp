@@ -1,6 +1,6 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
-// ServerMessages. Telemetry is lossy (a frame is skipped while the previous one still waits, or
-// while the client has not read what the kernel holds for it); events and answers are reliable
+// ServerMessages. Telemetry and the state stream are lossy (a frame is skipped while earlier ones
+// of its kind still wait, or while the client has not read what the kernel holds for it); events and answers are reliable
 // (a client whose backlog passes api.client_backlog_kib is disconnected with a logged reason
 // instead of silently losing events). Every refusal closes the connection with a Goodbye that
 // says why; nothing a client sends can affect another client.
@@ -42,6 +42,8 @@ class SessionEvents {
   virtual void OnMaintenance(Session& session, const edge::MaintenanceRequest& request) = 0;
   // A recording request from a welcomed session (daemon/flight_recorder.hpp).
   virtual void OnRecorder(Session& session, const edge::RecorderRequest& request) = 0;
+  // A request for the state stream from a welcomed session (daemon/state_stream.hpp).
+  virtual void OnStateStream(Session& session, const edge::StateStreamRequest& request) = 0;
   // The connection is closed (after which the session sends nothing).
   virtual void OnClosed(Session& session) = 0;
 };
@@ -54,10 +56,16 @@ class Session : public std::enable_shared_from_this<Session> {
   // The kernel's send buffer of each client socket, fixed so that a slow client costs bounded
   // memory (TCP would otherwise grow it to megabytes) and its backlog shows in ours.
   static constexpr int kSocketSendBufferBytes = 256 * 1024;
-  // Telemetry is skipped while the client has more than this many bytes sent but not yet read
-  // (SIOCOUTQ): what it gets is at most a few frames old however slowly it reads (the 256 KiB
-  // kernel buffer alone would hold tens of seconds of stale telemetry).
+  // Lossy frames are skipped while the client has more than this many bytes sent but not yet
+  // read (SIOCOUTQ): what it gets is at most a few frames old however slowly it reads (the
+  // 256 KiB kernel buffer alone would hold tens of seconds of stale telemetry). Telemetry: ~7
+  // frames; the state stream: ~12 (24 ms at 500 Hz).
   static constexpr int kTelemetryUnreadLimitBytes = 8 * 1024;
+  static constexpr int kStateUnreadLimitBytes = 16 * 1024;
+  // State stream frames waiting in our queue beyond which the next is skipped: a burst after
+  // the API thread was held up goes out (0.13 s at 500 Hz); a client that does not read is held
+  // back by kStateUnreadLimitBytes first.
+  static constexpr int kMaxStatesWaiting = 64;
 
   // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
   // disconnected (config api.client_backlog_kib). `events` outlives the session.
@@ -65,7 +73,8 @@ class Session : public std::enable_shared_from_this<Session> {
           std::size_t max_backlog_bytes);
 
   void Start();
-  void SendTelemetry(const Frame& frame);  // lossy
+  void SendTelemetry(const Frame& frame);  // lossy: skipped while one waits
+  void SendState(const Frame& frame);      // lossy: skipped while kMaxStatesWaiting wait
   void Send(const Frame& frame);           // reliable
   // Sends a Goodbye with `reason` (logged), then closes.
   void Close(const std::string& reason);
@@ -87,7 +96,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void Read();
   void OnRead(const std::error_code& ec, std::size_t n);
   bool HandleMessage(const edge::ClientMessage& message);
-  void Enqueue(const Frame& frame, bool telemetry);
+  enum class Kind : std::uint8_t { kReliable, kTelemetry, kState };
+  void Enqueue(const Frame& frame, Kind kind);
+  bool SkipLossy(Kind kind, int max_waiting, int unread_limit_bytes);
   void Write();
   int UnreadBytes();  // in the kernel, sent but not yet read by the client
   void Shutdown(const std::string& why);
@@ -104,12 +115,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   struct Queued {
     Frame frame;
-    bool telemetry;
+    Kind kind;
   };
   std::deque<Queued> queue_;
   std::size_t queued_bytes_ = 0;
-  std::size_t in_flight_ = 0;  // frames at the front of queue_ being written
-  int telemetry_waiting_ = 0;
+  std::size_t in_flight_ = 0;    // frames at the front of queue_ being written
+  std::array<int, 3> waiting_{};  // queued frames of each Kind
 
   bool welcomed_ = false;
   bool closing_ = false;

@@ -1,6 +1,7 @@
 // The API thread's hot paths allocate nothing in steady state, under a counting global
 // allocator: a command from received bytes to the control thread's queue (MessageReader's arena,
-// CommandIntake), and the telemetry frame of each period (TelemetryFrames).
+// CommandIntake), the telemetry frame of each period (TelemetryFrames), and the state stream's
+// frame of each tick (StateStream).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "allocation_counter.hpp"
 #include "daemon/command_intake.hpp"
 #include "daemon/message_reader.hpp"
+#include "daemon/state_stream.hpp"
 #include "daemon/telemetry_frames.hpp"
 #include "proto/framing.hpp"
 
@@ -87,6 +89,32 @@ TEST(ApiAllocation, TheTelemetryFrameOfEachPeriodAllocatesNothing) {
     allocations = counter.count();
   }
   EXPECT_GT(bytes, 500u);
+  EXPECT_EQ(allocations, 0u);
+}
+
+TEST(ApiAllocation, TheStateStreamsFrameOfEachTickAllocatesNothing) {
+  ControlChannels channels(Config(), 8, 64);
+  StateStream stream(Config(), &channels);
+  StateSample sample(Config().joints.size());
+  sample.imu.has_accel = true;
+  std::vector<Frame> held;  // slow sessions still sending some frames
+  const auto build = [&](std::uint64_t tick) {
+    sample.tick = tick;
+    sample.tick_us = static_cast<std::int64_t>(tick) * 2000;
+    Frame f = stream.Build(sample, {sample.tick_us, 1'800'000'000'000'000ull});
+    if (tick % 2 == 0) held.push_back(f);
+    if (held.size() > 8) held.erase(held.begin());
+    return f;
+  };
+  for (std::uint64_t t = 1; t <= 40; ++t) build(t);
+  std::size_t allocations = 0;
+  std::size_t bytes = 0;
+  {
+    robot_edge::test::AllocationCounter counter;
+    for (std::uint64_t t = 41; t <= 5040; ++t) bytes = build(t)->size();
+    allocations = counter.count();
+  }
+  EXPECT_GT(bytes, 1000u) << "25 joints' state";
   EXPECT_EQ(allocations, 0u);
 }
 

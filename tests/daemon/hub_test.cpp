@@ -288,5 +288,120 @@ TEST_F(HubTest, AClientThatStopsReadingGetsFreshTelemetryNotABacklogOfStaleFrame
   ::close(reader);
 }
 
+// ---- The state stream ----
+
+std::vector<edge::JointState> JointStates(const std::vector<edge::ServerMessage>& messages) {
+  std::vector<edge::JointState> out;
+  for (const auto& m : messages) {
+    if (m.has_joint_state()) out.push_back(m.joint_state());
+  }
+  return out;
+}
+
+class StateStreamTest : public HubTest {
+ protected:
+  // Asks for the stream on `fd`; returns the granted rate from the StateStreamResult.
+  std::uint32_t Subscribe(int fd, std::uint32_t rate_hz) {
+    edge::ClientMessage m;
+    m.mutable_state_stream()->set_rate_hz(rate_hz);
+    std::string bytes;
+    proto::AppendDelimited(m, &bytes);
+    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    io_.run_for(50ms);
+    bool closed = false;
+    for (const auto& reply : Drain(fd, &closed)) {
+      if (reply.has_state_stream_result()) return reply.state_stream_result().rate_hz();
+    }
+    ADD_FAILURE() << "no StateStreamResult";
+    return 0;
+  }
+  // The control thread's side: ticks first..first+count-1 queued while a client subscribes,
+  // then the API thread woken.
+  void Tick(std::uint64_t first, int count) {
+    for (int i = 0; i < count; ++i) {
+      if (!channels_.stream_states_on.load()) continue;
+      StateSample* s = channels_.stream_states.Reserve();
+      ASSERT_NE(s, nullptr);
+      s->tick = first + static_cast<std::uint64_t>(i);
+      s->tick_us = static_cast<std::int64_t>(s->tick) * 2000;
+      s->joints[3].position_rad = 0.001f * static_cast<float>(s->tick);
+      channels_.stream_states.Commit();
+    }
+    const std::uint64_t one = 1;
+    ASSERT_EQ(::write(wake_, &one, sizeof(one)), 8);
+    io_.run_for(20ms);
+  }
+};
+
+TEST_F(StateStreamTest, EachClientGetsTheTicksOfItsRateWithTheTicksState) {
+  const int full = Connect();
+  const int fifth = Connect();
+  SendHello(full, "");
+  SendHello(fifth, "cloud");
+  EXPECT_FALSE(channels_.stream_states_on.load()) << "nobody asked: the control thread queues none";
+  EXPECT_EQ(Subscribe(full, 2000), 500u) << "at most the control rate";
+  EXPECT_EQ(Subscribe(fifth, 100), 100u);
+  EXPECT_TRUE(channels_.stream_states_on.load());
+  bool closed = false;
+  std::vector<edge::JointState> all, some;
+  for (std::uint64_t t = 1; t <= 100; t += 10) {  // 100 ticks, 10 per wake, read as they come
+    Tick(t, 10);
+    for (auto& s : JointStates(Drain(full, &closed))) all.push_back(std::move(s));
+    for (auto& s : JointStates(Drain(fifth, &closed))) some.push_back(std::move(s));
+  }
+  ASSERT_EQ(all.size(), 100u);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].tick(), i + 1);
+    ASSERT_EQ(all[i].q_size(), 25);
+    EXPECT_FLOAT_EQ(all[i].q(3), 0.001f * static_cast<float>(i + 1));
+    EXPECT_EQ(all[i].motor_status_size(), 25);
+  }
+  ASSERT_EQ(some.size(), 20u) << "100 Hz of 500 Hz: every 5th tick";
+  for (std::size_t i = 0; i < some.size(); ++i) EXPECT_EQ(some[i].tick(), 1 + 5 * i);
+  ::close(full);
+  ::close(fifth);
+}
+
+TEST_F(StateStreamTest, RateZeroOrLeavingStopsTheStreamAndTheControlThreadsQueueing) {
+  const int a = Connect();
+  const int b = Connect();
+  SendHello(a, "");
+  SendHello(b, "");
+  Subscribe(a, 500);
+  Subscribe(b, 500);
+  EXPECT_EQ(Subscribe(a, 0), 0u);
+  EXPECT_TRUE(channels_.stream_states_on.load()) << "b still streams";
+  Tick(1, 5);
+  bool closed = false;
+  EXPECT_TRUE(JointStates(Drain(a, &closed)).empty());
+  EXPECT_EQ(JointStates(Drain(b, &closed)).size(), 5u);
+  ::close(b);
+  io_.run_for(100ms);
+  EXPECT_FALSE(channels_.stream_states_on.load()) << "the last subscriber left";
+  ::close(a);
+}
+
+TEST_F(StateStreamTest, AClientThatDoesNotReadMissesStatesWithoutHoldingUpAnother) {
+  const int paused = Connect(/*receive_buffer=*/4096);
+  const int reader = Connect();
+  SendHello(paused, "");
+  SendHello(reader, "");
+  Subscribe(paused, 500);
+  Subscribe(reader, 500);
+  bool closed = false;
+  std::size_t read = 0;
+  for (std::uint64_t t = 1; t <= 1000; t += 10) {
+    Tick(t, 10);
+    read += JointStates(Drain(reader, &closed)).size();
+  }
+  EXPECT_EQ(read, 1000u) << "the reading client lost states";
+  const auto stale = JointStates(Drain(paused, &closed));
+  EXPECT_FALSE(closed) << "a lossy stream never disconnects";
+  EXPECT_GE(stale.size(), 1u);
+  EXPECT_LE(stale.size(), 40u) << "states piled up for the paused client";
+  ::close(paused);
+  ::close(reader);
+}
+
 }  // namespace
 }  // namespace robot_edge::daemon

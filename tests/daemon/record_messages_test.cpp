@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace robot_edge::daemon {
 namespace {
+
+constexpr std::int64_t kReplyTimeoutUs = 50'000;
 
 TEST(RecordMessages, ATicksStateIsAJointStateInJointSpace) {
   StateSample s(3);
@@ -23,7 +27,7 @@ TEST(RecordMessages, ATicksStateIsAJointStateInJointSpace) {
   s.wake_latency_us = 15;
   s.work_us = 4;
   edge::JointState out;
-  FillJointState(s, Clocks{5'000'000, 1'700'000'000'000'000}, &out);
+  FillJointState(s, Clocks{5'000'000, 1'700'000'000'000'000}, kReplyTimeoutUs, &out);
   EXPECT_EQ(out.timestamp_us(), 1'700'000'000'000'000u);
   EXPECT_EQ(out.robot_time_us(), 5'000'000u);
   EXPECT_EQ(out.tick(), 2500u);
@@ -45,8 +49,50 @@ TEST(RecordMessages, ATicksStateIsAJointStateInJointSpace) {
   EXPECT_FLOAT_EQ(out.timing().period_us(), 2010.0f);
   EXPECT_FLOAT_EQ(out.timing().wake_latency_us(), 15.0f);
   EXPECT_EQ(out.last_command_sequence(), 77u);
-  FillJointState(s, Clocks{5'000'000, 1'700'000'000'000'000}, &out);
+  ASSERT_EQ(out.motor_status_size(), 3);
+  EXPECT_EQ(out.motor_status(0), edge::MOTOR_STATUS_NO_REPLY);
+  EXPECT_EQ(out.motor_status(1), edge::MOTOR_STATUS_FAULT) << "replied 10 ms ago, error 2";
+  EXPECT_EQ(out.imu_accel_size(), 0) << "no accelerometer frame: none, rather than zeros";
+  ASSERT_EQ(out.imu_ypr_size(), 3);
+  EXPECT_FLOAT_EQ(out.imu_ypr(1), 0.0f);
+  FillJointState(s, Clocks{5'000'000, 1'700'000'000'000'000}, kReplyTimeoutUs, &out);
   EXPECT_EQ(out.q_size(), 3) << "filled again, not appended";
+}
+
+TEST(RecordMessages, TheImuGivesAccelerationAndYawPitchRoll) {
+  StateSample s(1);
+  const float h = 0.25f;  // yaw 0.5 rad
+  s.imu.quat_wxyz = {std::cos(h), 0, 0, std::sin(h)};
+  s.imu.accel_m_s2 = {0.1f, -0.2f, 9.8f};
+  s.imu.has_accel = true;
+  edge::JointState out;
+  FillJointState(s, Clocks{}, kReplyTimeoutUs, &out);
+  ASSERT_EQ(out.imu_accel_size(), 3);
+  EXPECT_FLOAT_EQ(out.imu_accel(1), -0.2f);
+  EXPECT_FLOAT_EQ(out.imu_accel(2), 9.8f);
+  ASSERT_EQ(out.imu_ypr_size(), 3);
+  EXPECT_NEAR(out.imu_ypr(0), 0.5f, 1e-6);
+  EXPECT_NEAR(out.imu_ypr(2), 0.0f, 1e-6);
+}
+
+// FW_LINK_TIMEOUT's rule: silent once the last reply is older than the timeout while commands
+// went unanswered; a fault only counts from a motor that still answers.
+TEST(RecordMessages, AMotorsStatusFollowsItsReplies) {
+  const std::int64_t now = 1'000'000;
+  sm::JointMeasurement m;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_NO_REPLY);
+  m.last_reply_us = now - 2'000;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_OK);
+  m.error_code = 3;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_FAULT);
+  m.last_reply_us = now - kReplyTimeoutUs - 1;
+  m.unanswered = 2;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_FAULT)
+      << "two unanswered commands: the daemon may have been held up, not the motor";
+  m.unanswered = 3;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_SILENT);
+  m.last_reply_us = now - kReplyTimeoutUs;
+  EXPECT_EQ(MotorStatusOf(m, now, kReplyTimeoutUs), edge::MOTOR_STATUS_FAULT) << "not yet";
 }
 
 TEST(RecordMessages, ACommandAndItsVerdictAreOneRecordEachWithTheirClient) {
