@@ -91,7 +91,11 @@ try {
   const jointChannel = viewer.channels.get("/joint_state");
   const JointState = typeOf(jointChannel);
   const EdgeTelemetry = typeOf(viewer.channels.get("/telemetry"));
-  checks.ok(JointState.fieldsArray.length === 22 && EdgeTelemetry.fieldsArray.length === 16,
+  const jointFields = ["q", "dq", "tau", "q_des", "kp", "imu_quat", "imu_accel", "imu_ypr",
+                       "motor_status", "user_command_key", "timing"];
+  checks.ok(jointFields.every((f) => JointState.fields[f] !== undefined) &&
+            JointState.fields.motor_status.resolvedType?.values?.MOTOR_STATUS_SILENT === 2 &&
+            EdgeTelemetry.fieldsArray.length === 16,
             "protobufjs rebuilds the types from the advertised FileDescriptorSets");
 
   // /joint_state for 2 s.
