@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import (Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple, Union)
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, DiagnosticsExtension,
-                                         Hello, JointCommand, ServerMessage, TelemetryExtension,
-                                         TimeSyncResult, Welcome)
+                                         Hello, JointCommand, JointState, ServerMessage,
+                                         TelemetryExtension, TimeSyncResult, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, EdgeEvent, EdgeTelemetry
 
 from . import commands
@@ -26,6 +26,7 @@ from .ramp import FunctionPath, Path, Ramp, StreamPlan, Waypoints
 DEFAULT_SOCKET = "/run/robot-edge/api.sock"
 SOCKET_ENV = "ROBOT_EDGE_SOCKET"
 EVENTS_KEPT = 4096  # events a client keeps for wait_event() / events() (the daemon keeps 1024)
+STATES_KEPT = 1000  # JointStates a client keeps for states(): 2 s at 500 Hz
 
 
 # ---- Where -------------------------------------------------------------------------------------
@@ -189,6 +190,12 @@ class ClientState:
         self.results: Dict[int, Optional[CommandResult]] = {}  # awaited sequences -> result
         # Awaited TimeSync request ids -> (answer, client_receive_us).
         self.time_syncs: Dict[int, Optional[Tuple[TimeSyncResult, int]]] = {}
+        # The state stream: the last STATES_KEPT JointStates, how many came in all, and the
+        # StateStreamResults (how many, the last granted rate).
+        self.states: Deque[JointState] = deque(maxlen=STATES_KEPT)
+        self.state_count = 0
+        self.state_stream_answers = 0
+        self.state_stream_rate = 0
         self.failure: Optional[Exception] = None
 
     def new_connection(self, peer: str) -> None:
@@ -260,6 +267,14 @@ class ClientState:
             self.events.append((self.event_count, e))
             self.event_count += 1
             return e
+        if kind == "joint_state":
+            self.states.append(m.joint_state)
+            self.state_count += 1
+            return None
+        if kind == "state_stream_result":
+            self.state_stream_rate = m.state_stream_result.rate_hz
+            self.state_stream_answers += 1
+            return None
         if kind == "time_sync_result":
             r = m.time_sync_result
             if r.request_id in self.time_syncs:
@@ -271,6 +286,15 @@ class ClientState:
                 self.results[r.sequence] = r
             return r
         return m
+
+    def state_at(self, index: int) -> Tuple[Optional[JointState], int]:
+        """The kept JointState with index >= `index` (the oldest kept when `index` is older), and
+        the index to look from next time; None when none came yet."""
+        oldest = self.state_count - len(self.states)
+        index = max(index, oldest)
+        if index >= self.state_count:
+            return None, index
+        return self.states[index - oldest], index + 1
 
     def find_event(self, first_index: int, match: Optional[Callable[[Event], bool]],
                    after_sequence: Optional[int]) -> Tuple[Optional[Event], int]:

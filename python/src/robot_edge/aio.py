@@ -17,7 +17,8 @@ import logging
 import time
 from typing import AsyncIterator, Callable, List, Mapping, Optional, Sequence, Union
 
-from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand,
+from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand, JointState,
+                                         StateStreamRequest,
                                          TimeSyncRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
@@ -274,6 +275,32 @@ class AsyncClient:
             return self._state.results[sequence]
         finally:
             self._state.results.pop(sequence, None)
+
+    async def stream_state(self, rate_hz: int, timeout: Optional[float] = None) -> int:
+        """As Client.stream_state: the state stream at `rate_hz` (0 stops it); the granted rate."""
+        self._need_welcome()
+        wait_s = self.timeout if timeout is None else timeout
+        answers = self._state.state_stream_answers
+        await self._send(ClientMessage(state_stream=StateStreamRequest(rate_hz=rate_hz)))
+        await self._wait(lambda: self._state.state_stream_answers > answers, wait_s,
+                         f"robot-edged at {self.address} did not answer a StateStreamRequest "
+                         f"within {wait_s} s")
+        return self._state.state_stream_rate
+
+    def states(self, timeout: Optional[float] = None) -> AsyncIterator[JointState]:
+        """As Client.states: the state stream's JointStates in order, from the call on."""
+        return self._states_from(self._state.state_count,
+                                 self.timeout if timeout is None else timeout)
+
+    async def _states_from(self, index: int, wait_s: float) -> AsyncIterator[JointState]:
+        while True:
+            state, index = self._state.state_at(index)
+            if state is None:
+                await self._wait(lambda: self._state.state_count > index, wait_s,
+                                 f"no JointState from robot-edged at {self.address} within "
+                                 f"{wait_s} s")
+                continue
+            yield state
 
     async def sync_clock(self, exchanges: int = 5, timeout: Optional[float] = None) -> ClockOffset:
         """As Client.sync_clock: the robot's clock from the TimeSync exchange with the shortest

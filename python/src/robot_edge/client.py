@@ -21,7 +21,8 @@ import threading
 import time
 from typing import Callable, Iterator, List, Mapping, Optional, Sequence, Union
 
-from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand,
+from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand, JointState,
+                                         StateStreamRequest,
                                          TimeSyncRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
@@ -334,6 +335,45 @@ class Client:
                 best = e
         assert best is not None
         return best
+
+    def stream_state(self, rate_hz: int, timeout: Optional[float] = None) -> int:
+        """Asks for the state stream (edge_api.proto JointState) at `rate_hz`, up to the control
+        rate; 0 stops it. Returns the granted rate. The states then come through states().
+        Raises Timeout."""
+        self._need_welcome()
+        wait_s = self.timeout if timeout is None else timeout
+        with self._cond:
+            answers = self._state.state_stream_answers
+        with self._send_lock:
+            self._send(ClientMessage(state_stream=StateStreamRequest(rate_hz=rate_hz)))
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._state.state_stream_answers > answers
+                                       or self._state.failure is not None, wait_s):
+                raise Timeout(f"robot-edged at {self.address} did not answer a "
+                              f"StateStreamRequest within {wait_s} s")
+            self._check()
+            return self._state.state_stream_rate
+
+    def states(self, timeout: Optional[float] = None) -> Iterator[JointState]:
+        """Yields the state stream's JointStates in order, from the call on. A consumer slower
+        than the stream skips to the oldest of the last STATES_KEPT. Raises Timeout after
+        `timeout` s without one (None: the client's timeout), or the connection's failure."""
+        with self._cond:
+            index = self._state.state_count  # now, not at the first next()
+        return self._states_from(index, self.timeout if timeout is None else timeout)
+
+    def _states_from(self, index: int, wait_s: float) -> Iterator[JointState]:
+        while True:
+            with self._cond:
+                state, index = self._state.state_at(index)
+                if state is None:
+                    if not self._cond.wait_for(lambda: self._state.state_count > index
+                                               or self._state.failure is not None, wait_s):
+                        raise Timeout(f"no JointState from robot-edged at {self.address} "
+                                      f"within {wait_s} s")
+                    self._check()
+                    continue
+            yield state
 
     def stand(self, timeout: Optional[float] = None) -> Optional[CommandResult]:
         """ModeCommand(STAND): the robot ramps to its stand pose over ~2 s (stand_ramp_s)."""

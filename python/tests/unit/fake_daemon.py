@@ -9,8 +9,9 @@ import threading
 import time
 from typing import Callable, List, Optional, Tuple
 
-from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, Goodbye, ServerMessage,
-                                         TimeSyncResult, Welcome, CONTROL_MODE_STAND)
+from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, Goodbye, JointState,
+                                         ServerMessage, StateStreamResult, TimeSyncResult,
+                                         Welcome, CONTROL_MODE_STAND)
 from robot_edge.framing import FrameDecoder, encode_frame
 
 JOINTS = ["L_Hip_Pitch", "L_Hip_Roll", "L_Hip_Yaw", "L_Knee", "L_Ankle_A", "L_Ankle_B",
@@ -28,7 +29,8 @@ class FakeDaemon:
     """on_hello(hello) -> ServerMessage (Welcome or Goodbye) or None (no answer);
     on_command(command) -> CommandResult or None (no answer), for CloudCommands and
     JointCommands; a TimeSyncRequest is answered with the daemon's monotonic clock plus
-    `clock_offset_us`."""
+    `clock_offset_us`; a StateStreamRequest with its rate capped at 500 Hz, then (rate above 0)
+    `states_per_request` JointStates with ticks 1, 2, ..."""
 
     def __init__(self, path: Optional[str] = None, tcp: bool = False) -> None:
         if tcp:
@@ -47,6 +49,7 @@ class FakeDaemon:
         self.on_command: Callable = lambda c: CommandResult(
             sequence=c.sequence, accepted=True, control_mode=CONTROL_MODE_STAND)
         self.clock_offset_us = 0
+        self.states_per_request = 0
         self._stop = False
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
@@ -93,6 +96,17 @@ class FakeDaemon:
                         request_id=m.time_sync.request_id,
                         client_send_us=m.time_sync.client_send_us, robot_receive_us=now,
                         robot_send_us=now + 5))
+                elif m.HasField("state_stream"):
+                    rate = min(m.state_stream.rate_hz, 500)
+                    states = [frame(ServerMessage(joint_state=JointState(
+                        tick=t, q=[0.01 * t] * len(JOINTS))))
+                        for t in range(1, self.states_per_request + 1)] if rate > 0 else []
+                    answer_bytes = frame(ServerMessage(
+                        state_stream_result=StateStreamResult(rate_hz=rate)))
+                    try:
+                        conn.sendall(answer_bytes + b"".join(states))
+                    except OSError:
+                        return
                 if answer is not None:
                     try:
                         conn.sendall(frame(answer))

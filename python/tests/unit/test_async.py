@@ -101,3 +101,20 @@ def test_joint_commands_and_sync_clock(daemon):
                                                     "joint_command"]
     j = msgs[3].joint_command
     assert j.sequence == 1 and j.user_command_key == 4 and list(j.kp) == [30] * 25
+
+
+def test_the_state_stream_as_an_async_iterator(daemon):
+    daemon.states_per_request = 10
+
+    async def main():
+        async with AsyncClient(daemon.address) as c:
+            await c.hello(controller="")
+            states = c.states(timeout=2)
+            assert await c.stream_state(100) == 100
+            ticks = []
+            async for s in states:
+                ticks.append(s.tick)
+                if len(ticks) == 10:
+                    break
+            assert ticks == list(range(1, 11))
+    run(main())

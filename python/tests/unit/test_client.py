@@ -369,3 +369,34 @@ def test_estimate_offset_is_the_ntp_arithmetic():
     e = estimate_offset(10_000, 1_010_300, 1_010_350, 10_650)
     assert e.offset_us == 1_000_000 and e.round_trip_us == 600
     assert e.to_robot(20_000) == 1_020_000
+
+
+def test_the_state_stream_comes_in_order_and_stops(daemon):
+    daemon.states_per_request = 30
+    with Client(daemon.address) as c:
+        c.hello(controller="")
+        states = c.states(timeout=2)  # from now on: the states the request brings
+        assert c.stream_state(2000) == 500, "the daemon's cap comes back"
+        got = [next(states) for _ in range(30)]
+        assert [s.tick for s in got] == list(range(1, 31))
+        assert len(got[0].q) == 25
+        daemon.states_per_request = 0
+        assert c.stream_state(0) == 0
+        with pytest.raises(Timeout):
+            next(c.states(timeout=0.3))
+    requests = [m.state_stream.rate_hz for _, m in daemon.commands() if m.HasField("state_stream")]
+    assert requests == [2000, 0]
+
+
+def test_a_slow_state_reader_skips_to_the_oldest_kept(daemon):
+    from robot_edge._core import STATES_KEPT
+    daemon.states_per_request = STATES_KEPT + 200
+    with Client(daemon.address) as c:
+        c.hello(controller="")
+        states = c.states(timeout=2)
+        c.stream_state(500)
+        deadline = time.monotonic() + 5
+        while c._state.state_count < STATES_KEPT + 200 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert next(states).tick == 201, "the 200 oldest were dropped, the rest kept in order"
+        assert next(states).tick == 202
