@@ -59,6 +59,22 @@ def test_telemetry_at_10_hz_with_the_extension(robot):
     assert seqs == sorted(seqs)
 
 
+def test_state_stream_at_100_hz(robot):
+    with Client(robot.api_socket) as c:
+        c.hello()  # observer
+        states = c.states(timeout=5)
+        assert c.stream_state(100) == 100
+        got = [next(states) for _ in range(50)]
+        assert c.stream_state(0) == 0
+    ticks = [s.tick for s in got]
+    assert ticks == sorted(ticks)
+    gaps = sorted(b - a for a, b in zip(ticks, ticks[1:]))
+    assert gaps[len(gaps) // 2] == 5, "100 Hz of 500: every 5th tick"
+    for s in got:
+        assert len(s.q) == 25 and len(s.motor_status) == 25 and len(s.imu_quat) == 4
+        assert s.control_mode == CONTROL_MODE_DAMP
+
+
 def test_walk_in_damp_is_dropped(robot):
     with Client(robot.api_socket) as c:
         c.hello(controller="cloud")
