@@ -1,0 +1,71 @@
+// robot-edge-dds --help.
+#include "dds/options.hpp"
+
+namespace robot_edge::dds {
+
+std::string HelpText() {
+  return R"(Usage: robot-edge-dds [OPTIONS]
+
+PNDbotics Adam's low-level DDS interface in front of robot-edged, so that a client written
+for Adam (pnd_sdk_python, pnd_sdk_cpp) drives this robot unchanged: it subscribes to rt/lowcmd
+(pnd_adam::msg::dds_::LowCmd_) and publishes rt/lowstate (LowState_) on Cyclone DDS. It is a
+client of robot-edged's API like any other: the daemon's controller rules, command freshness,
+validation and limits apply to every command it forwards.
+
+rt/lowcmd becomes a JointCommand (MOVE/JOINT_STREAM) per sample: per motor q (rad), dq
+(rad/s), tau (N·m), kp (N·m/rad, 0..500), kd (N·m·s/rad, 0..5), ending --command-lifetime-ms
+after it is sent; when the Adam client stops publishing the robot holds, then robot-edged's
+200 ms watchdog DAMPs it. Ignored: mode_pr, each motor's mode, ki (logged once when not 0).
+A sample with another motor count than the robot's joints, a non-finite value or a gain out of
+range is refused whole (logged at most once a second), never partly applied.
+
+rt/lowstate is robot-edged's joint state at --rate: per motor mode (0 no reply, 1 ok, 2 silent,
+3 fault), q, dq, ddq (difference of dq), tau_est, state (the motor's fault code); the IMU's
+quaternion [w,x,y,z], gyroscope, accelerometer (zeros without one), ypr; tick.
+wireless_remote and battery_data are zeros (battery status "unknown"): robot-edge has no
+source for them.
+
+Connection options:
+  --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
+                      /run/robot-edge/api.sock)
+  --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
+  --token TOKEN       the role's token over TCP (default $ROBOT_EDGE_TOKEN)
+  --controller NAME   the controller it commands as, one of robot-edged's api.controllers
+                      (default cloud)
+  --timeout S         connect and answer timeout in seconds (default 2)
+
+Bridge options:
+  --domain N          DDS domain id, 0..232 (default 0). Cyclone DDS reads its configuration
+                      (network interface, peers) from $CYCLONEDDS_URI
+  --rate HZ           rt/lowstate samples per second, at most robot-edged's control rate
+                      (default 500, or the control rate when lower)
+  --command-lifetime-ms MS
+                      how long each command executes, 1..1000 (default 50)
+  --velocity-safety-limit RAD_S
+                      DAMP when a joint moves faster than this while the bridge commands
+                      (JointCommand.velocity_safety_limit; default 0 = none)
+  --motors N|lite|sp|pro
+                      the motor count the Adam client sends (lite 23, sp 29, pro 31); it must
+                      be the robot's joint count, else robot-edge-dds refuses to start
+                      (default: the robot's joint count)
+  -h, --help          print this text
+  --version           print robot-edge-dds's version
+
+SIGINT or SIGTERM stops it without a DAMP: once commands stop, robot-edged's watchdog DAMPs
+the robot 200 ms after the last one.
+
+Exit status:
+  0  stopped by SIGINT or SIGTERM
+  1  robot-edged closed the connection or refused it, an answer did not come in time, or DDS
+     failed
+  2  bad command line, or one the robot contradicts (--motors, --controller, --rate)
+  3  cannot connect to robot-edged (not running, wrong socket, no permission)
+
+Examples:
+  $ robot-edge-dds
+  $ robot-edge-dds --motors 25 --rate 200 --domain 1
+  $ CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="eth0"/></Interfaces></General></Domain></CycloneDDS>' robot-edge-dds
+)";
+}
+
+}  // namespace robot_edge::dds
