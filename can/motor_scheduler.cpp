@@ -11,6 +11,9 @@ namespace robot_edge::can {
 std::vector<can_filter> ReceiveFilters(const config::Config& config) {
   std::vector<std::uint32_t> ids = {config.imu.quat_id, config.imu.gyro_id};
   if (config.imu.accel_id != 0) ids.push_back(config.imu.accel_id);
+  if (config.battery.source == config::BatteryConfig::Source::kCan) {
+    ids.push_back(config.battery.can_id);
+  }
   for (const auto& bus : config.buses) ids.push_back(bus.master_id);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -40,6 +43,9 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
       imu_quat_id_(config.imu.quat_id),
       imu_gyro_id_(config.imu.gyro_id),
       imu_accel_id_(config.imu.accel_id),
+      bms_bus_(config.battery.source == config::BatteryConfig::Source::kCan ? config.battery.bus
+                                                                           : config::kUnresolved),
+      bms_id_(config.battery.can_id),
       reply_timeout_us_(static_cast<std::int64_t>(config.control.motor_reply_timeout_ms) * 1000),
       missed_this_tick_(config.buses.size()),
       rx_(kReceiveBatch) {
@@ -118,6 +124,7 @@ void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::i
   const std::uint32_t id = frame.can_id & CAN_SFF_MASK;
   const std::span<const std::uint8_t> data(frame.data, std::min<std::size_t>(frame.len, 8));
   if (standard && bus == imu_bus_ && HandleImuFrame(id, data, now_us)) return;
+  if (standard && bus == bms_bus_ && HandleBmsFrame(id, data, now_us)) return;
   bool shaped = false;  // shaped as some present family's reply
   config::MotorFamily first_shape = config::MotorFamily::kAk;
   std::uint32_t first_id = 0;
@@ -168,6 +175,13 @@ bool MotorScheduler::HandleImuFrame(std::uint32_t id, std::span<const std::uint8
     return true;
   }
   return false;
+}
+
+bool MotorScheduler::HandleBmsFrame(std::uint32_t id, std::span<const std::uint8_t> data,
+                                    std::int64_t now_us) {
+  if (id != bms_id_) return false;
+  if (DecodeBms(data, &battery_.reading)) battery_.last_update_us = now_us;
+  return true;
 }
 
 void MotorScheduler::StartScan(std::uint32_t max_id) {

@@ -12,6 +12,9 @@
 // Shutdown: SendDampThenExit() sends the DAMP targets, then disable (FD) to every motor.
 // Set-zero is never sent by the scheduler.
 //
+// The BMS frame (battery.source can: battery.can_id on battery.bus, can/bms_codec.hpp) updates
+// battery(); like an IMU frame, one that does not decode is dropped, uncounted.
+//
 // Frames it cannot place are counted: a reply-shaped frame from an id no joint of the bus has
 // (strays(), for `robot-edgectl scan`), and a reply from a configured id that does not decode as
 // its family and layout (MotorFeedback::malformed_replies: the wrong family or reply setting).
@@ -28,6 +31,7 @@
 #include <span>
 #include <vector>
 
+#include "can/bms_codec.hpp"
 #include "can/joint_transform.hpp"
 #include "can/mit_codec.hpp"
 #include "can/motor_protocol.hpp"
@@ -63,6 +67,12 @@ struct ImuFeedback {
   std::int64_t last_accel_us = -1;  // stays -1 without imu.accel_id
 };
 
+// Latest BMS frame (battery.source can).
+struct BatteryFeedback {
+  BmsReading reading;
+  std::int64_t last_update_us = -1;  // time of the Receive() that got it; -1 = never received
+};
+
 // A reply-shaped frame from a motor id that no joint of its bus has.
 struct StraySender {
   config::MotorFamily family = config::MotorFamily::kAk;  // whose reply shape it matched first
@@ -71,9 +81,9 @@ struct StraySender {
   std::int64_t last_us = -1;
 };
 
-// The kernel receive filter the daemon's transport needs: every bus's master id (motor replies)
-// and the IMU's ids (accel_id when set). (The filter applies to every interface; frames are
-// routed by bus.)
+// The kernel receive filter the daemon's transport needs: every bus's master id (motor replies),
+// the IMU's ids (accel_id when set) and, with battery.source can, the BMS's id. (The filter
+// applies to every interface; frames are routed by bus.)
 std::vector<can_filter> ReceiveFilters(const config::Config& config);
 
 class MotorScheduler {
@@ -95,7 +105,8 @@ class MotorScheduler {
   void EnterMotorMode(std::int64_t now_us);
 
   // Takes every frame waiting on every bus without blocking: motor replies update motors(),
-  // IMU frames update imu(); frames from unknown ids are ignored. `now_us` stamps them.
+  // IMU frames update imu(), the BMS frame battery(); frames from unknown ids are ignored.
+  // `now_us` stamps them.
   void Receive(std::int64_t now_us);
 
   // Encodes targets[j] for joint j (firmware order, targets.size() == joint count) and sends them
@@ -129,6 +140,8 @@ class MotorScheduler {
     return {strays_[bus].data(), stray_count_[bus]};
   }
   const ImuFeedback& imu() const { return imu_; }
+  // Stays never-received without battery.source can.
+  const BatteryFeedback& battery() const { return battery_; }
   std::size_t bus_count() const { return bus_count_; }
   // Commands on bus `bus` whose reply had not arrived when the next command was sent.
   std::uint64_t missed_replies(std::size_t bus) const {
@@ -156,6 +169,8 @@ class MotorScheduler {
   // An IMU frame (standard id on the IMU's bus): decoded into imu_ if it is one. True if `id` is
   // an IMU id, decoded or not (a frame that does not decode is dropped, uncounted).
   bool HandleImuFrame(std::uint32_t id, std::span<const std::uint8_t> data, std::int64_t now_us);
+  // The BMS frame (standard id on the battery's bus): true if `id` is the BMS's, decoded or not.
+  bool HandleBmsFrame(std::uint32_t id, std::span<const std::uint8_t> data, std::int64_t now_us);
   void Update(Motor& motor, const MotorReply& reply, std::int64_t now_us);
   void NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
                  std::int64_t now_us);
@@ -182,8 +197,11 @@ class MotorScheduler {
   std::uint32_t imu_quat_id_;
   std::uint32_t imu_gyro_id_;
   std::uint32_t imu_accel_id_;  // 0 = none
+  std::size_t bms_bus_;         // config::kUnresolved without battery.source can
+  std::uint32_t bms_id_;
   std::int64_t reply_timeout_us_;
   ImuFeedback imu_;
+  BatteryFeedback battery_;
   std::vector<std::uint64_t> missed_this_tick_;   // scratch, per bus
   std::vector<BusFrame> tx_;  // scratch, one batch
   std::vector<BusFrame> rx_;  // scratch

@@ -123,6 +123,23 @@ struct ImuConfig {
   std::uint32_t timeout_ms = 100;   ///< timeout_ms: IMU_TIMEOUT alert after this silence
 };
 
+// The battery's state, for the state stream, diagnostics and the BATTERY_LOW alert. yaml: battery
+//   source none: no battery state (the default)
+//   source can:  the BMS's frame on `bus` with id `can_id` (README "CAN": the frame's layout)
+//   source sysfs: Linux's power-supply class, `path` (e.g. /sys/class/power_supply/BAT0), read
+//                once a second off the control thread
+struct BatteryConfig {
+  enum class Source { kNone, kCan, kSysfs };
+  Source source = Source::kNone;      ///< source: none | can | sysfs
+  std::string bus_name;               ///< bus: name of a buses[] entry (can)
+  std::size_t bus = kUnresolved;      ///< index into Config::buses (can)
+  std::uint32_t can_id = 0x180;       ///< can_id: CAN id of the BMS frame (can)
+  std::string path = "/sys/class/power_supply/BAT0";  ///< path: the power supply (sysfs)
+  double low_percent = 20.0;          ///< low_percent: BATTERY_LOW at or below this charge
+  double clear_percent = 25.0;        ///< clear_percent: clears at or above (> low_percent)
+  std::uint32_t timeout_ms = 3000;    ///< timeout_ms: a reading older than this is unknown
+};
+
 // yaml: control
 struct ControlConfig {
   double rate_hz = 500.0;                     ///< rate_hz: control loop rate
@@ -399,6 +416,7 @@ struct Config {
   std::vector<JointConfig> joints;
   std::vector<TargetLimitConfig> target_limits;
   ImuConfig imu;
+  BatteryConfig battery;
   ApiConfig api;
   RecorderConfig recorder;
   LiveConfig live;

@@ -202,6 +202,30 @@ void ParseImu(const YAML::Node& node, ParseContext* ctx, Config* c) {
   c->imu.bus = Resolve(c->buses, c->imu.bus_name);
 }
 
+void ParseBattery(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  BatteryConfig& b = c->battery;
+  MapReader r(node, "battery", ctx);
+  std::string source = "none";
+  r.Read("source", &source);
+  if (source == "none") {
+    b.source = BatteryConfig::Source::kNone;
+  } else if (source == "can") {
+    b.source = BatteryConfig::Source::kCan;
+  } else if (source == "sysfs") {
+    b.source = BatteryConfig::Source::kSysfs;
+  } else {
+    ctx->Error(node["source"], "battery.source", "'" + source + "' is not none, can or sysfs");
+  }
+  r.Read("bus", &b.bus_name);
+  r.Read("can_id", &b.can_id);
+  r.Read("path", &b.path);
+  r.Read("low_percent", &b.low_percent);
+  r.Read("clear_percent", &b.clear_percent);
+  r.Read("timeout_ms", &b.timeout_ms);
+  r.Finish();
+  b.bus = Resolve(c->buses, b.bus_name);
+}
+
 // "host:port" -> host, port; "[::1]:port" for IPv6.
 // "host:port" (IPv6 as [addr]:port); port 1..65535, or 0..65535 with `port_zero` (any free port).
 bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* port,
@@ -591,6 +615,7 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseJoints(top.Child("joints"), ctx, c);
   ParseTargetLimits(top.Child("target_limits"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
+  ParseBattery(top.Child("battery"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
   ParseRecorder(top.Child("recorder"), ctx, &c->recorder);
   ParseLive(top.Child("live"), ctx, &c->live);

@@ -274,6 +274,50 @@ void CheckImu(const Config& c, Checker* k) {
   }
 }
 
+// The BMS frame's id must be nobody else's on its bus: a joint's, the master id, the IMU's.
+void CheckBmsId(const Config& c, Checker* k) {
+  const BatteryConfig& b = c.battery;
+  k->Range("battery.can_id", b.can_id, 1, kMaxStandardId);
+  if (b.bus >= c.buses.size()) return;
+  const std::string on_bus = " on bus '" + b.bus_name + "'";
+  if (b.can_id == c.buses[b.bus].master_id) {
+    k->Fail("battery.can_id", "equals the master_id of bus '" + b.bus_name + "'");
+  }
+  for (const auto& j : c.joints) {
+    if (j.bus == b.bus && j.can_id == b.can_id) {
+      k->Fail("battery.can_id", "collides with joint " + j.name + on_bus);
+    }
+  }
+  if (b.bus == c.imu.bus && IsImuId(c.imu, b.can_id)) {
+    k->Fail("battery.can_id", "equals an IMU id (imu.quat_id, gyro_id or accel_id)" + on_bus);
+  }
+}
+
+void CheckBattery(const Config& c, Checker* k) {
+  const BatteryConfig& b = c.battery;
+  if (b.source == BatteryConfig::Source::kCan) {
+    if (b.bus_name.empty()) {
+      k->Fail("battery.bus", "required with source can (known: " + KnownNames(c.buses) + ")");
+    } else if (b.bus >= c.buses.size()) {
+      k->Fail("battery.bus",
+              "unknown bus '" + b.bus_name + "' (known: " + KnownNames(c.buses) + ")");
+    }
+    CheckBmsId(c, k);
+  }
+  // Whether the file exists is the daemon's to report at run time (a battery may come later).
+  if (b.source == BatteryConfig::Source::kSysfs && (b.path.empty() || b.path.front() != '/')) {
+    k->Fail("battery.path", "'" + b.path +
+                                "' is not an absolute path (e.g. /sys/class/power_supply/BAT0)");
+  }
+  k->Range("battery.low_percent", b.low_percent, 0, 100);
+  k->Range("battery.clear_percent", b.clear_percent, 0, 100);
+  if (!(b.low_percent < b.clear_percent)) {
+    k->Fail("battery.clear_percent", Num(b.clear_percent) + " must be above low_percent (" +
+                                         Num(b.low_percent) + ")");
+  }
+  k->Range("battery.timeout_ms", b.timeout_ms, 100, 60000);
+}
+
 void CheckApi(const Config& c, Checker* k) {
   const auto& api = c.api;
   if (api.unix_socket.empty() && api.tcp.empty()) {
@@ -603,6 +647,7 @@ std::vector<std::string> Validate(const Config& c) {
   CheckJoints(c, &k);
   CheckTargetLimits(c, &k);
   CheckImu(c, &k);
+  CheckBattery(c, &k);
   CheckApi(c, &k);
   CheckRecorder(c, &k);
   CheckLive(c, &k);

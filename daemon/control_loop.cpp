@@ -30,6 +30,7 @@ ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport
       state_machine_(config, joint_table_, policy),
       channels_(channels),
       timing_(config.period_us()),
+      battery_source_(config.battery.source),
       joints_(config.joints.size()),
       bus_status_(transport.bus_count()),
       commands_(config.joints.size()) {
@@ -142,6 +143,7 @@ void ControlLoop::ReadInputs() {
     bus_status_[b] = {c.bus_off.load(std::memory_order_relaxed),
                       c.bus_off_count.load(std::memory_order_relaxed)};
   }
+  ReadBattery();
 }
 
 void ControlLoop::ApplyCommands(std::int64_t now_us) {
@@ -238,6 +240,30 @@ void ControlLoop::PublishScan(bool refused) {
   channels_->scans.Publish();
 }
 
+namespace {
+
+sm::BatteryMeasurement FromBms(const can::BatteryFeedback& f) {
+  sm::BatteryMeasurement b;
+  b.voltage_v = f.reading.voltage_v;
+  b.current_a = f.reading.current_a;
+  b.percent = f.reading.percent;
+  b.temperature_c = f.reading.temperature_c;
+  b.status = static_cast<sm::BatteryStatus>(f.reading.status);  // the same order (bms_codec)
+  b.last_update_us = f.last_update_us;
+  return b;
+}
+
+}  // namespace
+
+void ControlLoop::ReadBattery() {
+  switch (battery_source_) {
+    case config::BatteryConfig::Source::kNone: return;
+    case config::BatteryConfig::Source::kCan: inputs_.battery = FromBms(scheduler_.battery()); break;
+    case config::BatteryConfig::Source::kSysfs: inputs_.battery = channels_->battery.Latest(); break;
+  }
+  battery_energy_.Add(inputs_.battery);
+}
+
 void ControlLoop::ShareState(std::int64_t now_us, const sm::Outputs& out) {
   if (channels_->record_states.load(std::memory_order_relaxed)) {
     QueueState(&channels_->states, &channels_->states_lost, now_us, out);
@@ -265,6 +291,8 @@ bool ControlLoop::QueueState(SpscQueue<StateSample>* queue, std::atomic<std::uin
   std::copy(joints_.begin(), joints_.end(), s->joints.begin());
   std::copy(out.targets.begin(), out.targets.end(), s->commands.begin());
   s->imu = inputs_.imu;
+  s->battery = inputs_.battery;
+  s->battery_wh = battery_energy_.wh();
   s->period_us = timing_.last_period_us();
   s->wake_latency_us = timing_.last_latency_us();
   s->work_us = timing_.last_work_us();
@@ -283,6 +311,8 @@ void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
   s.user_command_key_applied_us = out.user_command_key_applied_us;
   std::copy(joints_.begin(), joints_.end(), s.joints.begin());
   s.imu = inputs_.imu;
+  s.battery = inputs_.battery;
+  s.battery_wh = battery_energy_.wh();
   s.alert_count = std::min(out.alerts.size(), s.alerts.size());
   std::copy_n(out.alerts.begin(), s.alert_count, s.alerts.begin());
   s.counters = state_machine_.counters();

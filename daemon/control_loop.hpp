@@ -17,6 +17,7 @@
 #include "can/motor_scheduler.hpp"
 #include "config/config.hpp"
 #include "daemon/command_pipe.hpp"
+#include "daemon/battery_energy.hpp"
 #include "daemon/control_events.hpp"
 #include "daemon/control_wake.hpp"
 #include "daemon/loop_timing.hpp"
@@ -85,6 +86,9 @@ struct ControlChannels {
   // MotorRequestMail(joint, request); 0 = none.
   std::atomic<std::uint32_t> motor_request{0};
   TripleBuffer<ScanReport> scans{ScanReport{}};  // control -> API, the latest finished scan
+  // API -> control: the battery's latest reading, with battery.source sysfs (read off the
+  // control thread, daemon/battery_sysfs.hpp).
+  TripleBuffer<sm::BatteryMeasurement> battery{sm::BatteryMeasurement{}};
   // control -> recorder: every tick's state, filled in place, while `record_states` is set (the
   // flight recorder runs); a full queue loses the tick's state (counted in states_lost), never
   // waits.
@@ -125,6 +129,8 @@ class ControlLoop {
 
  private:
   void ReadInputs();
+  // The battery's latest reading from its source, into inputs_.battery.
+  void ReadBattery();
   void Advance(std::int64_t now_us, bool on_schedule);
   void ApplyCommands(std::int64_t now_us);
   void ForwardEvents(std::span<const sm::Event> events);
@@ -149,6 +155,8 @@ class ControlLoop {
   sm::StateMachine state_machine_;
   ControlChannels* channels_;
   LoopTiming timing_;
+  config::BatteryConfig::Source battery_source_;
+  BatteryEnergy battery_energy_;
 
   std::vector<sm::JointMeasurement> joints_;
   std::vector<sm::BusStatus> bus_status_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "daemon/battery_sysfs.hpp"
 #include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
@@ -46,6 +47,7 @@ Hub::Hub(asio::io_context& io, const config::Config& config, ControlChannels* ch
       telemetry_timer_(io),
       diagnostics_timer_(io),
       controller_timer_(io),
+      battery_timer_(io),
       intake_(config, channels),
       maintenance_(config, channels, &intake_),
       events_(config.api.event_history),
@@ -60,6 +62,10 @@ void Hub::Start() {
   Schedule(diagnostics_timer_, PeriodOf(config_.telemetry.diagnostics_rate_hz),
            &Hub::EveryDiagnosticsPeriod);
   Schedule(controller_timer_, std::chrono::milliseconds(100), &Hub::EveryControllerCheck);
+  if (config_.battery.source == config::BatteryConfig::Source::kSysfs) {
+    PollBattery();
+    Schedule(battery_timer_, std::chrono::seconds(1), &Hub::PollBattery);
+  }
 }
 
 // Every `period` on absolute deadlines (no drift by the handlers' own time); after a stall the
@@ -88,6 +94,7 @@ void Hub::Stop(const std::string& reason) {
   telemetry_timer_.cancel();
   diagnostics_timer_.cancel();
   controller_timer_.cancel();
+  battery_timer_.cancel();
   wake_.cancel(ignored);
   DrainControlEvents();
   const auto sessions = sessions_;  // Close() may remove entries
@@ -407,6 +414,22 @@ void Hub::Broadcast(edge::EdgeEvent event,
 }
 
 // ---- Periodic ----
+
+void Hub::PollBattery() {
+  std::string error;
+  const sm::BatteryMeasurement b = ReadPowerSupply(config_.battery.path, SteadyMicros(), &error);
+  if (error != battery_error_) {
+    if (error.empty()) {
+      spdlog::info("battery: {} reads again", config_.battery.path);
+    } else {
+      spdlog::warn("battery: {}", error);
+    }
+    battery_error_ = error;
+  }
+  if (b.last_update_us < 0) return;  // the last good reading stays, and ages
+  channels_->battery.back() = b;
+  channels_->battery.Publish();
+}
 
 void Hub::EveryTelemetryPeriod() {
   DrainControlEvents();  // in case a wake-up was missed

@@ -94,6 +94,8 @@ class Hub final : public SessionEvents {
   void EveryTelemetryPeriod();
   void EveryDiagnosticsPeriod();
   void EveryControllerCheck();
+  // battery.source sysfs: the power supply read (off the control thread) and handed over.
+  void PollBattery();
   void Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
                 void (Hub::*what)());
   void RunAtExpiry(asio::steady_timer& timer, std::chrono::microseconds period,
@@ -117,6 +119,8 @@ class Hub final : public SessionEvents {
   asio::steady_timer telemetry_timer_;
   asio::steady_timer diagnostics_timer_;
   asio::steady_timer controller_timer_;
+  asio::steady_timer battery_timer_;
+  std::string battery_error_;  // the last sysfs read's problem ("" = none), logged on change
   bool stopped_ = false;
 
   std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;

@@ -31,6 +31,7 @@ edge::Subsystem SubsystemOf(sm::AlertId id) {
     case sm::AlertId::kFallDetected:
     case sm::AlertId::kMotorFault:
     case sm::AlertId::kJointOutOfRange:
+    case sm::AlertId::kBatteryLow:
     case sm::AlertId::kLoopSlow: return edge::SUBSYSTEM_FIRMWARE;
   }
   return edge::SUBSYSTEM_FIRMWARE;
@@ -77,6 +78,11 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
       return JointName(c, a.source) + limits +
              ": a wrong offset, a reversed motor or a slipped encoder? (README, \"First "
              "power-on\")";
+    case sm::AlertId::kBatteryLow:
+      std::snprintf(limits, sizeof(limits),
+                    "battery at %u %% (warns at %u %%, clears at %g %%): charge or swap it",
+                    a.value, a.threshold, c.battery.clear_percent);
+      return limits;
     case sm::AlertId::kLoopSlow:
       return "the control loop ran at " + std::to_string(a.value) + " Hz over the last second, " +
              "below " + std::to_string(a.threshold) + " Hz (real-time priority refused? CPU " +
@@ -166,11 +172,43 @@ edge::FirmwareAlert ToProto(const sm::Alert& a, const Clocks& now) {
   return out;
 }
 
+edge::BatteryStatus ToProto(sm::BatteryStatus status) {
+  switch (status) {
+    case sm::BatteryStatus::kUnknown: return edge::BATTERY_STATUS_UNKNOWN;
+    case sm::BatteryStatus::kDischarging: return edge::BATTERY_STATUS_DISCHARGING;
+    case sm::BatteryStatus::kCharging: return edge::BATTERY_STATUS_CHARGING;
+    case sm::BatteryStatus::kFull: return edge::BATTERY_STATUS_FULL;
+    case sm::BatteryStatus::kFault: return edge::BATTERY_STATUS_FAULT;
+  }
+  return edge::BATTERY_STATUS_UNKNOWN;
+}
+
+void FillBattery(const sm::BatteryMeasurement& b, double wh, edge::BatteryState* out) {
+  out->set_reading_time_us(b.last_update_us);
+  out->set_voltage_v(b.voltage_v);
+  out->set_current_a(b.current_a);
+  out->set_power_w(b.voltage_v * b.current_a);
+  out->set_wh_accumulated(static_cast<float>(wh));
+  out->set_percent(b.percent);
+  out->set_temperature_c(b.temperature_c);
+  out->set_status(ToProto(b.status));
+}
+
 void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint32_t sequence,
                    const Clocks& now, edge::EdgeTelemetry* out,
                    edge::TelemetryExtension* extension) {
   out->Clear();
+  // Clear() would delete the battery submessage: kept across it, so that a frame allocates
+  // nothing in steady state.
+  edge::BatteryState* battery = extension->release_battery();
   extension->Clear();
+  if (s.battery.last_update_us >= 0) {
+    if (battery == nullptr) battery = new edge::BatteryState;
+    FillBattery(s.battery, s.battery_wh, battery);
+    extension->set_allocated_battery(battery);
+  } else {
+    delete battery;
+  }
   out->set_timestamp_us(now.wall_us);
   out->set_sequence(sequence);
   out->set_fw_mode(ToFirmwareProto(s.mode));
@@ -216,6 +254,7 @@ void FillLoopDiagnostics(const ControlSnapshot& s, const sm::Counters& api_count
   x->set_wake_latency_max_us(static_cast<float>(s.loop.max_latency_us));
   x->set_tick_work_max_us(static_cast<float>(s.loop.max_work_us));
   x->set_control_mode(ToProto(s.mode));
+  if (s.battery.last_update_us >= 0) FillBattery(s.battery, s.battery_wh, x->mutable_battery());
   for (std::size_t r = 0; r < sm::kReasonCount; ++r) {
     const auto reason = static_cast<sm::Reason>(r);
     edge::DropCounter* c = x->add_command_drops();

@@ -37,6 +37,10 @@ void FillTelemetry(const ControlSnapshot& snapshot, const config::Config& config
                    std::uint32_t sequence, const Clocks& now, edge::EdgeTelemetry* out,
                    edge::TelemetryExtension* extension);
 
+// The battery's state from its last reading `b` and the energy drawn since start (`wh`).
+edge::BatteryStatus ToProto(sm::BatteryStatus status);
+void FillBattery(const sm::BatteryMeasurement& b, double wh, edge::BatteryState* out);
+
 // robot-edge's diagnostics from the control thread's snapshot: the loop's timing over the last
 // period, the mode, and every drop / adjustment reason with its count since start
 // (`api_counters`, the API thread's, plus the snapshot's, the control thread's).

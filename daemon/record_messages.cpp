@@ -30,11 +30,19 @@ edge::MotorStatus MotorStatusOf(const sm::JointMeasurement& m, std::int64_t now_
 
 void FillJointState(const StateSample& s, const Clocks& clocks, std::int64_t reply_timeout_us,
                     edge::JointState* out) {
-  // Clear() would delete the timing submessage (proto3): kept across it, so that filling a kept
+  // Clear() would delete the submessages (proto3): kept across it, so that filling a kept
   // message allocates nothing.
   edge::TickTiming* timing = out->release_timing();
+  edge::BatteryState* battery = out->release_battery();
   out->Clear();
   out->set_allocated_timing(timing);
+  if (s.battery.last_update_us >= 0) {
+    if (battery == nullptr) battery = new edge::BatteryState;
+    FillBattery(s.battery, s.battery_wh, battery);
+    out->set_allocated_battery(battery);
+  } else {
+    delete battery;
+  }
   out->set_timestamp_us(clocks.ToWall(s.tick_us));
   out->set_robot_time_us(static_cast<std::uint64_t>(s.tick_us));
   out->set_tick(s.tick);

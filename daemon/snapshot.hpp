@@ -28,6 +28,8 @@ struct ControlSnapshot {
   std::int64_t user_command_key_applied_us = -1;  // sm::Outputs
   std::vector<sm::JointMeasurement> joints;  // firmware order
   sm::ImuMeasurement imu;
+  sm::BatteryMeasurement battery;  // last_update_us -1: no reading (or no source)
+  double battery_wh = 0;           // drawn since start (BatteryEnergy)
   std::array<sm::Alert, kMaxAlerts> alerts{};
   std::size_t alert_count = 0;
   sm::Counters counters;        // the state machine's drops and adjustments

@@ -21,9 +21,9 @@ range is refused whole (logged at most once a second), never partly applied.
 
 rt/lowstate is robot-edged's joint state at --rate: per motor mode (0 no reply, 1 ok, 2 silent,
 3 fault), q, dq, ddq (difference of dq), tau_est, state (the motor's fault code); the IMU's
-quaternion [w,x,y,z], gyroscope, accelerometer (zeros without one), ypr; tick.
-wireless_remote and battery_data are zeros (battery status "unknown"): robot-edge has no
-source for them.
+quaternion [w,x,y,z], gyroscope, accelerometer (zeros without one), ypr; tick;
+battery_data from robot-edged's battery source (config battery.source; zeros and status
+"unknown" without one). wireless_remote is zeros: robot-edge has no remote.
 
 Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else

@@ -1,6 +1,7 @@
 #include "dds/mapping.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <type_traits>
@@ -74,6 +75,41 @@ LowStateSample::LowStateSample(std::size_t motors) : motors_(motors) {
   msg_.battery_data.status = battery_status_.data();
 }
 
+namespace {
+
+// BatteryData_.status: the BatteryStatus's name, lower case.
+const char* StatusText(edge::BatteryStatus status) {
+  switch (status) {
+    case edge::BATTERY_STATUS_DISCHARGING: return "discharging";
+    case edge::BATTERY_STATUS_CHARGING: return "charging";
+    case edge::BATTERY_STATUS_FULL: return "full";
+    case edge::BATTERY_STATUS_FAULT: return "fault";
+    default: return "unknown";
+  }
+}
+
+// NaN (unknown to the source) as 0: an Adam client expects numbers.
+float Known(float v) { return std::isfinite(v) ? v : 0.0f; }
+
+}  // namespace
+
+void LowStateMapper::MapBattery(const edge::JointState& state, LowStateSample* out) {
+  pnd_adam_msg_dds__BatteryData_& b = out->msg().battery_data;
+  if (!state.has_battery()) {
+    b.timestamp_ms = 0;
+    b.voltage = b.current = b.power = b.wh_accumulated = 0;
+    out->set_battery_status("unknown");
+    return;
+  }
+  const edge::BatteryState& s = state.battery();
+  b.timestamp_ms = s.reading_time_us() / 1000;  // robot time
+  b.voltage = Known(s.voltage_v());
+  b.current = Known(s.current_a());
+  b.power = Known(s.power_w());
+  b.wh_accumulated = Known(s.wh_accumulated());
+  out->set_battery_status(StatusText(s.status()));
+}
+
 void LowStateMapper::Map(const edge::JointState& state, LowStateSample* out) {
   pnd_adam_msg_dds__LowState_& m = out->msg();
   m.mode_pr = 0;
@@ -104,11 +140,7 @@ void LowStateMapper::Map(const edge::JointState& state, LowStateSample* out) {
   previous_time_us_ = state.robot_time_us();
 
   std::fill(std::begin(m.wireless_remote), std::end(m.wireless_remote), 0.0f);
-  m.battery_data.timestamp_ms = 0;
-  m.battery_data.voltage = 0;
-  m.battery_data.current = 0;
-  m.battery_data.power = 0;
-  m.battery_data.wh_accumulated = 0;
+  MapBattery(state, out);
   m.reserve = 0;
 }
 

@@ -20,8 +20,9 @@
 //   imu_accel, ypr = imu_ypr [yaw,pitch,roll]; zeros where the state has none; temperature 0;
 //   motor_state[i]: mode = motor_status (MotorStatus: 0 no reply, 1 ok, 2 silent, 3 fault),
 //   q, dq, ddq = (dq - previous dq) / (robot_time - previous robot_time) (0 for the first
-//   state), tau_est = tau, state = motor_fault; wireless_remote zeros; battery_data zeros with
-//   status "unknown"; reserve 0.
+//   state), tau_est = tau, state = motor_fault; wireless_remote zeros; battery_data from the
+//   state's BatteryState (timestamp_ms robot time; unknown values 0; status "discharging",
+//   "charging", "full", "fault" or "unknown"), zeros and "unknown" without one; reserve 0.
 #pragma once
 
 #include <cstddef>
@@ -74,10 +75,15 @@ class LowStateSample {
   const pnd_adam_msg_dds__LowState_& msg() const { return msg_; }
   pnd_adam_msg_dds__LowState_& msg() { return msg_; }
   std::size_t motors() const { return motors_.size(); }
+  // battery_data.status (a constant text: never more than its capacity, so never reallocated).
+  void set_battery_status(const char* text) {
+    battery_status_.assign(text);
+    msg_.battery_data.status = battery_status_.data();
+  }
 
  private:
   std::vector<pnd_adam_msg_dds__MotorState_> motors_;
-  std::string battery_status_ = "unknown";  // robot-edge has no battery source yet
+  std::string battery_status_ = "unknown";
   pnd_adam_msg_dds__LowState_ msg_{};
 };
 
@@ -88,6 +94,8 @@ class LowStateMapper {
   void Map(const edge::JointState& state, LowStateSample* out);
 
  private:
+  static void MapBattery(const edge::JointState& state, LowStateSample* out);
+
   std::vector<float> previous_dq_;  // rad/s, of the previous state
   std::uint64_t previous_time_us_ = 0;
 };

@@ -9,7 +9,7 @@ namespace robot_edge::sim {
 
 const char* const kControlHelp =
     "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; mount JOINT OFFSET DIR; "
-    "tilt ROLL_DEG PITCH_DEG; imu on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
+    "tilt ROLL_DEG PITCH_DEG; imu on|off; battery PERCENT|on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
     "truth; record; qpos; busoff BUS; restarted BUS; link BUS down|up; "
     "get JOINT; status; help (JOINT = name or index, BUS = name or interface)";
 
@@ -177,6 +177,15 @@ std::string ParseImu(const ArgParser& a, ControlCommand* c) {
   return a.Switch(1, "on", "off", &c->on);
 }
 
+std::string ParseBattery(const ArgParser& a, ControlCommand* c) {
+  if (a.word(1) == "on" || a.word(1) == "off") {
+    c->verb = ControlVerb::kBattery;
+    return a.Switch(1, "on", "off", &c->on);
+  }
+  c->verb = ControlVerb::kBatteryCharge;
+  return a.Number(1, 0, 100, "state of charge (%)", &c->percent);
+}
+
 std::string ParseGantry(const ArgParser& a, ControlCommand* c) {
   c->verb = ControlVerb::kGantry;
   c->on = a.word(1) != "off";
@@ -248,6 +257,7 @@ constexpr VerbSpec kVerbs[] = {
     {"mount", "mount JOINT OFFSET_RAD DIRECTION", 3, ParseMount},
     {"tilt", "tilt ROLL_DEG PITCH_DEG", 2, ParseTilt},
     {"imu", "imu on|off", 1, ParseImu},
+    {"battery", "battery PERCENT|on|off", 1, ParseBattery},
     {"gantry", "gantry HEIGHT_M|off", 1, ParseGantry},
     {"push", "push BODY FX FY FZ SECONDS", 5, ParsePush},
     {"truth", "truth", 0, ParseTruth},

@@ -13,6 +13,8 @@
 //                           (a wrong or missing calibration, a reversed motor)
 //   tilt ROLL_DEG PITCH_DEG set the IMU attitude (each -180..180; 0 0 = upright; kinematic only)
 //   imu on|off              start / stop sending IMU frames
+//   battery PERCENT|on|off  set the simulated BMS's state of charge (%, 0..100, it drains on from
+//                           there), or stop / resume its frames (battery.source can only)
 //   gantry HEIGHT_M|off     hold the base at this height (m, 0..5) on an elastic support, or
 //                           release it (physics only)
 //   push BODY FX FY FZ S    a force (N, world frame, each ±5000) on a body of the model for S
@@ -46,6 +48,8 @@ enum class ControlVerb {
   kMount,        // joint, offset_rad, direction
   kTilt,         // roll_deg, pitch_deg
   kImu,          // on
+  kBattery,      // on: the BMS's frames
+  kBatteryCharge,  // percent
   kGantry,       // on, height_m
   kPush,         // body, force_n, seconds
   kTruth,
@@ -63,7 +67,8 @@ struct ControlCommand {
   ControlVerb verb = ControlVerb::kHelp;
   std::size_t joint = 0;  // index into config.joints
   std::size_t bus = 0;    // index into config.buses
-  bool on = false;        // silence on, imu on, link up
+  bool on = false;        // silence on, imu on, battery on, link up
+  double percent = 0;     // battery PERCENT
   double celsius = 0;
   std::uint8_t code = 0;
   double roll_deg = 0;

@@ -28,12 +28,17 @@ void InMemoryRobot::Answer(std::int64_t now_us) {
     for (const can_frame& r : replies_) transport_.Inject(static_cast<std::uint32_t>(bus), r);
   }
   transport_.ClearSent();
-  if (!robot_.imu().enabled()) return;
-  const ImuFrameSet imu = robot_.ImuFrames();  // quaternion, gyro[, accelerometer]
-  const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
-  for (std::size_t i = 0; i < imu.size(); ++i) {
-    const bool gyro_frame = i == 1;
-    if (gyro_ || !gyro_frame) transport_.Inject(bus, imu[i]);
+  if (robot_.imu().enabled()) {
+    const ImuFrameSet imu = robot_.ImuFrames();  // quaternion, gyro[, accelerometer]
+    const auto bus = static_cast<std::uint32_t>(robot_.imu_bus());
+    for (std::size_t i = 0; i < imu.size(); ++i) {
+      const bool gyro_frame = i == 1;
+      if (gyro_ || !gyro_frame) transport_.Inject(bus, imu[i]);
+    }
+  }
+  if (robot_.has_bms() && robot_.battery().enabled() && now_us >= next_battery_us_) {
+    transport_.Inject(static_cast<std::uint32_t>(robot_.battery_bus()), robot_.BatteryFrame());
+    next_battery_us_ = now_us + BatteryModel::kPeriodUs;
   }
 }
 

@@ -5,6 +5,8 @@
 // Threads: one owner. Answer() does not allocate (the buffers are reserved).
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -22,8 +24,9 @@ class InMemoryRobot {
 
   can::FakeTransport& transport() { return transport_; }
   // The frames sent since the last call reach the motors at `now_us` (and are forgotten); their
-  // replies, then the IMU's quaternion, gyro and (with imu.accel_id) accelerometer frames, are
-  // queued for the next Receive().
+  // replies, then the IMU's quaternion, gyro and (with imu.accel_id) accelerometer frames, then
+  // (with battery.source can) the BMS frame when BatteryModel::kPeriodUs have passed since the
+  // last one, are queued for the next Receive().
   void Answer(std::int64_t now_us);
 
   SimRobot& robot() { return robot_; }
@@ -36,6 +39,7 @@ class InMemoryRobot {
   SimRobot robot_;
   std::vector<can_frame> replies_;
   bool gyro_ = true;
+  std::int64_t next_battery_us_ = std::numeric_limits<std::int64_t>::min();  // the first at once
 };
 
 }  // namespace robot_edge::sim

@@ -39,6 +39,10 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
       families_on_bus_(config.buses.size(), 0),
       imu_bus_(config.imu.bus),
       imu_(config.imu.quat_id, config.imu.gyro_id, config.imu.accel_id),
+      battery_bus_(config.battery.source == config::BatteryConfig::Source::kCan
+                       ? config.battery.bus
+                       : config::kUnresolved),
+      battery_(config.battery.can_id),
       rate_base_us_(start_us) {
   for (std::size_t b = 0; b < config.buses.size(); ++b) {
     for (auto& table : joint_by_id_[b]) table.fill(0);
@@ -132,7 +136,29 @@ void SimRobot::AdvanceAll(std::int64_t now_us) {
     physics_us_ += skip;
   }
   // A frame between steps sees the state at the last step's end, at most one step earlier.
+  const std::int64_t before_us = physics_us_;
   totals_.steps += StepPhysics(*plant_, motors_, laws_, &physics_us_, now_us, records_);
+  // The power at the last step stands for the whole interval (a frame or a timer's: ≤ 5 ms).
+  battery_.Drain(MechanicalPowerW(), static_cast<double>(physics_us_ - before_us) * 1e-6);
+}
+
+double SimRobot::MechanicalPowerW() const {
+  double watts = 0;
+  for (std::size_t i = 0; i < plant_->motor_count(); ++i) {
+    const ShaftState s = plant_->shaft(i);
+    watts += std::max(0.0, s.torque_nm * s.velocity_rad_s);
+  }
+  return watts;
+}
+
+std::string SimRobot::ExecuteBattery(const ControlCommand& c) {
+  if (!has_bms()) return "error: no simulated BMS (battery.source is not can)";
+  if (c.verb == ControlVerb::kBattery) {
+    battery_.SetEnabled(c.on);
+  } else {
+    battery_.SetPercent(c.percent);
+  }
+  return "ok";
 }
 
 std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
@@ -184,6 +210,9 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
     case ControlVerb::kImu:
       imu_.SetEnabled(c.on);
       return "ok";
+    case ControlVerb::kBattery:
+    case ControlVerb::kBatteryCharge:
+      return ExecuteBattery(c);
     case ControlVerb::kStatus:
       return "ok " + StatusLine();
     case ControlVerb::kHelp:
@@ -273,15 +302,21 @@ std::string SimRobot::StatusLine() const {
     faults += s.error_code != 0 ? 1 : 0;
     if (s.temperature_c > hottest_c) hottest_c = s.temperature_c, hottest = j;
   }
-  char line[320];
+  char battery[16] = "none";
+  if (has_bms() && !battery_.enabled()) {
+    std::snprintf(battery, sizeof(battery), "off");
+  } else if (has_bms()) {
+    std::snprintf(battery, sizeof(battery), "%.1f%%", battery_.percent());
+  }
+  char line[360];
   std::snprintf(
       line, sizeof(line),
       "motor_mode=%zu/%zu active=%zu silenced=%zu faults=%zu frames/s=%.0f replies/s=%.0f "
-      "hottest=%s:%.1fC imu=%s tilt=%.1f physics=%s lagged_ms=%.0f",
+      "hottest=%s:%.1fC imu=%s tilt=%.1f physics=%s lagged_ms=%.0f battery=%s",
       motor_mode, motors_.size(), active, silenced, faults, commands_per_s_, replies_per_s_,
       motors_.empty() ? "-" : joint_names_[hottest].c_str(), hottest_c,
       imu_.enabled() ? "on" : "off", TiltFromUprightDeg(plant_->imu().quaternion),
-      plant_->name(), static_cast<double>(totals_.lagged_us) * 1e-3);
+      plant_->name(), static_cast<double>(totals_.lagged_us) * 1e-3, battery);
   return line;
 }
 

@@ -1,5 +1,6 @@
 // The whole simulated robot behind its buses: one SimMotor (firmware) per configured joint,
-// grouped by bus, the Plant that moves them (kinematic or MuJoCo), and the IMU. Pure logic (no
+// grouped by bus, the Plant that moves them (kinematic or MuJoCo), the IMU, and the battery's BMS
+// (battery.source can; the pack drains by the motors' mechanical power). Pure logic (no
 // clock, socket or logger): the simulator hands it the frames each bus received with the time,
 // and sends what it returns.
 //
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "sim/battery_model.hpp"
 #include "sim/control_protocol.hpp"
 #include "sim/imu_model.hpp"
 #include "sim/joint_record.hpp"
@@ -71,21 +73,28 @@ class SimRobot {
   // The motor a frame on `bus` is addressed to: joint + 1, or joint count + extra + 1; 0 = none.
   std::uint16_t MotorFor(std::size_t bus, const can_frame& frame) const;
 
-  // Executes a joint, IMU, physics or report command (temp, silence, fault, tilt, imu, gantry,
-  // push, truth, record, qpos, get, status, help) and returns its one-line reply ("ok ..." or "error: ...").
+  // Executes a joint, IMU, battery, physics or report command (temp, silence, fault, tilt, imu,
+  // battery, gantry, push, truth, record, qpos, get, status, help) and returns its one-line reply
+  // ("ok ..." or "error: ...").
   // Bus commands (busoff, restarted, link) are the simulator's: they return an error here.
   std::string Execute(const ControlCommand& command, std::int64_t now_us);
 
   // Recomputes commands/s and replies/s from the totals since the previous call.
   void UpdateRates(std::int64_t now_us);
   // "motor_mode=25/25 active=25 silenced=0 faults=0 frames/s=12500 replies/s=12500
-  //  hottest=L_Knee:31.2C imu=on roll=0.0 pitch=0.0 tilt=0.0"
+  //  hottest=L_Knee:31.2C imu=on tilt=0.0 physics=kinematic lagged_ms=0 battery=79.8%"
+  // (battery=off when its frames are stopped, battery=none without battery.source can)
   std::string StatusLine() const;
 
   std::size_t imu_bus() const { return imu_bus_; }
   const ImuModel& imu() const { return imu_; }
   // The IMU frames of the plant's present reading.
   ImuFrameSet ImuFrames() const { return imu_.Frames(plant_->imu()); }
+  // The BMS (battery.source can): its bus, the pack, the frame of its present state.
+  bool has_bms() const { return battery_bus_ != config::kUnresolved; }
+  std::size_t battery_bus() const { return battery_bus_; }
+  const BatteryModel& battery() const { return battery_; }
+  can_frame BatteryFrame() const { return battery_.Frame(); }
   const Plant& plant() const { return *plant_; }
   SimMotor& motor(std::size_t joint) { return motors_[joint]; }
   const SimMotor& motor(std::size_t joint) const { return motors_[joint]; }
@@ -97,6 +106,8 @@ class SimRobot {
   std::string TruthLine() const;
   std::string RecordLine();  // and restarts the records
   std::string QposLine() const;
+  std::string ExecuteBattery(const ControlCommand& command);
+  double MechanicalPowerW() const;  // Σ max(0, τ·ω) over the plant's motors
 
   std::vector<std::string> joint_names_;
   std::unique_ptr<Plant> plant_;
@@ -113,6 +124,8 @@ class SimRobot {
   std::vector<std::uint8_t> families_on_bus_;  // bit f: a motor of family f is on the bus
   std::size_t imu_bus_;
   ImuModel imu_;
+  std::size_t battery_bus_;  // config::kUnresolved without battery.source can
+  BatteryModel battery_;
   SimTotals totals_;
   SimTotals rate_base_;  // totals at the previous UpdateRates()
   std::int64_t rate_base_us_;

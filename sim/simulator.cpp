@@ -44,6 +44,7 @@ Simulator::Simulator(const config::Config& config, SimulatorOptions options)
       start_(Clock::now()),
       robot_(config, MakePlant(config, options_), 0),
       imu_timer_(io_),
+      battery_timer_(io_),
       status_timer_(io_),
       signals_(io_, SIGINT, SIGTERM),
       retry_(io_),
@@ -76,6 +77,7 @@ void Simulator::Run() {
   WaitForFrames();
   next_imu_ = Clock::now();
   ScheduleImu();
+  if (robot_.has_bms()) ScheduleBattery();
   ScheduleStatus();
   io_.run();
 }
@@ -129,6 +131,20 @@ void Simulator::ScheduleImu() {
       transport_->Send(std::span(out.data(), frames.size()));
     }
     ScheduleImu();
+  });
+}
+
+void Simulator::ScheduleBattery() {
+  battery_timer_.expires_after(std::chrono::microseconds(BatteryModel::kPeriodUs));
+  battery_timer_.async_wait([this](std::error_code ec) {
+    if (ec || stopping_) return;
+    robot_.AdvanceAll(NowUs());
+    if (robot_.battery().enabled()) {
+      const can::BusFrame frame{static_cast<std::uint32_t>(robot_.battery_bus()),
+                                robot_.BatteryFrame()};
+      transport_->Send(std::span<const can::BusFrame>(&frame, 1));
+    }
+    ScheduleBattery();
   });
 }
 
@@ -203,6 +219,7 @@ void Simulator::Shutdown() {
   std::error_code ignored;
   signals_.cancel(ignored);
   imu_timer_.cancel();
+  battery_timer_.cancel();
   status_timer_.cancel();
   if (control_) control_->Stop();
   retry_.cancel();

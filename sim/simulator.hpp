@@ -9,8 +9,8 @@
 // clock_gettime, the recvmmsg and the sendmmsg — about one wake per control tick of the daemon.
 // Timers: the physics advanced to now and IMU frames at sim.imu_rate_hz on the IMU's bus (one
 // Send() of two frames, three with imu.accel_id), so the robot moves (and falls) between the
-// daemon's frames too; the status line once a second, with a warning when the physics fell
-// behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
+// daemon's frames too; with battery.source can, the BMS frame every 100 ms on battery.bus; the
+// status line once a second, with a warning when the physics fell behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
 //
 // Threads: construction and Run() on the same thread; nothing else touches this object.
 #pragma once
@@ -60,6 +60,7 @@ class Simulator {
   void WaitForFrames();
   void OnReadable(std::error_code ec);
   void ScheduleImu();
+  void ScheduleBattery();
   void ScheduleStatus();
   std::string ExecuteBusCommand(const ControlCommand& command);
   void Shutdown();
@@ -72,6 +73,7 @@ class Simulator {
   std::unique_ptr<can::SocketCanTransport> transport_;  // every bus, one socket
   std::int64_t reported_lag_us_ = 0;
   asio::steady_timer imu_timer_;
+  asio::steady_timer battery_timer_;
   asio::steady_timer status_timer_;
   asio::signal_set signals_;
   asio::steady_timer retry_;  // re-arms the wait after a socket error

@@ -32,7 +32,10 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
       imu_timeout_us_(static_cast<std::int64_t>(c.imu.timeout_ms) * 1000),
       grace_us_(std::max({kMinStartupGraceUs, 2 * reply_timeout_us_, 2 * imu_timeout_us_})),
       limit_margin_rad_(static_cast<float>(c.safety.joint_limit_margin_rad)),
-      min_loop_rate_hz_(c.safety.min_loop_rate_fraction * c.control.rate_hz) {
+      min_loop_rate_hz_(c.safety.min_loop_rate_fraction * c.control.rate_hz),
+      battery_low_percent_(c.battery.low_percent),
+      battery_clear_percent_(c.battery.clear_percent),
+      battery_timeout_us_(static_cast<std::int64_t>(c.battery.timeout_ms) * 1000) {
   const auto joint_count = static_cast<std::uint32_t>(c.joints.size());
   for (std::uint32_t j = 0; j < joint_count; ++j) {
     overtemp_.push_back({false, MakeAlert(AlertId::kMotorOvertemp, Rounded(trip_c_), j)});
@@ -51,7 +54,9 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
   fall_.alert = MakeAlert(AlertId::kFallDetected, Rounded(fall_tilt_deg_), 0);
   imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, c.imu.timeout_ms, 0);
   loop_slow_.alert = MakeAlert(AlertId::kLoopSlow, Rounded(min_loop_rate_hz_), 0);
-  active_.reserve(4 * joint_count + c.buses.size() + 3);
+  battery_low_.alert = MakeAlert(AlertId::kBatteryLow, Rounded(battery_low_percent_), 0);
+  battery_low_.alert.severity = Severity::kWarning;
+  active_.reserve(4 * joint_count + c.buses.size() + 4);
 }
 
 void AlertMonitor::Apply(Slot* slot, bool trip, bool clear, std::uint32_t value,
@@ -79,6 +84,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   UpdateImu(now_us, in, events);
   UpdateBuses(now_us, in, events);
   UpdateLoop(now_us, in, events);
+  UpdateBattery(now_us, in, events);
 
   active_.clear();
   error_flags_ = 0;
@@ -93,6 +99,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   std::for_each(bus_off_.begin(), bus_off_.end(), collect);
   std::for_each(fault_.begin(), fault_.end(), collect);
   std::for_each(range_.begin(), range_.end(), collect);
+  collect(battery_low_);
   collect(imu_timeout_);
   collect(loop_slow_);
 }
@@ -158,6 +165,14 @@ void AlertMonitor::UpdateLoop(std::int64_t now_us, const Inputs& in, EventBuffer
   if (min_loop_rate_hz_ <= 0 || in.loop_rate_hz <= 0) return;  // off, or not measured yet
   Apply(&loop_slow_, in.loop_rate_hz < min_loop_rate_hz_, in.loop_rate_hz >= min_loop_rate_hz_,
         Rounded(in.loop_rate_hz), now_us, events);
+}
+
+void AlertMonitor::UpdateBattery(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
+  const BatteryMeasurement& b = in.battery;
+  const bool fresh = b.last_update_us >= 0 && now_us - b.last_update_us <= battery_timeout_us_;
+  if (!fresh || !std::isfinite(b.percent)) return;  // unknown: the alert keeps its state
+  Apply(&battery_low_, b.percent <= battery_low_percent_, b.percent >= battery_clear_percent_,
+        Rounded(b.percent), now_us, events);
 }
 
 const Alert* AlertMonitor::FirstCritical() const {

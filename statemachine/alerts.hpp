@@ -1,5 +1,5 @@
-// Alert conditions, evaluated from measurements and the time passed in (pure). Every alert is
-// critical: while one is active the robot is held in DAMP.
+// Alert conditions, evaluated from measurements and the time passed in (pure). Every alert but
+// BATTERY_LOW is critical: while one is active the robot is held in DAMP.
 //
 //   MOTOR_OVERTEMP  per joint: trips at temperature >= safety.overtemp_trip_c, clears at or
 //                   below safety.overtemp_clear_c (hysteresis; seed 001: "clears at 70°C").
@@ -18,6 +18,10 @@
 //   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
 //   CAN_BUS_OFF     per bus: a bus-off was seen; stays active while the bus is off and at least
 //                   kBusOffHoldUs after the last bus-off, so that telemetry shows it.
+//   BATTERY_LOW     a warning (never DAMP: a walking robot must not collapse for it): the
+//                   battery's charge at or below battery.low_percent; clears at or above
+//                   battery.clear_percent (hysteresis). Judged only on a reading younger than
+//                   battery.timeout_ms with a known charge; value / threshold in %.
 //   CONTROL_LOOP_SLOW the loop ran below safety.min_loop_rate_fraction × control.rate_hz over
 //                   the last second (no real-time priority on a loaded CPU: commands late,
 //                   trajectories in slow motion); clears when a second is back above it.
@@ -69,6 +73,7 @@ class AlertMonitor {
   void UpdateImu(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   void UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   void UpdateLoop(std::int64_t now_us, const Inputs& in, EventBuffer* events);
+  void UpdateBattery(std::int64_t now_us, const Inputs& in, EventBuffer* events);
   bool InGrace(std::int64_t now_us) const { return now_us - start_us_ < grace_us_; }
 
   double trip_c_, clear_c_, fall_tilt_deg_, fall_clear_deg_;
@@ -79,7 +84,9 @@ class AlertMonitor {
   float limit_margin_rad_;
   std::vector<std::uint64_t> last_bus_off_count_;
   double min_loop_rate_hz_;  // 0 = off
-  Slot fall_, imu_timeout_, loop_slow_;
+  Slot fall_, imu_timeout_, loop_slow_, battery_low_;
+  double battery_low_percent_, battery_clear_percent_;
+  std::int64_t battery_timeout_us_;
   std::vector<Alert> active_;  // rebuilt by Update(), capacity reserved
   std::uint32_t error_flags_ = 0;
   bool all_replied_ = false;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <span>
 
@@ -96,6 +97,18 @@ struct ImuMeasurement {
   std::int64_t last_update_us = -1;            // -1 = never received
 };
 
+// The battery, from the configured source (config battery.source): the BMS's CAN frame, or
+// Linux's power-supply class. Unknown values are NaN.
+enum class BatteryStatus : std::uint8_t { kUnknown, kDischarging, kCharging, kFull, kFault };
+struct BatteryMeasurement {
+  float voltage_v = NAN;
+  float current_a = NAN;   // positive: discharging
+  float percent = NAN;     // state of charge, 0..100
+  float temperature_c = NAN;
+  BatteryStatus status = BatteryStatus::kUnknown;
+  std::int64_t last_update_us = -1;  // steady µs of the last reading; -1 = never
+};
+
 struct BusStatus {
   bool bus_off = false;
   std::uint64_t bus_off_count = 0;  // increases with every bus-off, even one already over
@@ -107,6 +120,7 @@ struct Inputs {
   std::span<const BusStatus> buses;          // one per configured bus
   double loop_rate_hz = 0;  // the control loop's ticks per second over the last complete second;
                             // 0 = not measured yet
+  BatteryMeasurement battery{};  // last_update_us -1 without a battery source
 };
 
 // ---- Outputs ----
@@ -129,6 +143,7 @@ enum class AlertId : std::uint8_t {
   kImuTimeout = 6,
   kLoopSlow = 7,
   kJointOutOfRange = 8,  // edge_api.proto AlertIdExtension
+  kBatteryLow = 9,       // a warning: it never puts the robot in DAMP
 };
 enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
 

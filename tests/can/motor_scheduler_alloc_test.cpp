@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "can/bms_codec.hpp"
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
@@ -40,8 +41,8 @@ can_frame Frame(canid_t id, const Payload& payload, std::uint8_t len) {
   return frame;
 }
 
-// 10 000 ticks of the control loop as the daemon runs it: motor replies, IMU frames, error
-// frames, one motor silent (its FC retries go out), one bus refusing some frames and another
+// 10 000 ticks of the control loop as the daemon runs it: motor replies, IMU frames, BMS frames
+// (good and garbled), error frames, one motor silent (its FC retries go out), one bus refusing some frames and another
 // whose link is down for a while. Nothing allocates, in Send(), Receive(), EnterMotorMode() or
 // SendDampThenExit().
 TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
@@ -65,6 +66,10 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   const can_frame gyro = Frame(config.imu.gyro_id, EncodeImuGyro({0.1f, 0, 0}), 6);
   const can_frame accel = Frame(config.imu.accel_id, EncodeImuAccel({0, 0, 9.81f}), 6);
   const auto imu_bus = static_cast<std::uint32_t>(config.imu.bus);
+  const can_frame bms = Frame(config.battery.can_id, EncodeBms({48.6f, 12.3f, 80, 30, 1}), 8);
+  can_frame garbled_bms = bms;
+  garbled_bms.data[6] = 9;  // no such status
+  const auto bms_bus = static_cast<std::uint32_t>(config.battery.bus);
   can_frame bus_off{};
   bus_off.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF;
   bus_off.len = CAN_ERR_DLC;
@@ -81,6 +86,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
       transport.Inject(imu_bus, quat);
       transport.Inject(imu_bus, gyro);
       transport.Inject(imu_bus, accel);
+      if (tick % 50 == 0) transport.Inject(bms_bus, tick % 100 == 0 ? bms : garbled_bms);
       if (tick % 100 == 0) transport.Inject(1, bus_off);
       if (tick % 1000 == 0) transport.set_link_up(2, tick % 2000 == 0);
       scheduler.Receive(now_us);
@@ -97,6 +103,8 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   EXPECT_EQ(scheduler.motors()[0].replies, 0u);
   EXPECT_EQ(scheduler.imu().last_gyro_us, now_us);
   EXPECT_EQ(scheduler.imu().last_accel_us, now_us);
+  EXPECT_EQ(scheduler.battery().last_update_us, 2'000 * 9'901);  // tick 9900's, not 9950's
+  EXPECT_FLOAT_EQ(scheduler.battery().reading.percent, 80.0f);
   EXPECT_EQ(transport.counters(1).bus_off_count.load(), 100u);
   EXPECT_GT(transport.counters(3).send_failures.load(), 0u);
   EXPECT_GT(transport.counters(2).send_failures.load(), 0u);

@@ -1,5 +1,5 @@
 // MotorScheduler over a five-bus FakeTransport with the robot's default configuration: what goes
-// on which bus with which bytes and in which batch, what replies and IMU frames do, and the
+// on which bus with which bytes and in which batch, what replies, IMU and BMS frames do, and the
 // motor-mode retry schedule. Time is a parameter (µs); the tests advance it by hand.
 #include "can/motor_scheduler.hpp"
 
@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "can/bms_codec.hpp"
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "hex.hpp"
@@ -26,7 +27,8 @@ using test::Hexify;
 
 constexpr std::size_t kBuses = 5;
 constexpr std::size_t kJoints = 25;
-constexpr std::size_t kWaistNeck = 4;  // the IMU's bus
+constexpr std::size_t kWaistNeck = 4;  // the IMU's bus, and the BMS's
+constexpr canid_t kBmsId = 0x180;
 constexpr std::int64_t kMs = 1000;     // µs
 constexpr std::int64_t kPeriodUs = 2 * kMs;
 
@@ -557,6 +559,88 @@ TEST_F(SchedulerTest, TheAccelerometerFrameUpdatesImu) {
   }
 }
 
+// The default config's battery: source can, the BMS frame 0x180 on waist_neck.
+TEST_F(SchedulerTest, TheBmsFrameOnTheBatteryBusUpdatesBattery) {
+  ASSERT_EQ(config_.battery.source, config::BatteryConfig::Source::kCan);
+  const Payload bms = EncodeBms({48.6f, 12.34f, 80.0f, 30.0f, 1});
+  EXPECT_EQ(scheduler_->battery().last_update_us, -1);
+  Inject(0, Frame(kBmsId, bms));  // not the battery's bus
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->battery().last_update_us, -1);
+
+  Inject(kWaistNeck, Frame(kBmsId, bms));
+  scheduler_->Receive(2 * kMs);
+  const BatteryFeedback& b = scheduler_->battery();
+  EXPECT_EQ(b.last_update_us, 2 * kMs);
+  EXPECT_FLOAT_EQ(b.reading.voltage_v, 48.6f);
+  EXPECT_FLOAT_EQ(b.reading.current_a, 12.34f);
+  EXPECT_FLOAT_EQ(b.reading.percent, 80.0f);
+  EXPECT_FLOAT_EQ(b.reading.temperature_c, 30.0f);
+  EXPECT_EQ(b.reading.status, 1u);
+  EXPECT_EQ(scheduler_->imu().last_quat_us, -1);
+  for (const MotorFeedback& fb : scheduler_->motors()) EXPECT_EQ(fb.replies, 0u);
+  for (std::size_t bus = 0; bus < kBuses; ++bus) EXPECT_TRUE(scheduler_->strays(bus).empty());
+}
+
+TEST_F(SchedulerTest, AGarbledBmsFrameIsDroppedAndTheLastReadingKept) {
+  Inject(kWaistNeck, Frame(kBmsId, EncodeBms({48.6f, 12.34f, 80.0f, 30.0f, 1})));
+  scheduler_->Receive(1 * kMs);
+  Payload garbled = EncodeBms({40.0f, 1.0f, 10.0f, 20.0f, 1});
+  garbled[4] = 150;  // no such state of charge
+  Inject(kWaistNeck, Frame(kBmsId, garbled));
+  const Payload short_frame = EncodeBms({40.0f, 1.0f, 10.0f, 20.0f, 1});
+  Inject(kWaistNeck, Frame(kBmsId, std::span(short_frame).first(6)));
+  scheduler_->Receive(2 * kMs);
+  EXPECT_EQ(scheduler_->battery().last_update_us, 1 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->battery().reading.percent, 80.0f);
+  EXPECT_FLOAT_EQ(scheduler_->battery().reading.voltage_v, 48.6f);
+  for (const MotorFeedback& fb : scheduler_->motors()) EXPECT_EQ(fb.malformed_replies, 0u);
+}
+
+// battery.source none or sysfs: the BMS id is nobody's frame.
+class NoBmsTest : public SchedulerTest {
+ protected:
+  NoBmsTest() : SchedulerTest(WithSource(config::BatteryConfig::Source::kSysfs)) {}
+  static config::Config WithSource(config::BatteryConfig::Source source) {
+    config::Config c = DefaultConfig();
+    c.battery.source = source;
+    return c;
+  }
+};
+
+TEST_F(NoBmsTest, TheBmsFrameIsNotTaken) {
+  Inject(kWaistNeck, Frame(kBmsId, EncodeBms({48.6f, 12.34f, 80.0f, 30.0f, 1})));
+  Reply(22, 0.1f, 0, 0);  // Waist_Yaw: the bus works
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->battery().last_update_us, -1);
+  EXPECT_EQ(scheduler_->motors()[22].replies, 1u);
+}
+
+// The BMS on another bus than the IMU, at an id the IMU has there (allowed: another bus).
+class BmsOnLeftLegTest : public SchedulerTest {
+ protected:
+  BmsOnLeftLegTest() : SchedulerTest(OnLeftLeg()) {}
+  static config::Config OnLeftLeg() {
+    config::Config c = DefaultConfig();
+    c.battery.bus = 0;
+    c.battery.bus_name = c.buses[0].name;
+    c.battery.can_id = 0x102;
+    return c;
+  }
+};
+
+TEST_F(BmsOnLeftLegTest, EachFrameGoesToItsOwnBus) {
+  const Payload gyro = EncodeImuGyro({1.0f, -2.5f, 0.0f});
+  Inject(0, Frame(0x102, EncodeBms({50.0f, -3.0f, 99.0f, 25.0f, 2})));
+  Inject(kWaistNeck, Frame(0x102, std::span(gyro).first(6)));
+  scheduler_->Receive(1 * kMs);
+  EXPECT_EQ(scheduler_->battery().last_update_us, 1 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->battery().reading.current_a, -3.0f);
+  EXPECT_EQ(scheduler_->battery().reading.status, 2u);
+  EXPECT_EQ(scheduler_->imu().last_gyro_us, 1 * kMs);
+  EXPECT_FLOAT_EQ(scheduler_->imu().gyro_rad_s[1], -2.5f);
+}
+
 // accel_id 0: no accelerometer. Id 0 stays the master id motor replies go to.
 class NoAccelerometerTest : public SchedulerTest {
  protected:
@@ -588,15 +672,16 @@ TEST(ProtocolOf, FollowsTheReplyFormat) {
 
 constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
 
-// One kernel filter for the one socket of every bus: the union of the buses' master ids and
-// the IMU's ids, each exactly once (the scheduler routes by bus; the kernel cannot).
-TEST(ReceiveFilters, UnionOfMasterIdsAndImuIds) {
+// One kernel filter for the one socket of every bus: the union of the buses' master ids, the
+// IMU's ids and the BMS's, each exactly once (the scheduler routes by bus; the kernel cannot).
+TEST(ReceiveFilters, UnionOfMasterIdsImuIdsAndTheBms) {
   const std::vector<can_filter> f = ReceiveFilters(DefaultConfig());
-  ASSERT_EQ(f.size(), 4u) << "master id 0 on five buses is one filter";
+  ASSERT_EQ(f.size(), 5u) << "master id 0 on five buses is one filter";
   EXPECT_EQ(f[0].can_id, 0u);
   EXPECT_EQ(f[1].can_id, 0x101u);
   EXPECT_EQ(f[2].can_id, 0x102u);
   EXPECT_EQ(f[3].can_id, 0x103u);
+  EXPECT_EQ(f[4].can_id, 0x180u);
   for (const can_filter& filter : f) EXPECT_EQ(filter.can_mask, kExactMask);
 }
 
@@ -617,8 +702,13 @@ TEST(ReceiveFilters, FollowsTheConfiguredIds) {
     std::sort(out.begin(), out.end());
     return out;
   };
-  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202, 0x203}));
+  c.battery.can_id = 0x1F0;
+  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x1F0, 0x201, 0x202, 0x203}));
   c.imu.accel_id = 0;  // none: no filter for it
+  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x1F0, 0x201, 0x202}));
+  c.battery.source = config::BatteryConfig::Source::kSysfs;  // no BMS frame either
+  EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202}));
+  c.battery.source = config::BatteryConfig::Source::kNone;
   EXPECT_EQ(ids(c), (std::vector<canid_t>{0x000, 0x07E, 0x07F, 0x201, 0x202}));
 }
 

@@ -83,6 +83,12 @@ TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   EXPECT_EQ(c.imu.quat_id, 0x101u);  // hex in YAML
   EXPECT_EQ(c.imu.gyro_id, 0x102u);
   EXPECT_EQ(c.imu.accel_id, 0x103u);
+  EXPECT_EQ(c.battery.source, BatteryConfig::Source::kCan);  // the simulator's BMS
+  EXPECT_EQ(c.battery.bus, 4u);
+  EXPECT_EQ(c.battery.can_id, 0x180u);
+  EXPECT_EQ(c.battery.low_percent, 20.0);
+  EXPECT_EQ(c.battery.clear_percent, 25.0);
+  EXPECT_EQ(c.battery.timeout_ms, 3000u);
   EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud", "maintainer"}));
   EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
@@ -98,6 +104,7 @@ TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
   for (std::size_t j = 0; j < c.joints.size(); ++j) families.insert(c.motor_of(j).family);
   EXPECT_EQ(families.size(), 3u);
   EXPECT_EQ(c.calibration_path, "/var/lib/robot-edge/calibration.yaml");
+  EXPECT_EQ(c.battery.source, BatteryConfig::Source::kNone);  // both sources shown, commented
   EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
 
@@ -313,6 +320,49 @@ INSTANTIATE_TEST_SUITE_P(
              "an IMU id equals the master_id of bus 'waist_neck'", false},
         Case{"imu bus must exist", "imu: {bus: waist_neck,", "imu: {bus: neck,", "imu.bus",
              "unknown bus 'neck'"},
+        Case{"battery source known", "source: can,", "source: bms,", "battery.source",
+             "'bms' is not none, can or sysfs"},
+        Case{"battery bus must exist", "bus: waist_neck, can_id: 0x180",
+             "bus: neck, can_id: 0x180", "battery.bus",
+             "unknown bus 'neck' (known: left_leg, right_leg, left_arm, right_arm, waist_neck)"},
+        Case{"battery bus required with can", "source: can, bus: waist_neck,", "source: can,",
+             "battery.bus", "required with source can (known: left_leg,"},
+        Case{"battery id range", "can_id: 0x180", "can_id: 0x800", "battery.can_id",
+             "2048 is outside 1..2047"},
+        Case{"battery id not zero", "can_id: 0x180", "can_id: 0", "battery.can_id",
+             "0 is outside 1..2047"},
+        Case{"battery id vs joints", "can_id: 0x180", "can_id: 2", "battery.can_id",
+             "collides with joint Neck_Pitch on bus 'waist_neck'"},
+        Case{"battery id vs master id",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0x180",
+             "battery.can_id", "equals the master_id of bus 'waist_neck'", false},
+        Case{"battery id vs imu", "can_id: 0x180", "can_id: 0x102", "battery.can_id",
+             "equals an IMU id (imu.quat_id, gyro_id or accel_id) on bus 'waist_neck'"},
+        Case{"battery id vs imu accel", "can_id: 0x180", "can_id: 0x103", "battery.can_id",
+             "equals an IMU id"},
+        Case{"battery sysfs path absolute", "source: can, bus: waist_neck, can_id: 0x180",
+             "source: sysfs, path: power_supply/BAT0", "battery.path",
+             "'power_supply/BAT0' is not an absolute path (e.g. /sys/class/power_supply/BAT0)"},
+        Case{"battery sysfs path not empty", "source: can, bus: waist_neck, can_id: 0x180",
+             "source: sysfs, path: \"\"", "battery.path", "'' is not an absolute path"},
+        Case{"battery low percent range", "low_percent: 20", "low_percent: -1",
+             "battery.low_percent", "-1 is outside 0..100"},
+        Case{"battery clear percent range", "clear_percent: 25", "clear_percent: 101",
+             "battery.clear_percent", "101 is outside 0..100"},
+        Case{"battery hysteresis", "clear_percent: 25", "clear_percent: 20",
+             "battery.clear_percent", "20 must be above low_percent (20)"},
+        Case{"battery timeout short", "clear_percent: 25}", "clear_percent: 25, timeout_ms: 50}",
+             "battery.timeout_ms", "50 is outside 100..60000"},
+        Case{"battery timeout long", "clear_percent: 25}", "clear_percent: 25, timeout_ms: 70000}",
+             "battery.timeout_ms", "70000 is outside 100..60000"},
+        Case{"battery percent is a number", "low_percent: 20", "low_percent: low",
+             "battery.low_percent", "'low' is not a number"},
+        Case{"battery unknown key", "low_percent: 20", "low_pct: 20", "battery.low_pct",
+             "unknown key"},
+        Case{"battery must be a mapping",
+             "battery: {source: can, bus: waist_neck, can_id: 0x180, low_percent: 20, clear_percent: 25}",
+             "battery: can", "battery", "expected a mapping"},
         Case{"api needs a socket", "unix_socket: /run/robot-edge/api.sock", "unix_socket: \"\"",
              "api", "neither unix_socket nor tcp is set", false},
         Case{"unix socket path length", "unix_socket: /run/robot-edge/api.sock",
@@ -583,6 +633,47 @@ TEST(Imu, TheAccelerometerFrameIsOptional) {
   EXPECT_EQ(zero.imu.accel_id, 0u);
   EXPECT_EQ(zero.buses[zero.imu.bus].master_id, 0u);
   EXPECT_TRUE(Validate(zero).empty());
+}
+
+// Without a battery: section there is no battery state, and nothing of it is checked but the
+// thresholds.
+TEST(Battery, AbsentMeansNoSource) {
+  const std::string line =
+      "battery: {source: can, bus: waist_neck, can_id: 0x180, low_percent: 20, clear_percent: 25}";
+  const Config c = ParseConfig(Replaced(DefaultYaml(), line, ""), "x.yaml");
+  EXPECT_EQ(c.battery.source, BatteryConfig::Source::kNone);
+  EXPECT_EQ(c.battery.path, "/sys/class/power_supply/BAT0");
+  EXPECT_TRUE(Validate(c).empty());
+  const Config none =
+      ParseConfig(Replaced(DefaultYaml(), line, "battery: {source: none, can_id: 0}"), "x.yaml");
+  EXPECT_EQ(none.battery.source, BatteryConfig::Source::kNone);
+  EXPECT_TRUE(Validate(none).empty()) << "can_id is the can source's only";
+}
+
+// A power supply that is not there (yet) is the daemon's to report at run time, not a reason to
+// refuse the file.
+TEST(Battery, SysfsPathIsNotCheckedForExistence) {
+  const Config c = ParseConfig(
+      Replaced(DefaultYaml(), "source: can, bus: waist_neck, can_id: 0x180",
+               "source: sysfs, path: /nonexistent/power_supply/BAT9, timeout_ms: 5000"),
+      "x.yaml");
+  EXPECT_EQ(c.battery.source, BatteryConfig::Source::kSysfs);
+  EXPECT_EQ(c.battery.path, "/nonexistent/power_supply/BAT9");
+  EXPECT_EQ(c.battery.timeout_ms, 5000u);
+  EXPECT_TRUE(Validate(c).empty());
+}
+
+// The IMU's ids are taken on the IMU's bus only; a joint's id on its own bus only.
+TEST(Battery, IdsCollideOnTheSameBusOnly) {
+  const Config c = ParseConfig(
+      Replaced(DefaultYaml(), "bus: waist_neck, can_id: 0x180", "bus: left_leg, can_id: 0x102"),
+      "x.yaml");
+  EXPECT_EQ(c.battery.bus, 0u);
+  EXPECT_TRUE(Validate(c).empty());
+  const Config d = ParseConfig(
+      Replaced(DefaultYaml(), "bus: waist_neck, can_id: 0x180", "bus: waist_neck, can_id: 6"),
+      "x.yaml");
+  EXPECT_TRUE(Validate(d).empty()) << "left_leg's motor 6 is not on waist_neck";
 }
 
 TEST(Warnings, NoneForTheDefaultConfig) {

@@ -53,6 +53,8 @@ struct State {
   std::uint32_t tick;
   std::uint32_t motors;
   std::vector<float> q;
+  float battery_v = 0;         // battery_data.voltage
+  std::string battery_status;  // battery_data.status
 };
 
 // An Adam client on the raw Cyclone C API: writes rt/lowcmd, reads rt/lowstate (reliable,
@@ -86,7 +88,9 @@ class AdamPeer {
       for (dds_return_t i = 0; i < n; ++i) {
         if (!infos[i].valid_data) continue;
         const auto* s = static_cast<const pnd_adam_msg_dds__LowState_*>(samples[i]);
-        State state{infos[i].source_timestamp / 1000, s->tick, s->motor_state._length, {}};
+        State state{infos[i].source_timestamp / 1000, s->tick, s->motor_state._length, {},
+                    s->battery_data.voltage,
+                    s->battery_data.status ? s->battery_data.status : ""};
         for (std::uint32_t j = 0; j < s->motor_state._length; ++j) {
           state.q.push_back(s->motor_state._buffer[j].q);
         }
@@ -179,6 +183,8 @@ struct StateRate {
   double per_tick = 0;
   bool all_25_motors = true;
   std::vector<float> last_q;
+  float battery_v = 0;  // the last state's
+  std::string battery_status;
 };
 
 StateRate MeasureStates(AdamPeer& peer, Millis duration) {
@@ -196,6 +202,8 @@ StateRate MeasureStates(AdamPeer& peer, Millis duration) {
   r.per_tick = static_cast<double>(states.size() - 1) / std::max<std::uint32_t>(ticks, 1);
   for (const State& s : states) r.all_25_motors = r.all_25_motors && s.motors == kJoints;
   r.last_q = states.back().q;
+  r.battery_v = states.back().battery_v;
+  r.battery_status = states.back().battery_status;
   std::printf("rt/lowstate: %zu samples, %.1f Hz, %.3f per control tick\n", r.samples, r.rate_hz,
               r.per_tick);
   return r;
@@ -272,6 +280,8 @@ TEST(DdsBridge, AdamClientDrivesTheRobot) {
   RecordProperty("lowstate_per_control_tick", std::to_string(rate.per_tick));
   ASSERT_GE(rate.samples, 100u);
   EXPECT_TRUE(rate.all_25_motors);
+  EXPECT_GT(rate.battery_v, 40.0f) << "battery_data from the simulated BMS (robot-edge-sim)";
+  EXPECT_EQ(rate.battery_status, "discharging");
   // The rate asked for is the control rate: every tick's state. (The wall-clock rate is the
   // emulated control loop's, which user-mode Linux runs below 500 Hz.)
   EXPECT_GE(rate.per_tick, 0.8) << "states missing between ticks";

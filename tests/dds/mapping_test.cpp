@@ -233,6 +233,33 @@ TEST(JointStateToLowState, TickWrapsAt32Bits) {
   EXPECT_EQ(sample.msg().tick, 5u);
 }
 
+TEST(JointStateToLowState, TheBatteryBecomesBatteryData) {
+  LowStateSample sample(kJoints);
+  LowStateMapper mapper;
+  edge::JointState state = State(kJoints, 1, 1'000, 0.0f);
+  edge::BatteryState* b = state.mutable_battery();
+  b->set_reading_time_us(7'250'000);
+  b->set_voltage_v(47.5f);
+  b->set_current_a(3.0f);
+  b->set_power_w(142.5f);
+  b->set_wh_accumulated(1.25f);
+  b->set_temperature_c(NAN);  // unknown to the source
+  b->set_status(edge::BATTERY_STATUS_CHARGING);
+  mapper.Map(state, &sample);
+  const pnd_adam_msg_dds__BatteryData_& d = sample.msg().battery_data;
+  EXPECT_EQ(d.timestamp_ms, 7250);
+  EXPECT_FLOAT_EQ(d.voltage, 47.5f);
+  EXPECT_FLOAT_EQ(d.current, 3.0f);
+  EXPECT_FLOAT_EQ(d.power, 142.5f);
+  EXPECT_FLOAT_EQ(d.wh_accumulated, 1.25f);
+  EXPECT_STREQ(d.status, "charging");
+  b->set_voltage_v(NAN);
+  b->set_status(edge::BATTERY_STATUS_DISCHARGING);
+  mapper.Map(state, &sample);
+  EXPECT_EQ(sample.msg().battery_data.voltage, 0.0f) << "unknown: 0, a number for the client";
+  EXPECT_STREQ(sample.msg().battery_data.status, "discharging");
+}
+
 // What robot-edge has no source for: zeros, the battery's status "unknown".
 TEST(JointStateToLowState, NoRemoteNoBattery) {
   LowStateSample sample(kJoints);

@@ -1,7 +1,8 @@
-// Fuzz target: what the buses deliver to the control loop — motor replies and IMU frames, garbled
-// or not, on any bus with any id and length — through the real receive step: FakeTransport ->
-// MotorScheduler (the reply and IMU decoders, the optional accelerometer's included: imu.accel_id
-// is set) -> ControlLoop::Tick (alerts, the state machine, the next commands). Each input is a
+// Fuzz target: what the buses deliver to the control loop — motor replies, IMU and BMS frames,
+// garbled or not, on any bus with any id and length — through the real receive step:
+// FakeTransport -> MotorScheduler (the reply, IMU and BMS decoders, the optional accelerometer's
+// included: imu.accel_id and battery.source can are set) -> ControlLoop::Tick (alerts, the state
+// machine, the next commands). Each input is a
 // run of at most kMaxTicks ticks; each tick gets the frames of one chunk. The robot mixes the
 // three motor families: L_Hip_Roll and R_Hip_Roll are Damiao motors, the knees Robstride ones
 // behind a 2:1 reduction, L_Elbow is reversed with an offset.
@@ -30,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     config::Config c = fuzz::DefaultConfig();
     c.control.max_segments = 2;
     c.imu.accel_id = 0x103;  // as shipped; set here so the optional frame is fuzzed regardless
+    c.battery.source = config::BatteryConfig::Source::kCan;  // as shipped, likewise
+    c.battery.bus_name = c.imu.bus_name;
+    c.battery.bus = c.imu.bus;
+    c.battery.can_id = 0x180;
     config::MotorModel damiao = c.motors[0], robstride = c.motors[0];
     damiao.name = "damiao";
     damiao.family = config::MotorFamily::kDamiao;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "can/bms_codec.hpp"
 #include "can/damiao_codec.hpp"
 #include "can/imu_codec.hpp"
 #include "can/robstride_codec.hpp"
@@ -144,6 +145,10 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
       const auto a = can::EncodeImuAccel({0.3f, -0.1f, 9.7f});
       healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.accel_id, a.data(), 6);
     }
+    if (c.battery.source == config::BatteryConfig::Source::kCan) {  // 80 %, then low at tick 3
+      const auto b = can::EncodeBms({47.5f, 6.2f, tick == 3 ? 18.0f : 80.0f, 31.0f, 1});
+      healthy += Frame(static_cast<std::uint8_t>(c.battery.bus), c.battery.can_id, b.data(), 8);
+    }
     healthy += '\xFF';  // the tick runs,
     healthy += '\x00';  // one period later
     if (tick == 0) first_tick = healthy;
@@ -167,10 +172,25 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
   for (int i = 0; i < 8; ++i) f[4 + i] = static_cast<char>(r.data[i]);
   mixed += f + "\xFF\x00";
   Write(dir, "mixed-families", mixed);
+  // The BMS: charging at 15 %, then frames it must refuse (a state of charge of 150, status 9, six
+  // bytes), then unknown charge and temperature.
+  std::string bms = first_tick;
+  const auto bus = static_cast<std::uint8_t>(c.battery.bus);
+  can::Payload b = can::EncodeBms({50.1f, -4.0f, 15.0f, 28.0f, 2});
+  bms += Frame(bus, c.battery.can_id, b.data(), 8) + "\xFF\x00";
+  b[4] = 150;
+  bms += Frame(bus, c.battery.can_id, b.data(), 8);
+  b = can::EncodeBms({50.1f, -4.0f, 15.0f, 28.0f, 9});
+  bms += Frame(bus, c.battery.can_id, b.data(), 8);
+  bms += Frame(bus, c.battery.can_id, b.data(), 6) + "\xFF\x00";
+  b = can::EncodeBms({46.0f, 3.0f, NAN, NAN, 0});
+  bms += Frame(bus, c.battery.can_id, b.data(), 8) + "\xFF\x00";
+  Write(dir, "bms-charging-garbled-unknown", bms);
 }
 
 void SimSeeds(const config::Config& c, const fs::path& dir) {
   std::string lines = "temp L_Knee 81\nsilence R_Knee on\nfault L_Elbow 2\ntilt 10 -20\nimu off\n"
+                      "battery 15\nbattery off\nbattery on\n"
                       "get Neck_Yaw\nstatus\nhelp\ntemp L_Knee release\n\n";
   const auto enter = can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode);
   for (std::size_t j = 0; j < c.joints.size(); ++j) {

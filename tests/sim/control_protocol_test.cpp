@@ -72,6 +72,26 @@ TEST(ControlProtocol, TiltAndImu) {
   EXPECT_TRUE(Parse("imu on").on);
 }
 
+TEST(ControlProtocol, Battery) {
+  ControlCommand c = Parse("battery 15");
+  EXPECT_EQ(c.verb, ControlVerb::kBatteryCharge);
+  EXPECT_DOUBLE_EQ(c.percent, 15);
+  EXPECT_DOUBLE_EQ(Parse("battery 0").percent, 0);
+  EXPECT_DOUBLE_EQ(Parse("battery 99.5").percent, 99.5);
+  c = Parse("battery off");
+  EXPECT_EQ(c.verb, ControlVerb::kBattery);
+  EXPECT_FALSE(c.on);
+  c = Parse("battery on");
+  EXPECT_EQ(c.verb, ControlVerb::kBattery);
+  EXPECT_TRUE(c.on);
+  EXPECT_EQ(Error("battery 101"), "state of charge (%) 101 is outside 0..100");
+  EXPECT_EQ(Error("battery -1"), "state of charge (%) -1 is outside 0..100");
+  EXPECT_EQ(Error("battery full"), "bad number 'full' for state of charge (%)");
+  EXPECT_EQ(Error("battery"), "missing argument, usage: battery PERCENT|on|off");
+  EXPECT_EQ(Error("battery 50 on"), "too many arguments, usage: battery PERCENT|on|off");
+  EXPECT_NE(std::string(kControlHelp).find("battery PERCENT|on|off;"), std::string::npos);
+}
+
 TEST(ControlProtocol, GantryPushAndTruth) {
   ControlCommand g = Parse("gantry 0.9");
   EXPECT_EQ(g.verb, ControlVerb::kGantry);

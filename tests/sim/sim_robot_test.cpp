@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../can/hex.hpp"
+#include "can/bms_codec.hpp"
 #include "can/imu_codec.hpp"
 #include "sim/bus_driver.hpp"
 #include "sim/canned_replies.hpp"
@@ -161,7 +162,7 @@ TEST_F(SimRobotTest, StatusLineAndRates) {
   robot_.UpdateRates(500 * kMs);  // over half a second
   EXPECT_EQ(robot_.StatusLine(),
             "motor_mode=2/3 active=0 silenced=1 faults=1 frames/s=4 replies/s=4 "
-            "hottest=Hip:70.0C imu=on tilt=0.0 physics=kinematic lagged_ms=0");
+            "hottest=Hip:70.0C imu=on tilt=0.0 physics=kinematic lagged_ms=0 battery=none");
   robot_.UpdateRates(1500 * kMs);  // nothing since
   EXPECT_NE(robot_.StatusLine().find(" frames/s=0 replies/s=0 "), std::string::npos);
   EXPECT_EQ(Execute("status").rfind("ok motor_mode=2/3 ", 0), 0u);
@@ -251,7 +252,9 @@ TEST(SimRobotImu, TheRobotDoublesSendTheAccelerometerFrame) {
   received.resize(in_memory.transport().Receive(received));
   std::vector<canid_t> imu_ids;
   for (const can::BusFrame& f : received) {
-    if (f.bus == c.imu.bus) imu_ids.push_back(f.frame.can_id);
+    if (f.bus == c.imu.bus && f.frame.can_id != c.battery.can_id) {
+      imu_ids.push_back(f.frame.can_id);
+    }
   }
   EXPECT_EQ(imu_ids, (std::vector<canid_t>{0x101, 0x102, 0x103}));
 
@@ -262,6 +265,102 @@ TEST(SimRobotImu, TheRobotDoublesSendTheAccelerometerFrame) {
   EXPECT_EQ(accel.frame.can_id, 0x103u);
   EXPECT_EQ(Hexify(std::span(accel.frame.data, accel.frame.len)), "00000000d503");
   EXPECT_EQ(CannedReplies(test::SmallConfig()).imu().size(), 2u);
+}
+
+// ---- The battery's BMS (battery.source can) ----
+
+// SmallConfig with a BMS on the leg bus.
+config::Config WithBms() {
+  config::Config c = test::SmallConfig();
+  c.battery.source = config::BatteryConfig::Source::kCan;
+  c.battery.bus_name = "leg";
+  c.battery.bus = 0;
+  c.battery.can_id = 0x180;
+  EXPECT_TRUE(config::Validate(c).empty());
+  return c;
+}
+
+can::BmsReading DecodeBms(const can_frame& f) {
+  can::BmsReading r;
+  EXPECT_TRUE(can::DecodeBms(std::span<const std::uint8_t>(f.data, f.len), &r));
+  return r;
+}
+
+TEST_F(SimRobotTest, WithoutABmsTheBatteryCommandsAreRefused) {
+  EXPECT_FALSE(robot_.has_bms());
+  EXPECT_EQ(Execute("battery 50"), "error: no simulated BMS (battery.source is not can)");
+  EXPECT_EQ(Execute("battery off"), "error: no simulated BMS (battery.source is not can)");
+}
+
+TEST(SimRobotBattery, TheShippedConfigHasABmsOnTheWaistNeckBus) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  const SimRobot robot(c);
+  ASSERT_TRUE(robot.has_bms());
+  EXPECT_EQ(robot.battery_bus(), 4u);
+  const can_frame f = robot.BatteryFrame();
+  EXPECT_EQ(f.can_id, 0x180u);
+  const can::BmsReading r = DecodeBms(f);
+  EXPECT_FLOAT_EQ(r.percent, 80.0f);
+  EXPECT_NEAR(r.voltage_v, 48.72f, 0.005f);
+  EXPECT_NE(robot.StatusLine().find(" battery=80.0%"), std::string::npos) << robot.StatusLine();
+}
+
+TEST(SimRobotBattery, FaultInjectionSetsTheChargeAndStopsTheFrames) {
+  const config::Config c = WithBms();
+  SimRobot robot(c);
+  EXPECT_EQ(robot.Execute(Command(c, "battery 15"), 0), "ok");
+  EXPECT_FLOAT_EQ(DecodeBms(robot.BatteryFrame()).percent, 15.0f);
+  EXPECT_NE(robot.StatusLine().find(" battery=15.0%"), std::string::npos);
+  EXPECT_EQ(robot.Execute(Command(c, "battery off"), 0), "ok");
+  EXPECT_FALSE(robot.battery().enabled());
+  EXPECT_NE(robot.StatusLine().find(" battery=off"), std::string::npos);
+  EXPECT_EQ(robot.Execute(Command(c, "battery on"), 0), "ok");
+  EXPECT_TRUE(robot.battery().enabled());
+}
+
+// The pack drains by the idle current over physics time, and faster when a motor works.
+TEST(SimRobotBattery, WorkingMotorsDrainThePackFaster) {
+  const config::Config c = WithBms();
+  SimRobot idle(c), working(c);
+  std::vector<can_frame> replies;
+  replies.reserve(8);
+  const can_frame fc = Frame(1, test::Fc());
+  working.OnFrames(0, std::span<const can_frame>(&fc, 1), 0, &replies);
+  // Knee swung between ±0.8 rad against friction: positive mechanical work every swing.
+  for (std::int64_t t = 0; t < 60'000 * kMs; t += 2 * kMs) {
+    const float target = (t / (500 * kMs)) % 2 ? 0.8f : -0.8f;
+    const can_frame cmd = Frame(1, can::EncodeCommand({target, 0, 100, 1, 0}, {}));
+    replies.clear();
+    working.OnFrames(0, std::span<const can_frame>(&cmd, 1), t, &replies);
+    idle.AdvanceAll(t);  // (in steps: physics more than kMaxLagUs behind is skipped)
+  }
+  // A minute idle: 1.5 A × ~48.7 V = 73 W, 1.22 Wh of 1000: 0.122 %.
+  EXPECT_NEAR(idle.battery().percent(), 80.0 - 0.122, 0.002);
+  EXPECT_LT(working.battery().percent(), idle.battery().percent() - 0.001)
+      << "working " << working.battery().percent() << " idle " << idle.battery().percent();
+}
+
+// The in-memory robot of the daemon's tests sends the BMS frame at 10 Hz on the battery's bus.
+TEST(SimRobotBattery, TheInMemoryRobotSendsTheBmsFrameEvery100Ms) {
+  const config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  InMemoryRobot in_memory(c);
+  std::vector<can::BusFrame> received(64);
+  std::vector<std::int64_t> at_us;
+  for (std::int64_t t = 0; t < 300 * kMs; t += 2 * kMs) {
+    in_memory.Answer(t);
+    const std::size_t n = in_memory.transport().Receive(received);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (received[i].frame.can_id == 0x180) {
+        EXPECT_EQ(received[i].bus, c.battery.bus);
+        at_us.push_back(t);
+      }
+    }
+  }
+  EXPECT_EQ(at_us, (std::vector<std::int64_t>{0, 100 * kMs, 200 * kMs}));
+  in_memory.robot().Execute(Command(c, "battery off"), 300 * kMs);
+  in_memory.Answer(300 * kMs);
+  const std::size_t n = in_memory.transport().Receive(received);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_NE(received[i].frame.can_id, 0x180u);
 }
 
 TEST(SimRobotMissingAndExtra, AMissingMotorIsSilentAndAnExtraOneAnswers) {

@@ -327,6 +327,59 @@ TEST(LoopSlow, NotJudgedBeforeTheFirstSecondNorWhenOff) {
   EXPECT_TRUE(off.Step(0, slow).alerts.empty());
 }
 
+// ---- Battery low: a warning at battery.low_percent (20), clears at clear_percent (25) ----
+
+Inputs WithBattery(Inputs in, float percent, std::int64_t read_us) {
+  in.battery.percent = percent;
+  in.battery.voltage_v = 44.0f;
+  in.battery.last_update_us = read_us;
+  return in;
+}
+
+TEST(BatteryLow, AWarningWithHysteresisThatNeverDampsNorBlocks) {
+  Machine m;
+  m.BringTo(Mode::kMoveTrajectory, 0);
+  EXPECT_TRUE(m.sm.Step(10 * kMs, WithBattery(m.robot.At(10 * kMs), 20.5f, 10 * kMs)).alerts.empty());
+  const Outputs& low = m.sm.Step(20 * kMs, WithBattery(m.robot.At(20 * kMs), 19.6f, 20 * kMs));
+  EXPECT_EQ(low.mode, Mode::kMoveTrajectory) << "a walking robot must not collapse for it";
+  ASSERT_EQ(low.alerts.size(), 1u);
+  EXPECT_EQ(low.alerts[0].id, AlertId::kBatteryLow);
+  EXPECT_EQ(low.alerts[0].severity, Severity::kWarning);
+  EXPECT_EQ(low.alerts[0].value, 20u);
+  EXPECT_EQ(low.alerts[0].threshold, 20u);
+  EXPECT_EQ(low.error_flags, 0x100u);
+  const Event* raised = Find(low, EventKind::kAlertRaised);
+  ASSERT_NE(raised, nullptr);
+  EXPECT_EQ(raised->alert.id, AlertId::kBatteryLow);
+  // 24 %: above low, below clear: still active.
+  EXPECT_EQ(m.sm.Step(30 * kMs, WithBattery(m.robot.At(30 * kMs), 24.0f, 30 * kMs)).alerts.size(),
+            1u);
+  const Outputs& back = m.sm.Step(40 * kMs, WithBattery(m.robot.At(40 * kMs), 25.0f, 40 * kMs));
+  EXPECT_TRUE(back.alerts.empty());
+  EXPECT_NE(Find(back, EventKind::kAlertCleared), nullptr);
+}
+
+TEST(BatteryLow, DoesNotKeepTheRobotInDamp) {
+  Machine m;
+  m.BringTo(Mode::kDamp, 0);
+  m.sm.Step(10 * kMs, WithBattery(m.robot.At(10 * kMs), 5.0f, 10 * kMs));
+  m.sm.Submit(20 * kMs, ModeCmd(ModeRequest::kStand, 20 * kMs));
+  EXPECT_EQ(m.sm.Step(20 * kMs, WithBattery(m.robot.At(20 * kMs), 5.0f, 20 * kMs)).mode,
+            Mode::kStand);
+}
+
+TEST(BatteryLow, JudgedOnlyOnAFreshReadingWithAKnownCharge) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  // No source, an unknown charge, a reading older than battery.timeout_ms (3 s): no alert.
+  EXPECT_TRUE(m.sm.Step(10 * kMs, m.robot.At(10 * kMs)).alerts.empty());
+  EXPECT_TRUE(m.sm.Step(20 * kMs, WithBattery(m.robot.At(20 * kMs), NAN, 20 * kMs)).alerts.empty());
+  EXPECT_TRUE(m.sm.Step(4 * kS, WithBattery(m.robot.At(4 * kS), 3.0f, 500 * kMs)).alerts.empty());
+  // Raised on a fresh one; a stale one afterwards does not clear it.
+  EXPECT_EQ(m.sm.Step(5 * kS, WithBattery(m.robot.At(5 * kS), 3.0f, 5 * kS)).alerts.size(), 1u);
+  EXPECT_EQ(m.sm.Step(9 * kS, WithBattery(m.robot.At(9 * kS), 90.0f, 5 * kS)).alerts.size(), 1u);
+}
+
 TEST(Alerts, ACriticalAlertInAnyModeLeadsToDamp) {
   for (Mode from : {Mode::kStand, Mode::kMovePolicy, Mode::kMoveTrajectory}) {
     Machine m;
@@ -341,6 +394,8 @@ TEST(Alerts, NamesAndFlags) {
   EXPECT_STREQ(ToString(AlertId::kMotorTimeout), "FW_LINK_TIMEOUT");
   EXPECT_STREQ(ToString(AlertId::kCanBusOff), "CAN_BUS_OFF");
   EXPECT_EQ(ErrorFlagOf(AlertId::kImuTimeout), 0x20u);
+  EXPECT_STREQ(ToString(AlertId::kBatteryLow), "BATTERY_LOW");
+  EXPECT_EQ(ErrorFlagOf(AlertId::kBatteryLow), 0x100u);
 }
 
 }  // namespace
