@@ -15,7 +15,8 @@ from typing import (Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tu
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, DiagnosticsExtension,
                                          Hello, JointCommand, JointState, ServerMessage,
-                                         TelemetryExtension, TimeSyncResult, Welcome)
+                                         TelemetryExtension, TimeSyncRequest, TimeSyncResult,
+                                         Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, EdgeEvent, EdgeTelemetry
 
 from . import commands
@@ -335,6 +336,28 @@ def estimate_offset(client_send_us: int, robot_receive_us: int, robot_send_us: i
     round_trip = (client_receive_us - client_send_us) - (robot_send_us - robot_receive_us)
     offset = (robot_receive_us - client_send_us + robot_send_us - client_receive_us) // 2
     return ClockOffset(offset, round_trip)
+
+
+class ClockSync:
+    """The bookkeeping of one sync_clock() (Client's and AsyncClient's): each exchange's request,
+    and the estimate with the shortest round trip so far. The clients send, wait and read the
+    answers from ClientState.time_syncs."""
+
+    def __init__(self, owner: object) -> None:
+        self._owner = id(owner)
+        self.best: Optional[ClockOffset] = None
+
+    def request(self, i: int) -> Tuple[int, ClientMessage]:
+        """Exchange `i`'s request id, and its message stamped with the client's clock now."""
+        request_id = (self._owner + i) & 0xFFFFFFFF or 1
+        return request_id, ClientMessage(time_sync=TimeSyncRequest(
+            request_id=request_id, client_send_us=commands.monotonic_us()))
+
+    def take(self, answer: TimeSyncResult, received_us: int) -> None:
+        e = estimate_offset(answer.client_send_us, answer.robot_receive_us,
+                            answer.robot_send_us, received_us)
+        if self.best is None or e.round_trip_us < self.best.round_trip_us:
+            self.best = e
 
 
 def is_waypoints(target) -> bool:

@@ -18,12 +18,11 @@ import time
 from typing import AsyncIterator, Callable, List, Mapping, Optional, Sequence, Union
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand, JointState,
-                                         StateStreamRequest,
-                                         TimeSyncRequest, Welcome)
+                                         StateStreamRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
 from . import commands
-from ._core import (ClientState, ClockOffset, Event, estimate_offset, EventCallback, StreamResult, StreamRun, Telemetry,
+from ._core import (ClientState, ClockOffset, ClockSync, Event, EventCallback, StreamResult, StreamRun, Telemetry,
                     TelemetryCallback, command_message, connect_error, frame_of, make_hello,
                     make_plan, resolve_address)
 from .errors import (ConnectError, ConnectionClosed, ProtocolError, RobotEdgeError, Timeout)
@@ -307,26 +306,20 @@ class AsyncClient:
         round trip."""
         self._need_welcome()
         wait_s = self.timeout if timeout is None else timeout
-        best: Optional[ClockOffset] = None
+        sync = ClockSync(self)
         for i in range(max(exchanges, 1)):
-            request_id = (id(self) + i) & 0xFFFFFFFF or 1
+            request_id, message = sync.request(i)
             self._state.time_syncs[request_id] = None
             try:
-                sent_us = commands.monotonic_us()
-                await self._send(ClientMessage(time_sync=TimeSyncRequest(
-                    request_id=request_id, client_send_us=sent_us)))
+                await self._send(message)
                 await self._wait(lambda: self._state.time_syncs.get(request_id) is not None,
                                  wait_s, f"robot-edged at {self.address} did not answer a "
                                  f"TimeSyncRequest within {wait_s} s")
-                answer, received_us = self._state.time_syncs[request_id]  # type: ignore[misc]
+                sync.take(*self._state.time_syncs[request_id])  # type: ignore[misc]
             finally:
                 self._state.time_syncs.pop(request_id, None)
-            e = estimate_offset(answer.client_send_us, answer.robot_receive_us,
-                                answer.robot_send_us, received_us)
-            if best is None or e.round_trip_us < best.round_trip_us:
-                best = e
-        assert best is not None
-        return best
+        assert sync.best is not None
+        return sync.best
 
     async def stand(self, timeout: Optional[float] = None) -> Optional[CommandResult]:
         """ModeCommand(STAND): the robot ramps to its stand pose over ~2 s."""

@@ -22,12 +22,11 @@ import time
 from typing import Callable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from edge.generated.edge_api_pb2 import (ClientMessage, CommandResult, JointCommand, JointState,
-                                         StateStreamRequest,
-                                         TimeSyncRequest, Welcome)
+                                         StateStreamRequest, Welcome)
 from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 
 from . import commands
-from ._core import (Address, ClientState, ClockOffset, Event, estimate_offset, EventCallback, StreamResult, StreamRun,
+from ._core import (Address, ClientState, ClockOffset, ClockSync, Event, EventCallback, StreamResult, StreamRun,
                     Telemetry, TelemetryCallback, command_message, frame_of, make_hello, make_plan,
                     open_socket, resolve_address)
 from .errors import ConnectionClosed, ConnectError, ProtocolError, RobotEdgeError, Timeout
@@ -308,16 +307,14 @@ class Client:
         reference_time_us are in: offset.to_robot(commands.monotonic_us()). Raises Timeout."""
         self._need_welcome()
         wait_s = self.timeout if timeout is None else timeout
-        best: Optional[ClockOffset] = None
+        sync = ClockSync(self)
         for i in range(max(exchanges, 1)):
-            request_id = (id(self) + i) & 0xFFFFFFFF or 1
+            request_id, message = sync.request(i)
             with self._cond:
                 self._state.time_syncs[request_id] = None
             try:
-                sent_us = commands.monotonic_us()
                 with self._send_lock:
-                    self._send(ClientMessage(time_sync=TimeSyncRequest(
-                        request_id=request_id, client_send_us=sent_us)))
+                    self._send(message)
                 with self._cond:
                     if not self._cond.wait_for(
                             lambda: self._state.time_syncs.get(request_id) is not None
@@ -325,16 +322,12 @@ class Client:
                         raise Timeout(f"robot-edged at {self.address} did not answer a "
                                       f"TimeSyncRequest within {wait_s} s")
                     self._check()
-                    answer, received_us = self._state.time_syncs[request_id]  # type: ignore[misc]
+                    sync.take(*self._state.time_syncs[request_id])  # type: ignore[misc]
             finally:
                 with self._cond:
                     self._state.time_syncs.pop(request_id, None)
-            e = estimate_offset(answer.client_send_us, answer.robot_receive_us,
-                                answer.robot_send_us, received_us)
-            if best is None or e.round_trip_us < best.round_trip_us:
-                best = e
-        assert best is not None
-        return best
+        assert sync.best is not None
+        return sync.best
 
     def stream_state(self, rate_hz: int, timeout: Optional[float] = None) -> int:
         """Asks for the state stream (edge_api.proto JointState) at `rate_hz`, up to the control
