@@ -56,28 +56,38 @@ std::vector<Row> Measure() {
     rig.Tick();
   });
   // Watchdog: the stream stops, DAMP; an overtemperature alert raised and cleared; STAND again.
-  const double events = PerCall(10, [&] {
-    for (int k = 0; k < 150; ++k) rig.Tick();
-    rig.robot().SetTemperature(4, 90);
-    for (int k = 0; k < 5; ++k) rig.Tick();
-    rig.robot().SetTemperature(4, 30);
-    for (int k = 0; k < 5; ++k) rig.Tick();
-    daemon::CommandSlot* slot = rig.AcquireSlot();
-    slot->command.kind = sm::CommandKind::kMode;
-    slot->command.mode = sm::ModeRequest::kStand;
-    rig.Send(slot);
-    for (int k = 0; k < 10; ++k) SendTrajectory(rig, pose, kp, kd), rig.Tick();
-  }) / 180.0;
+  const double events = PerCall(10,
+                                [&] {
+                                  for (int k = 0; k < 150; ++k) rig.Tick();
+                                  rig.robot().SetTemperature(4, 90);
+                                  for (int k = 0; k < 5; ++k) rig.Tick();
+                                  rig.robot().SetTemperature(4, 30);
+                                  for (int k = 0; k < 5; ++k) rig.Tick();
+                                  daemon::CommandSlot* slot = rig.AcquireSlot();
+                                  slot->command.kind = sm::CommandKind::kMode;
+                                  slot->command.mode = sm::ModeRequest::kStand;
+                                  rig.Send(slot);
+                                  for (int k = 0; k < 10; ++k)
+                                    SendTrajectory(rig, pose, kp, kd), rig.Tick();
+                                }) /
+                        180.0;
 
   CommandPath path(c);
   FreshCommand one(TrajectoryBytes(c, 1)), many(TrajectoryBytes(c, c.control.max_segments));
   std::int64_t now = 0;
-  const double command_1 = PerCall(1000, [&] { now += 1000; path.Handle(one.Next(now), now); });
-  const double command_max = PerCall(200, [&] { now += 1000; path.Handle(many.Next(now), now); });
+  const double command_1 = PerCall(1000, [&] {
+    now += 1000;
+    path.Handle(one.Next(now), now);
+  });
+  const double command_max = PerCall(200, [&] {
+    now += 1000;
+    path.Handle(many.Next(now), now);
+  });
 
   std::uint32_t sequence = 0;
   daemon::TelemetryFrames frames(c);
-  frames.Build(rig.channels().snapshots.Latest(), ++sequence, {rig.now_us(), 1'700'000'000'000'000ull});
+  frames.Build(rig.channels().snapshots.Latest(), ++sequence,
+               {rig.now_us(), 1'700'000'000'000'000ull});
   const double telemetry = PerCall(1000, [&] {
     const daemon::Frame frame = frames.Build(rig.channels().snapshots.Latest(), ++sequence,
                                              {rig.now_us(), 1'700'000'000'000'000ull});
@@ -88,7 +98,8 @@ std::vector<Row> Measure() {
   sample.imu.has_accel = true;
   const double state = PerCall(1000, [&] {
     ++sample.tick;
-    const daemon::Frame frame = state_stream.Build(sample, {rig.now_us(), 1'700'000'000'000'000ull});
+    const daemon::Frame frame =
+        state_stream.Build(sample, {rig.now_us(), 1'700'000'000'000'000ull});
   });
 
   const std::string source = "alloc";
@@ -123,7 +134,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto rows = robot_edge::bench::Measure();
-  for (const auto& r : rows) std::printf("%-60s %8s %s\n", r.figure.c_str(), r.value.c_str(), r.unit.c_str());
+  for (const auto& r : rows)
+    std::printf("%-60s %8s %s\n", r.figure.c_str(), r.value.c_str(), r.unit.c_str());
   robot_edge::bench::WriteRows(argv[1], rows);
   return 0;
 }

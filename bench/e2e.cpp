@@ -21,9 +21,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -53,7 +53,7 @@ struct Context {
   Settings settings;
   std::string source;  // where the figures come from (see bench/report.cpp's legend)
   std::string prefix;  // of every section: "vcan" or "in-process"
-  bool uml = false;     // timing budgets are for a real kernel: say so next to the figures
+  bool uml = false;    // timing budgets are for a real kernel: say so next to the figures
   std::vector<Row> rows;
   std::mt19937 random{12345};
 
@@ -126,8 +126,8 @@ Summary MeasureFloor(Context& ctx, const std::string& interface) {
 // ---- command-to-wire latency ----
 
 struct Latency {
-  Summary us;               // send() -> the first command frame carrying it (kernel timestamp)
-  Summary applied_us;       // send() -> the control tick that applied it (echoed key; joint stream)
+  Summary us;          // send() -> the first command frame carrying it (kernel timestamp)
+  Summary applied_us;  // send() -> the control tick that applied it (echoed key; joint stream)
   int lost = 0;
 };
 
@@ -155,7 +155,8 @@ Latency MeasureLatency(Context& ctx, Target& robot, bool joint_stream) {
   const std::string interface = c.buses[joint.bus].interface;
   const auto tap = robot.Tap(interface, {joint.can_id});
   const can::MitRanges ranges = can::ProtocolOf(c.motor_of(kJoint)).ranges;
-  const std::uint32_t base = can::FloatToUint(-1.0f, -ranges.p_max, ranges.p_max, can::kPositionBits);
+  const std::uint32_t base =
+      can::FloatToUint(-1.0f, -ranges.p_max, ranges.p_max, can::kPositionBits);
   auto client = robot.Connect("cloud", false, false);
   client::ClockOffset clock;
   if (joint_stream) {
@@ -163,7 +164,8 @@ Latency MeasureLatency(Context& ctx, Target& robot, bool joint_stream) {
     client.StreamState(static_cast<std::uint32_t>(c.control.rate_hz), 2000ms);
   }
   std::vector<float> pose = StandPose(c), kp, kd;
-  for (const auto& j : c.joints) kp.push_back(static_cast<float>(j.kp)), kd.push_back(static_cast<float>(j.kd));
+  for (const auto& j : c.joints)
+    kp.push_back(static_cast<float>(j.kp)), kd.push_back(static_cast<float>(j.kd));
   std::vector<double> us, applied;
   Latency out;
   std::vector<TappedFrame> frames;
@@ -178,9 +180,11 @@ Latency MeasureLatency(Context& ctx, Target& robot, bool joint_stream) {
     const std::int64_t sent_robot_us = clock.ToRobot(client::MonotonicMicros());
     const std::int64_t t0 = RealtimeNs();
     if (joint_stream) {
-      edge::JointCommand command = client::MakeJointCommand(
-          {.position = pose, .kp = kp, .kd = kd, .end_time_us = sent_robot_us + 100'000,
-           .user_command_key = key});
+      edge::JointCommand command = client::MakeJointCommand({.position = pose,
+                                                             .kp = kp,
+                                                             .kd = kd,
+                                                             .end_time_us = sent_robot_us + 100'000,
+                                                             .user_command_key = key});
       command.set_sequence(key);
       command.set_timestamp_us(client::WallClockMicros());
       client.Send(command);
@@ -426,8 +430,7 @@ class ClientPool {
     stop_ = true;
     thread_.join();
   }
-  std::atomic<std::uint64_t> telemetry{0}, states{0}, accepted{0}, dropped{0}, sent{0},
-      failures{0};
+  std::atomic<std::uint64_t> telemetry{0}, states{0}, accepted{0}, dropped{0}, sent{0}, failures{0};
 
  private:
   void Run() {
@@ -491,8 +494,8 @@ void AddWindowRows(Context& ctx, const std::string& section, const std::string& 
     ctx.Add(section, what + "periods > 3 ms (late ticks on the wire)", static_cast<double>(w.late),
             0, "", "count", "");
   }
-  ctx.Add(section, what + "robot-edged CPU share", 100.0 * w.daemon_cpu, 1, "", "% of one CPU",
-          "", "/proc/<pid>/stat utime + stime");
+  ctx.Add(section, what + "robot-edged CPU share", 100.0 * w.daemon_cpu, 1, "", "% of one CPU", "",
+          "/proc/<pid>/stat utime + stime");
   ctx.Add(section, what + "tick work max (diagnostics)",
           MaxOf(w.diagnostics, &Diagnostics::tick_work_max_us), 0, "", "µs", "",
           "max over the 1 s windows");
@@ -503,7 +506,8 @@ void AddWindowRows(Context& ctx, const std::string& section, const std::string& 
 // The flight recorder, side by side with the loop window just measured without it (`without`):
 // the same window recording every channel (the tick's state at the control rate, telemetry,
 // events, commands, diagnostics; zstd), through a client's RecorderRequest as an operator would.
-void MeasureRecording(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const Window& without) {
+void MeasureRecording(Context& ctx, Target& robot, DiagnosticsWatcher& diag,
+                      const Window& without) {
   const std::string section = ctx.prefix + ": flight recorder, " +
                               std::to_string(ctx.settings.loop_s) + " s each, side by side";
   auto c = robot.Connect("maintainer", false, false);
@@ -539,10 +543,11 @@ void MeasureRecording(Context& ctx, Target& robot, DiagnosticsWatcher& diag, con
   }
   if (stopped && stopped->ok()) {
     ctx.Add(section, "recording: bytes written per second",
-            static_cast<double>(stopped->status().bytes_kept() - kept0) / w.seconds / 1000.0, 0,
-            "", "kB/s", "", "the closed MCAP file, zstd, 5 channels");
-    ctx.Add(section, "recording: messages lost", static_cast<double>(stopped->status().messages_lost()),
-            0, "0", "count", stopped->status().messages_lost() == 0 ? "ok" : "MISS",
+            static_cast<double>(stopped->status().bytes_kept() - kept0) / w.seconds / 1000.0, 0, "",
+            "kB/s", "", "the closed MCAP file, zstd, 5 channels");
+    ctx.Add(section, "recording: messages lost",
+            static_cast<double>(stopped->status().messages_lost()), 0, "0", "count",
+            stopped->status().messages_lost() == 0 ? "ok" : "MISS",
             "the recorder fell behind or the disk failed");
   }
 }
@@ -550,8 +555,8 @@ void MeasureRecording(Context& ctx, Target& robot, DiagnosticsWatcher& diag, con
 // The live view with 10 viewers (Foxglove's own client, tests/js/live_viewers.mjs, in one Node
 // process), each subscribed to every channel, side by side with the loop window without any.
 void MeasureViewers(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const Window& without) {
-  const std::string section = ctx.prefix + ": live view, " + std::to_string(ctx.settings.loop_s) +
-                              " s each, side by side";
+  const std::string section =
+      ctx.prefix + ": live view, " + std::to_string(ctx.settings.loop_s) + " s each, side by side";
   const std::string url = robot.LiveUrl();
   constexpr int kViewers = 10;
   if (url.empty()) {
@@ -590,8 +595,8 @@ void MeasureViewers(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const
   ctx.Add(section, what + "connected", connected, 0, std::to_string(kViewers), "count",
           connected == kViewers ? "ok" : "MISS", "");
   const double seconds = static_cast<double>(ctx.settings.loop_s + 3);
-  ctx.Add(section, what + "messages received per viewer per second",
-          messages / kViewers / seconds, 0, "", "per s", "", "every channel; /joint_state at the control rate");
+  ctx.Add(section, what + "messages received per viewer per second", messages / kViewers / seconds,
+          0, "", "per s", "", "every channel; /joint_state at the control rate");
   ctx.Add(section, what + "bytes sent per second, all viewers", bytes / seconds / 1000.0, 0, "",
           "kB/s", "", "");
   if (!std::isnan(live0)) {
@@ -624,8 +629,9 @@ void Run(Context& ctx, Target& robot, bool vcan) {
   const auto seen = [](const Latency& l, double value, double budget) {
     return l.us.count == 0 ? std::string("MISS") : Verdict(value, budget);
   };
-  ctx.Add(sec_latency, "command-to-wire p50", lat.us.p50, 0, "", "µs", "",
-          std::to_string(lat.us.count) + " trajectories, " + std::to_string(lat.lost) + " not seen");
+  ctx.Add(
+      sec_latency, "command-to-wire p50", lat.us.p50, 0, "", "µs", "",
+      std::to_string(lat.us.count) + " trajectories, " + std::to_string(lat.lost) + " not seen");
   ctx.Add(sec_latency, "command-to-wire p99", lat.us.p99, 0, "≤ 2500", "µs",
           seen(lat, lat.us.p99, period_us + 500), "one control period + 0.5 ms");
   ctx.Add(sec_latency, "command-to-wire max", lat.us.max, 0, "", "µs", "");
@@ -643,8 +649,9 @@ void Run(Context& ctx, Target& robot, bool vcan) {
   ctx.Add(sec_latency, "JointCommand-to-wire max", joint.us.max, 0, "", "µs", "");
   ctx.Add(sec_latency, "JointCommand -> tick that applied it (echoed key) p50",
           joint.applied_us.p50, 0, "", "µs", "",
-          std::to_string(joint.applied_us.count) + " keys back in the state stream; robot clock "
-          "by TimeSync");
+          std::to_string(joint.applied_us.count) +
+              " keys back in the state stream; robot clock "
+              "by TimeSync");
   ctx.Add(sec_latency, "JointCommand -> tick that applied it (echoed key) p99",
           joint.applied_us.p99, 0, "", "µs", "", "the tick starts before its frames go out");
 
@@ -672,14 +679,16 @@ void Run(Context& ctx, Target& robot, bool vcan) {
           std::to_string(estop.count) + " trials from MOVE, " + std::to_string(estop_invalid) +
               " invalid; the control thread is woken for it");
   ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, p99", estop.p99, 0, "≤ 500", "µs",
-          Verdict(estop.p99, 500), ctx.uml ? "budget is for a real kernel" : "without waiting for a tick");
+          Verdict(estop.p99, 500),
+          ctx.uml ? "budget is for a real kernel" : "without waiting for a tick");
   ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, max", estop.max, 0, "", "µs", "");
 
   std::printf("loop: %d s in STAND\n", ctx.settings.loop_s);
   Stand(robot);
   const std::uint64_t overruns0 = diag.Latest().loop_overruns;
   const Window loop = RecordWindow(robot, diag, ctx.settings.loop_s);
-  const std::string sec_loop = ctx.prefix + ": control loop, " + std::to_string(ctx.settings.loop_s) + " s";
+  const std::string sec_loop =
+      ctx.prefix + ": control loop, " + std::to_string(ctx.settings.loop_s) + " s";
   AddWindowRows(ctx, sec_loop, "", loop, true);
   ctx.Add(sec_loop, "overruns (diagnostics)",
           static_cast<double>(diag.Latest().loop_overruns - overruns0), 0, "0", "ticks",
@@ -699,8 +708,8 @@ void Run(Context& ctx, Target& robot, bool vcan) {
     std::size_t motors = 0;
     for (const auto& j : c.joints) motors += j.bus == b;
     ctx.Add(sec_bus, c.buses[b].interface + " frames/s", fps, 0, "", "frames/s", "",
-            std::to_string(motors) + " motors" +
-                (b == c.imu.bus ? " + IMU" : "") + "; sysfs tx_packets");
+            std::to_string(motors) + " motors" + (b == c.imu.bus ? " + IMU" : "") +
+                "; sysfs tx_packets");
     ctx.Add(sec_bus, c.buses[b].interface + " load, 111 / 135 bits per frame",
             100.0 * fps * 111 / 1e6, 1, "≤ 100", "%", Verdict(fps * 135 / 1e6, 1.0),
             "worst case " + Format(100.0 * fps * 135 / 1e6, 1) + " %");
@@ -742,8 +751,8 @@ void Run(Context& ctx, Target& robot, bool vcan) {
               Verdict(delta, 0.01 * period_us),
               "within 1 % of a period" + std::string(ctx.uml ? "; one CPU under UML" : ""));
       ctx.Add(sec_clients, phase.name + "CPU change vs no client",
-              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU",
-              "", "the API thread builds each state's frame once");
+              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "",
+              "the API thread builds each state's frame once");
     }
     if (phase.telemetry > 0) {
       ctx.Add(sec_clients, phase.name + "telemetry received per client",
@@ -767,13 +776,13 @@ void Run(Context& ctx, Target& robot, bool vcan) {
               "only the controller's are accepted");
       ctx.Add(sec_clients, phase.name + "dropped",
               static_cast<double>(pool.dropped - dropped0) / w.seconds, 0, "450", "per s", "",
-              "not_controller: " +
-                  std::to_string(d1.not_controller - d0.not_controller) + ", queue_full: " +
-                  std::to_string(d1.queue_full - d0.queue_full) + " (diagnostics)");
+              "not_controller: " + std::to_string(d1.not_controller - d0.not_controller) +
+                  ", queue_full: " + std::to_string(d1.queue_full - d0.queue_full) +
+                  " (diagnostics)");
     }
     if (pool.failures > 0) {
-      ctx.Add(sec_clients, phase.name + "client errors", static_cast<double>(pool.failures), 0,
-              "0", "count", "MISS");
+      ctx.Add(sec_clients, phase.name + "client errors", static_cast<double>(pool.failures), 0, "0",
+              "count", "MISS");
     }
   }
 }

@@ -42,9 +42,7 @@ double CpuSeconds(pid_t pid) {
                               : "/proc/" + std::to_string(pid) + "/stat");
 }
 
-double ThreadCpuSeconds(pid_t tid) {
-  return CpuSeconds(-static_cast<pid_t>(tid));
-}
+double ThreadCpuSeconds(pid_t tid) { return CpuSeconds(-static_cast<pid_t>(tid)); }
 
 double NamedThreadCpuSeconds(pid_t pid, const std::string& name) {
   const std::string tasks = pid == 0 ? "/proc/self/task" : "/proc/" + std::to_string(pid) + "/task";
@@ -135,8 +133,7 @@ std::unique_ptr<FrameSource> Robot::Tap(const std::string& interface,
 
 // ---- DiagnosticsWatcher ----
 
-DiagnosticsWatcher::DiagnosticsWatcher(Target& target)
-    : client_(target.Connect("", false, false)) {
+DiagnosticsWatcher::DiagnosticsWatcher(Target& target) : client_(target.Connect("", false, false)) {
   thread_ = std::thread([this] {
     while (!stop_) {
       std::optional<edge::ServerMessage> m;
@@ -171,7 +168,8 @@ DiagnosticsWatcher::~DiagnosticsWatcher() {
   thread_.join();
 }
 
-std::vector<Diagnostics> DiagnosticsWatcher::Between(std::int64_t from_ns, std::int64_t to_ns) const {
+std::vector<Diagnostics> DiagnosticsWatcher::Between(std::int64_t from_ns,
+                                                     std::int64_t to_ns) const {
   std::lock_guard lock(mutex_);
   std::vector<Diagnostics> out;
   for (const auto& d : received_) {

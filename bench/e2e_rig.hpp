@@ -69,8 +69,7 @@ class Robot final : public Target {
   Robot(bool emulator_slack, int realtime_priority);
   ~Robot() override;
   const config::Config& config() const override { return config_; }
-  client::Client Connect(const std::string& controller, bool want_results,
-                         bool telemetry) override;
+  client::Client Connect(const std::string& controller, bool want_results, bool telemetry) override;
   std::unique_ptr<FrameSource> Tap(const std::string& interface,
                                    const std::vector<canid_t>& ids) override;
   double DaemonCpuSeconds() override { return CpuSeconds(daemon_->pid()); }

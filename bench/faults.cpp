@@ -51,9 +51,11 @@ int Run(const std::string& rows_file, bool quick, bool ends_only) {
     const Summary s = Summarize(run.latency_ms);
     for (const std::string& p : run.problems) std::printf("  PROBLEM %s\n", p.c_str());
     problems |= !run.problems.empty();
-    const std::string value = Format(s.p50, 0) + " / " + Format(s.p99, 0) + " / " + Format(s.max, 0);
+    const std::string value =
+        Format(s.p50, 0) + " / " + Format(s.p99, 0) + " / " + Format(s.max, 0);
     const bool ok = run.problems.empty() && s.count > 0 && s.max <= run.bound_ms;
-    std::printf("  p50 / p99 / max %s ms (bound %s ms)\n", value.c_str(), Format(run.bound_ms, 0).c_str());
+    std::printf("  p50 / p99 / max %s ms (bound %s ms)\n", value.c_str(),
+                Format(run.bound_ms, 0).c_str());
     rows.push_back({section, std::string(info.name) + " (" + info.from + ")", value,
                     "≤ " + Format(run.bound_ms, 0), "ms p50/p99/max", ok ? "ok" : "MISS", source,
                     std::to_string(s.count) + "/" + std::to_string(trials) + " trials; " +
@@ -71,11 +73,10 @@ int Run(const std::string& rows_file, bool quick, bool ends_only) {
     std::printf("  %s: torso %.2f m, tilt %.0f°%s\n", where.c_str(), e.torso_height_m, e.tilt_deg,
                 e.problem.empty() ? "" : ("; PROBLEM " + e.problem).c_str());
     problems |= !e.posture;
-    rows.push_back({physical, std::string(info.name) + " (" + info.from + ")", where, "", "", "",
-                    source,
-                    "3 s after: torso " + Format(e.torso_height_m, 2) + " m, tilt " +
-                        Format(e.tilt_deg, 0) + "°; " + info.safe_state +
-                        (e.problem.empty() ? "" : "; PROBLEM: " + e.problem)});
+    rows.push_back(
+        {physical, std::string(info.name) + " (" + info.from + ")", where, "", "", "", source,
+         "3 s after: torso " + Format(e.torso_height_m, 2) + " m, tilt " + Format(e.tilt_deg, 0) +
+             "°; " + info.safe_state + (e.problem.empty() ? "" : "; PROBLEM: " + e.problem)});
   }
   WriteRows(rows_file, rows);
   return problems ? 1 : 0;

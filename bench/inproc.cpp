@@ -26,7 +26,9 @@ using namespace std::chrono_literals;
 class LoopbackTransport::RingSource final : public FrameSource {
  public:
   RingSource(const LoopbackTransport& owner, int bus, std::vector<canid_t> ids)
-      : owner_(owner), bus_(bus), ids_(std::move(ids)),
+      : owner_(owner),
+        bus_(bus),
+        ids_(std::move(ids)),
         tail_(owner.head_.load(std::memory_order_acquire)) {}
 
   std::size_t Read(int timeout_ms, std::vector<TappedFrame>* out) override {

@@ -21,12 +21,12 @@
 #include "can/transport.hpp"
 #include "config/config.hpp"
 #include "daemon/bus_health.hpp"
-#include "daemon/flight_recorder.hpp"
 #include "daemon/control_loop.hpp"
+#include "daemon/flight_recorder.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
-#include "live/live_server.hpp"
 #include "e2e_rig.hpp"
+#include "live/live_server.hpp"
 #include "sim/canned_replies.hpp"
 #include "wire.hpp"
 
@@ -71,8 +71,7 @@ class InProcessDaemon final : public Target {
   ~InProcessDaemon() override;
 
   const config::Config& config() const override { return config_; }
-  client::Client Connect(const std::string& controller, bool want_results,
-                         bool telemetry) override;
+  client::Client Connect(const std::string& controller, bool want_results, bool telemetry) override;
   std::unique_ptr<FrameSource> Tap(const std::string& interface,
                                    const std::vector<canid_t>& ids) override {
     return transport_.Tap(interface, ids);

@@ -5,7 +5,8 @@
 //                         control thread's queue: frame decode, ClientMessage parse, arbiter,
 //                         validation (positions, kp and kd checked and clamped), hand-off
 //   CommandArena/...      the same parsed into a protobuf Arena on a kept block (a proposed change)
-//   JointCommand          one JointCommand (25 positions, velocities, torques, kp, kd) the same way:
+//   JointCommand          one JointCommand (25 positions, velocities, torques, kp, kd) the same
+//   way:
 //                         the joint stream's decode + validate + hand-off (issue 15: <= 2 µs)
 //   Tick/joints:N         one control tick in steady STAND: 25 / 50 / 100 joints (generated
 //                         configs): replies decoded, alerts checked, state machine stepped,
@@ -236,7 +237,8 @@ class MedianCollector : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median" && !run.error_occurred) {
+      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median" &&
+          !run.error_occurred) {
         median_ns[run.run_name.str()] = run.GetAdjustedCPUTime() *
                                         benchmark::GetTimeUnitMultiplier(benchmark::kNanosecond) /
                                         benchmark::GetTimeUnitMultiplier(run.time_unit);
@@ -258,8 +260,8 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
                        const std::string& note) {
     const bool has_budget = budget > 0;
     rows.push_back({"micro", figure, Format(value, value < 10 ? 2 : 1),
-                    has_budget ? "≤ " + Format(budget, budget < 10 ? 1 : 0) : "",
-                    "µs", has_budget ? Verdict(value, budget) : "", source, note});
+                    has_budget ? "≤ " + Format(budget, budget < 10 ? 1 : 0) : "", "µs",
+                    has_budget ? Verdict(value, budget) : "", source, note});
   };
   add("command: decode + parse + arbiter + freshness + validate + hand-off, 1 segment x 25 "
       "joints",
@@ -273,8 +275,8 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
       "JointCommand: position, velocity, torque, kp, kd per joint (the joint stream, issue 15)");
   add("control tick, 25 joints (steady STAND)", us("BM_Tick/joints:25"), 20.0,
       "receive + alerts + step + 25 frames encoded + publish");
-  add("control tick, 25 joints, state queued for the flight recorder", us("BM_TickRecording"),
-      20.0, "the row above with the recorder running (side by side, same run)");
+  add("control tick, 25 joints, state queued for the flight recorder", us("BM_TickRecording"), 20.0,
+      "the row above with the recorder running (side by side, same run)");
   add("control tick, 50 joints (generated config)", us("BM_Tick/joints:50"), 0, "10 buses");
   add("control tick, 100 joints (generated config)", us("BM_Tick/joints:100"), 0, "16 buses");
   add("control tick, MOVE with a 50 Hz trajectory stream", us("BM_TickStream"), 20.0,

@@ -33,10 +33,10 @@ using namespace std::chrono_literals;
 
 struct RunResult {
   double rate_hz = 0;
-  double achieved_hz = 0;   // joint 0's command frames per second, on the wire
-  Summary period_us;        // between joint 0's command frames, on the wire
-  double replies = 0;       // fraction of the replies received (1 = all)
-  double cpu_share = 0;     // of one CPU
+  double achieved_hz = 0;  // joint 0's command frames per second, on the wire
+  Summary period_us;       // between joint 0's command frames, on the wire
+  double replies = 0;      // fraction of the replies received (1 = all)
+  double cpu_share = 0;    // of one CPU
   bool sustained = false;
 };
 
@@ -73,8 +73,9 @@ RunResult RunPython(double rate_hz, double seconds) {
   std::ofstream(config_path) << test::Robot::ConfigText(options);
   const config::Config config = config::LoadConfig(config_path);
   test::BusMonitor monitor(config);
-  test::Child sim({ROBOT_EDGE_SIM, "--config", config_path, "--control", dir + "/sim.sock", "--quiet"},
-                  dir + "/sim");
+  test::Child sim(
+      {ROBOT_EDGE_SIM, "--config", config_path, "--control", dir + "/sim.sock", "--quiet"},
+      dir + "/sim");
   test::Eventually([&] { return sim.Stdout().find("ready") != std::string::npos; }, 20s);
   const std::int64_t t0 = test::NowUs();
   test::Child bridge({"/usr/bin/python3", ROBOT_EDGE_PYTHON_BRIDGE, config_path,
@@ -131,18 +132,22 @@ RunResult RunRobotEdged(double rate_hz, double seconds) {
 
 int Run(const std::string& rows_file, bool quick) {
   const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
-  const std::string source = harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
-  const std::vector<double> rates = quick ? std::vector<double>{100, 500}
-                                          : std::vector<double>{50, 100, 200, 300, 400, 500, 750, 1000};
+  const std::string source =
+      harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
+  const std::vector<double> rates =
+      quick ? std::vector<double>{100, 500}
+            : std::vector<double>{50, 100, 200, 300, 400, 500, 750, 1000};
   const double seconds = quick ? 2 : 5;
   std::map<std::string, std::vector<RunResult>> results;
   for (double rate : rates) {
     for (const std::string impl : {"python-can bridge", "robot-edged"}) {
-      const RunResult r = impl == "robot-edged" ? RunRobotEdged(rate, seconds) : RunPython(rate, seconds);
-      std::printf("  %-18s %6.0f Hz: achieved %7.1f Hz, replies %5.1f %%, CPU %5.1f %%, period "
-                  "p50 %6.0f p99 %6.0f max %6.0f us %s\n",
-                  impl.c_str(), rate, r.achieved_hz, 100 * r.replies, 100 * r.cpu_share,
-                  r.period_us.p50, r.period_us.p99, r.period_us.max, r.sustained ? "" : "(not sustained)");
+      const RunResult r =
+          impl == "robot-edged" ? RunRobotEdged(rate, seconds) : RunPython(rate, seconds);
+      std::printf(
+          "  %-18s %6.0f Hz: achieved %7.1f Hz, replies %5.1f %%, CPU %5.1f %%, period "
+          "p50 %6.0f p99 %6.0f max %6.0f us %s\n",
+          impl.c_str(), rate, r.achieved_hz, 100 * r.replies, 100 * r.cpu_share, r.period_us.p50,
+          r.period_us.p99, r.period_us.max, r.sustained ? "" : "(not sustained)");
       std::fflush(stdout);
       results[impl].push_back(r);
     }
@@ -156,9 +161,10 @@ int Run(const std::string& rows_file, bool quick) {
       if (r.sustained) highest = std::max(highest, r.rate_hz);
     }
     best[impl] = highest;
-    rows.push_back({section, impl + ": highest rate sustained (every reply)", Format(highest, 0), "",
-                    "Hz", "", source, "rates tried: " + Format(rates.front(), 0) + " .. " +
-                                          Format(rates.back(), 0) + " Hz, " + Format(seconds, 0) + " s each"});
+    rows.push_back({section, impl + ": highest rate sustained (every reply)", Format(highest, 0),
+                    "", "Hz", "", source,
+                    "rates tried: " + Format(rates.front(), 0) + " .. " + Format(rates.back(), 0) +
+                        " Hz, " + Format(seconds, 0) + " s each"});
     for (const auto& r : runs) {
       if (r.rate_hz != 500) continue;
       rows.push_back({section, impl + ": CPU share at 500 Hz", Format(100 * r.cpu_share, 1), "",
@@ -169,10 +175,11 @@ int Run(const std::string& rows_file, bool quick) {
                       "", "µs", "", source, "joint 0's command frames on the wire"});
     }
   }
-  const double ratio = best["python-can bridge"] > 0 ? best["robot-edged"] / best["python-can bridge"]
-                                                     : std::nan("");
-  rows.push_back({section, "highest sustained rate: robot-edged / python-can bridge", Format(ratio, 1),
-                  "≥ 10", "x", ratio >= 10 ? "ok" : "MISS", source,
+  const double ratio = best["python-can bridge"] > 0
+                           ? best["robot-edged"] / best["python-can bridge"]
+                           : std::nan("");
+  rows.push_back({section, "highest sustained rate: robot-edged / python-can bridge",
+                  Format(ratio, 1), "≥ 10", "x", ratio >= 10 ? "ok" : "MISS", source,
                   "or the bus / the simulator is the limit first: see the rates above"});
   WriteRows(rows_file, rows);
   return 0;

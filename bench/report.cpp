@@ -20,22 +20,26 @@ struct Row {
 
 // Where a figure comes from: the `source` column's legend.
 const std::vector<std::pair<std::string, std::string>> kLegend = {
-    {"host", "Google Benchmark on this machine's CPU, median of 5 repetitions; no system calls "
-             "in the measured code (FakeTransport); noisy on a shared machine"},
+    {"host",
+     "Google Benchmark on this machine's CPU, median of 5 repetitions; no system calls "
+     "in the measured code (FakeTransport); noisy on a shared machine"},
     {"alloc", "heap allocations counted by replacing the global operator new"},
     {"callgrind", "instructions counted by valgrind --tool=callgrind: independent of load"},
     {"config", "computed from config/robot-edge.yaml"},
-    {"vcan/UML", "robot-edged + robot-edge-sim on vcan inside user-mode-linux (tests/vcan/run): "
-                 "one emulated CPU, every system call ~37 µs, timers coarse (sleeps late by "
-                 "~0.2 ms p50, ~3 ms p99). Timing figures are the emulator's, not the daemon's; "
-                 "budgets marked 'real kernel' apply on a real kernel"},
-    {"vcan/kernel", "robot-edged + robot-edge-sim on vcan in a network namespace of the host "
-                    "kernel (tests/vcan/run, netns)"},
-    {"in-process", "robot-edged's Hub, Listener, ControlLoop (its real clock_nanosleep loop) and "
-                   "BusHealth wired as daemon.cpp does, in one process on this machine's kernel; "
-                   "clients on its real Unix socket; the CAN transport replaced by one in memory "
-                   "that timestamps each frame when the control thread hands it over and answers "
-                   "every motor: no CAN system calls, no simulator. Shared, noisy machine"},
+    {"vcan/UML",
+     "robot-edged + robot-edge-sim on vcan inside user-mode-linux (tests/vcan/run): "
+     "one emulated CPU, every system call ~37 µs, timers coarse (sleeps late by "
+     "~0.2 ms p50, ~3 ms p99). Timing figures are the emulator's, not the daemon's; "
+     "budgets marked 'real kernel' apply on a real kernel"},
+    {"vcan/kernel",
+     "robot-edged + robot-edge-sim on vcan in a network namespace of the host "
+     "kernel (tests/vcan/run, netns)"},
+    {"in-process",
+     "robot-edged's Hub, Listener, ControlLoop (its real clock_nanosleep loop) and "
+     "BusHealth wired as daemon.cpp does, in one process on this machine's kernel; "
+     "clients on its real Unix socket; the CAN transport replaced by one in memory "
+     "that timestamps each frame when the control thread hands it over and answers "
+     "every motor: no CAN system calls, no simulator. Shared, noisy machine"},
 };
 
 std::vector<std::string> Split(const std::string& line, char sep) {
@@ -114,8 +118,8 @@ void PrintTable(const std::vector<Row>& rows) {
                 << "\n";
     }
     std::cout << Pad(r.figure, wf) << "  " << Pad(r.value, wv, true) << "  " << Pad(r.budget, wb)
-              << "  " << Pad(r.unit, wu) << "  " << Pad(r.verdict, 4) << "  "
-              << Pad(r.source, ws) << (r.note.empty() ? "" : "  " + r.note) << "\n";
+              << "  " << Pad(r.unit, wu) << "  " << Pad(r.verdict, 4) << "  " << Pad(r.source, ws)
+              << (r.note.empty() ? "" : "  " + r.note) << "\n";
   }
 }
 
@@ -156,16 +160,17 @@ int main(int argc, char** argv) {
   for (const auto& [k, v] : meta) json << "  " << JsonString(k) << ": " << JsonString(v) << ",\n";
   json << "  \"legend\": {";
   for (std::size_t i = 0; i < kLegend.size(); ++i) {
-    json << (i ? ", " : "") << JsonString(kLegend[i].first) << ": " << JsonString(kLegend[i].second);
+    json << (i ? ", " : "") << JsonString(kLegend[i].first) << ": "
+         << JsonString(kLegend[i].second);
   }
   json << "},\n  \"figures\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    json << "    {\"section\": " << JsonString(r.section) << ", \"figure\": " << JsonString(r.figure)
-         << ", \"value\": " << JsonValue(r.value) << ", \"budget\": " << JsonString(r.budget)
-         << ", \"unit\": " << JsonString(r.unit) << ", \"verdict\": " << JsonString(r.verdict)
-         << ", \"source\": " << JsonString(r.source) << ", \"note\": " << JsonString(r.note) << "}"
-         << (i + 1 < rows.size() ? "," : "") << "\n";
+    json << "    {\"section\": " << JsonString(r.section)
+         << ", \"figure\": " << JsonString(r.figure) << ", \"value\": " << JsonValue(r.value)
+         << ", \"budget\": " << JsonString(r.budget) << ", \"unit\": " << JsonString(r.unit)
+         << ", \"verdict\": " << JsonString(r.verdict) << ", \"source\": " << JsonString(r.source)
+         << ", \"note\": " << JsonString(r.note) << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   json << "  ]\n}\n";
 

@@ -9,7 +9,8 @@ namespace {
 
 // Nearest-rank percentile of sorted values: the smallest value with at least p % at or below it.
 double Percentile(const std::vector<double>& sorted, double p) {
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 

@@ -158,8 +158,8 @@ std::string TrajectoryBytes(const config::Config& config, std::size_t segments) 
   // 256 segments with kp and kd are 77 KB: over the API's 64 KiB message limit.
   const bool gains = segments <= kMaxSegmentsWithGains;
   edge::ClientMessage message;
-  *message.mutable_command() = gains ? client::MakeTrajectory(rows, kp, kd)
-                                     : client::MakeTrajectory(rows);
+  *message.mutable_command() =
+      gains ? client::MakeTrajectory(rows, kp, kd) : client::MakeTrajectory(rows);
   message.mutable_command()->set_sequence(kFirstSequence);
   message.mutable_command()->set_timestamp_us(kWallBaseUs);
   std::string bytes;
@@ -175,9 +175,14 @@ std::string JointCommandBytes(const config::Config& config) {
     kd.push_back(static_cast<float>(j.kd));
   }
   edge::ClientMessage message;
-  *message.mutable_joint_command() = client::MakeJointCommand(
-      {.position = q, .velocity = dq, .torque = tau, .kp = kp, .kd = kd,
-       .end_time_us = 1'000'000'000'000, .user_command_key = 7, .velocity_safety_limit = 6.0f});
+  *message.mutable_joint_command() = client::MakeJointCommand({.position = q,
+                                                               .velocity = dq,
+                                                               .torque = tau,
+                                                               .kp = kp,
+                                                               .kd = kd,
+                                                               .end_time_us = 1'000'000'000'000,
+                                                               .user_command_key = 7,
+                                                               .velocity_safety_limit = 6.0f});
   message.mutable_joint_command()->set_sequence(kFirstSequence);
   message.mutable_joint_command()->set_timestamp_us(kWallBaseUs);
   std::string bytes;
@@ -257,10 +262,11 @@ std::vector<Row> CanLimitRows(const config::Config& c) {
   const std::string bus = c.buses[busiest].name + " (" + c.buses[busiest].interface + ")";
   std::vector<Row> rows;
   const std::string section = "CAN limit (classical CAN, " + Format(bitrate / 1e6, 0) + " Mbit/s)";
-  rows.push_back({section, "motors on the busiest bus", Format(m, 0), "", "motors", "", "config",
-                  bus});
+  rows.push_back(
+      {section, "motors on the busiest bus", Format(m, 0), "", "motors", "", "config", bus});
   rows.push_back({section, "rate bound, nominal: bitrate / (2 x 111 bits x motors)",
-                  Format(bound_nominal, 0), "", "Hz", "", "config", "a command + a reply per motor"});
+                  Format(bound_nominal, 0), "", "Hz", "", "config",
+                  "a command + a reply per motor"});
   rows.push_back({section, "rate bound, worst-case stuffing: bitrate / (2 x 135 bits x motors)",
                   Format(bound_worst, 0), "", "Hz", "", "config", "741 Hz for 5 motors per bus"});
   rows.push_back({section, "configured control rate", Format(rate, 0),

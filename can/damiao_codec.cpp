@@ -9,7 +9,8 @@ Payload EncodeControl(Control control) {
 }
 
 bool DecodeControl(std::span<const std::uint8_t> d, Control* out) {
-  if (d.size() != 8 || !std::all_of(d.begin(), d.begin() + 7, [](std::uint8_t b) { return b == 0xFF; })) {
+  if (d.size() != 8 ||
+      !std::all_of(d.begin(), d.begin() + 7, [](std::uint8_t b) { return b == 0xFF; })) {
     return false;
   }
   switch (d[7]) {

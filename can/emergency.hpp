@@ -25,8 +25,8 @@ struct RawFrame {
   std::size_t bus = 0;  // index into config.buses, for reports
 };
 
-// One DAMP frame per motor, then one disable per motor, in firmware order. A bus whose interface does
-// not exist is left out and named in *missing (interface names).
+// One DAMP frame per motor, then one disable per motor, in firmware order. A bus whose interface
+// does not exist is left out and named in *missing (interface names).
 std::vector<RawFrame> EmergencyFrames(const config::Config& config,
                                       std::vector<std::string>* missing);
 

@@ -10,9 +10,8 @@ ErrorFrameInfo ClassifyErrorFrame(const can_frame& frame) {
   info.bus_off = (id & CAN_ERR_BUSOFF) != 0;
   info.restarted = (id & CAN_ERR_RESTARTED) != 0;
   info.controller_problem = (id & CAN_ERR_CRTL) != 0;
-  info.protocol_or_bus_error =
-      (id & (CAN_ERR_PROT | CAN_ERR_BUSERROR | CAN_ERR_ACK | CAN_ERR_TRX | CAN_ERR_LOSTARB |
-             CAN_ERR_TX_TIMEOUT)) != 0;
+  info.protocol_or_bus_error = (id & (CAN_ERR_PROT | CAN_ERR_BUSERROR | CAN_ERR_ACK | CAN_ERR_TRX |
+                                      CAN_ERR_LOSTARB | CAN_ERR_TX_TIMEOUT)) != 0;
   return info;
 }
 

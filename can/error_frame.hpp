@@ -8,9 +8,9 @@
 namespace robot_edge::can {
 
 struct ErrorFrameInfo {
-  bool bus_off = false;    // CAN_ERR_BUSOFF: the controller left the bus
-  bool restarted = false;  // CAN_ERR_RESTARTED: the controller is back after bus-off
-  bool controller_problem = false;  // CAN_ERR_CRTL: warning / passive / overflow (data[1])
+  bool bus_off = false;                // CAN_ERR_BUSOFF: the controller left the bus
+  bool restarted = false;              // CAN_ERR_RESTARTED: the controller is back after bus-off
+  bool controller_problem = false;     // CAN_ERR_CRTL: warning / passive / overflow (data[1])
   bool protocol_or_bus_error = false;  // CAN_ERR_PROT, CAN_ERR_BUSERROR, CAN_ERR_ACK, ...
 };
 

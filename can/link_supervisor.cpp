@@ -80,85 +80,59 @@ CanNetlink& LibSocketCan() {
 
 CanControllerState FromKernelState(int can_state) {
   switch (can_state) {
-    case CAN_STATE_ERROR_ACTIVE:
-      return CanControllerState::kErrorActive;
-    case CAN_STATE_ERROR_WARNING:
-      return CanControllerState::kErrorWarning;
-    case CAN_STATE_ERROR_PASSIVE:
-      return CanControllerState::kErrorPassive;
-    case CAN_STATE_BUS_OFF:
-      return CanControllerState::kBusOff;
-    case CAN_STATE_STOPPED:
-      return CanControllerState::kStopped;
-    case CAN_STATE_SLEEPING:
-      return CanControllerState::kStopped;
-    default:
-      return CanControllerState::kUnknown;
+    case CAN_STATE_ERROR_ACTIVE: return CanControllerState::kErrorActive;
+    case CAN_STATE_ERROR_WARNING: return CanControllerState::kErrorWarning;
+    case CAN_STATE_ERROR_PASSIVE: return CanControllerState::kErrorPassive;
+    case CAN_STATE_BUS_OFF: return CanControllerState::kBusOff;
+    case CAN_STATE_STOPPED: return CanControllerState::kStopped;
+    case CAN_STATE_SLEEPING: return CanControllerState::kStopped;
+    default: return CanControllerState::kUnknown;
   }
 }
 
 const char* ToString(CanControllerState state) {
   switch (state) {
-    case CanControllerState::kUnknown:
-      return "unknown";
-    case CanControllerState::kErrorActive:
-      return "error-active";
-    case CanControllerState::kErrorWarning:
-      return "error-warning";
-    case CanControllerState::kErrorPassive:
-      return "error-passive";
-    case CanControllerState::kBusOff:
-      return "bus-off";
-    case CanControllerState::kStopped:
-      return "stopped";
+    case CanControllerState::kUnknown: return "unknown";
+    case CanControllerState::kErrorActive: return "error-active";
+    case CanControllerState::kErrorWarning: return "error-warning";
+    case CanControllerState::kErrorPassive: return "error-passive";
+    case CanControllerState::kBusOff: return "bus-off";
+    case CanControllerState::kStopped: return "stopped";
   }
   return "unknown";
 }
 
 const char* ToString(ControllerSupport support) {
   switch (support) {
-    case ControllerSupport::kUnknown:
-      return "unknown";
-    case ControllerSupport::kSupported:
-      return "supported";
-    case ControllerSupport::kUnsupported:
-      return "unsupported";
-    case ControllerSupport::kAbsent:
-      return "absent";
+    case ControllerSupport::kUnknown: return "unknown";
+    case ControllerSupport::kSupported: return "supported";
+    case ControllerSupport::kUnsupported: return "unsupported";
+    case ControllerSupport::kAbsent: return "absent";
   }
   return "unknown";
 }
 
 const char* ToString(CanLink::ConfigureResult result) {
   switch (result) {
-    case CanLink::ConfigureResult::kKept:
-      return "kept";
-    case CanLink::ConfigureResult::kUnchanged:
-      return "unchanged";
-    case CanLink::ConfigureResult::kChanged:
-      return "changed";
-    case CanLink::ConfigureResult::kUnsupported:
-      return "unsupported";
+    case CanLink::ConfigureResult::kKept: return "kept";
+    case CanLink::ConfigureResult::kUnchanged: return "unchanged";
+    case CanLink::ConfigureResult::kChanged: return "changed";
+    case CanLink::ConfigureResult::kUnsupported: return "unsupported";
   }
   return "unknown";
 }
 
 const char* ToString(CanLink::RestartResult result) {
   switch (result) {
-    case CanLink::RestartResult::kNotNeeded:
-      return "not needed";
-    case CanLink::RestartResult::kRateLimited:
-      return "rate-limited";
-    case CanLink::RestartResult::kRestarted:
-      return "restarted";
-    case CanLink::RestartResult::kFailed:
-      return "failed";
+    case CanLink::RestartResult::kNotNeeded: return "not needed";
+    case CanLink::RestartResult::kRateLimited: return "rate-limited";
+    case CanLink::RestartResult::kRestarted: return "restarted";
+    case CanLink::RestartResult::kFailed: return "failed";
   }
   return "unknown";
 }
 
-CanLink::CanLink(std::string interface, const config::BusConfig& bus,
-                             CanNetlink* netlink)
+CanLink::CanLink(std::string interface, const config::BusConfig& bus, CanNetlink* netlink)
     : interface_(std::move(interface)),
       bitrate_(bus.bitrate),
       restart_ms_(bus.restart_ms),
@@ -168,12 +142,8 @@ ControllerSupport CanLink::Detect() {
   if (support_ == ControllerSupport::kUnsupported) return support_;
   const ControllerSupport before = support_;
   switch (netlink_->Probe(interface_)) {
-    case CanNetlink::Link::kCan:
-      support_ = ControllerSupport::kSupported;
-      break;
-    case CanNetlink::Link::kAbsent:
-      support_ = ControllerSupport::kAbsent;
-      break;
+    case CanNetlink::Link::kCan: support_ = ControllerSupport::kSupported; break;
+    case CanNetlink::Link::kAbsent: support_ = ControllerSupport::kAbsent; break;
     case CanNetlink::Link::kNotCan:
       support_ = ControllerSupport::kUnsupported;
       spdlog::debug(
@@ -181,9 +151,7 @@ ControllerSupport CanLink::Detect() {
           "state and error counters are not supported there; carrying on without them",
           interface_);
       return support_;
-    case CanNetlink::Link::kError:
-      support_ = ControllerSupport::kUnknown;
-      break;
+    case CanNetlink::Link::kError: support_ = ControllerSupport::kUnknown; break;
   }
   if (support_ == ControllerSupport::kAbsent && before != ControllerSupport::kAbsent) {
     spdlog::warn("{}: no such network interface: controller state not reported", interface_);
@@ -194,10 +162,8 @@ ControllerSupport CanLink::Detect() {
 CanLink::ConfigureResult CanLink::Configure() {
   if (bitrate_ == 0) return ConfigureResult::kKept;
   switch (Detect()) {
-    case ControllerSupport::kSupported:
-      break;
-    case ControllerSupport::kUnsupported:
-      return ConfigureResult::kUnsupported;
+    case ControllerSupport::kSupported: break;
+    case ControllerSupport::kUnsupported: return ConfigureResult::kUnsupported;
     case ControllerSupport::kAbsent:
       throw Failure(interface_, "no such CAN interface (cannot set its bitrate)", ENODEV);
     case ControllerSupport::kUnknown:

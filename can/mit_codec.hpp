@@ -32,11 +32,11 @@ using Payload = std::array<std::uint8_t, 8>;
 // Ranges a motor model scales its fields over: p in ±p_max, v in ±v_max, t in ±t_max,
 // kp in 0..kp_max, kd in 0..kd_max.
 struct MitRanges {
-  float p_max = 12.5f;   // rad
-  float v_max = 50.0f;   // rad/s
-  float t_max = 18.0f;   // N·m
-  float kp_max = 500.0f; // N·m/rad
-  float kd_max = 5.0f;   // N·m·s/rad
+  float p_max = 12.5f;    // rad
+  float v_max = 50.0f;    // rad/s
+  float t_max = 18.0f;    // N·m
+  float kp_max = 500.0f;  // N·m/rad
+  float kd_max = 5.0f;    // N·m·s/rad
 };
 
 enum class ReplyLayout {

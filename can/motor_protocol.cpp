@@ -47,7 +47,7 @@ std::uint32_t CodeFor(MotorError error, Map map, std::uint32_t limit, bool bits)
 
 MotorError AkError(std::uint8_t code) {
   return code <= static_cast<std::uint8_t>(MotorError::kPhase) ? static_cast<MotorError>(code)
-                                                                : MotorError::kOther;
+                                                               : MotorError::kOther;
 }
 
 }  // namespace
@@ -58,8 +58,8 @@ MotorProtocol ProtocolOf(const config::MotorModel& m) {
   p.ranges = MitRanges{static_cast<float>(m.p_max_rad), static_cast<float>(m.v_max_rad_s),
                        static_cast<float>(m.t_max_nm), static_cast<float>(m.kp_max),
                        static_cast<float>(m.kd_max)};
-  p.layout = m.reply == config::ReplyFormat::kAk8Byte ? ReplyLayout::kAk8Byte
-                                                       : ReplyLayout::kClassic6Byte;
+  p.layout =
+      m.reply == config::ReplyFormat::kAk8Byte ? ReplyLayout::kAk8Byte : ReplyLayout::kClassic6Byte;
   return p;
 }
 
@@ -136,25 +136,41 @@ bool DecodeReplyFrame(const MotorProtocol& p, const can_frame& f, MotorReply* ou
     case MotorFamily::kAk: {
       MitReply r;
       if (!IsStandard(f) || !DecodeReply(DataOf(f), p.ranges, p.layout, &r)) return false;
-      *out = {r.motor_id, r.position_rad, r.velocity_rad_s, r.torque_nm,
-              static_cast<float>(r.temperature_c), p.layout == ReplyLayout::kAk8Byte,
-              AkError(r.error_code), r.error_code};
+      *out = {r.motor_id,
+              r.position_rad,
+              r.velocity_rad_s,
+              r.torque_nm,
+              static_cast<float>(r.temperature_c),
+              p.layout == ReplyLayout::kAk8Byte,
+              AkError(r.error_code),
+              r.error_code};
       return true;
     }
     case MotorFamily::kDamiao: {
       damiao::Feedback fb;
       if (!IsStandard(f) || !damiao::DecodeFeedback(DataOf(f), p.ranges, &fb)) return false;
-      *out = {fb.id_nibble, fb.position_rad, fb.velocity_rad_s, fb.torque_nm,
-              static_cast<float>(std::max(fb.mos_temperature_c, fb.rotor_temperature_c)), true,
-              damiao::ErrorOf(fb.state), fb.state};
+      *out = {fb.id_nibble,
+              fb.position_rad,
+              fb.velocity_rad_s,
+              fb.torque_nm,
+              static_cast<float>(std::max(fb.mos_temperature_c, fb.rotor_temperature_c)),
+              true,
+              damiao::ErrorOf(fb.state),
+              fb.state};
       out->enabled = damiao::IsEnabled(fb.state);
       return true;
     }
     case MotorFamily::kRobstride: {
       robstride::Feedback fb;
       if (!IsExtended(f) || !robstride::DecodeFeedback(f, p.ranges, &fb)) return false;
-      *out = {fb.motor_id, fb.position_rad, fb.velocity_rad_s, fb.torque_nm, fb.temperature_c,
-              true, robstride::ErrorOf(fb.fault_bits), fb.fault_bits};
+      *out = {fb.motor_id,
+              fb.position_rad,
+              fb.velocity_rad_s,
+              fb.torque_nm,
+              fb.temperature_c,
+              true,
+              robstride::ErrorOf(fb.fault_bits),
+              fb.fault_bits};
       out->enabled = fb.mode == kRobstrideRunMode;
       return true;
     }
@@ -211,24 +227,31 @@ bool DecodeHostFrame(const MotorProtocol& p, const can_frame& f, HostFrame* out)
   return out->is_command;
 }
 
-can_frame EncodeReplyFrame(const MotorProtocol& p, std::uint32_t master_id,
-                           const MotorReply& r) {
+can_frame EncodeReplyFrame(const MotorProtocol& p, std::uint32_t master_id, const MotorReply& r) {
   const auto celsius = static_cast<std::uint8_t>(std::clamp(r.temperature_c + 0.5f, 0.0f, 255.0f));
   switch (p.family) {
     case MotorFamily::kAk: {
-      MitReply reply{static_cast<std::uint8_t>(r.motor_id), r.position_rad, r.velocity_rad_s,
-                     r.torque_nm, celsius, static_cast<std::uint8_t>(r.error)};
+      MitReply reply{static_cast<std::uint8_t>(r.motor_id),
+                     r.position_rad,
+                     r.velocity_rad_s,
+                     r.torque_nm,
+                     celsius,
+                     static_cast<std::uint8_t>(r.error)};
       Payload payload;
       const std::uint8_t len = EncodeReply(reply, p.ranges, p.layout, &payload);
       return StandardFrame(master_id, payload, len);
     }
     case MotorFamily::kDamiao: {
-      const std::uint32_t state =
-          r.error != MotorError::kNone ? CodeFor(r.error, damiao::ErrorOf, 16, false)
-                                       : (r.enabled ? 1u : 0u);
+      const std::uint32_t state = r.error != MotorError::kNone
+                                      ? CodeFor(r.error, damiao::ErrorOf, 16, false)
+                                      : (r.enabled ? 1u : 0u);
       damiao::Feedback fb{static_cast<std::uint8_t>(r.motor_id & 0x0F),
-                          static_cast<std::uint8_t>(state), r.position_rad, r.velocity_rad_s,
-                          r.torque_nm, celsius, celsius};
+                          static_cast<std::uint8_t>(state),
+                          r.position_rad,
+                          r.velocity_rad_s,
+                          r.torque_nm,
+                          celsius,
+                          celsius};
       return StandardFrame(master_id, damiao::EncodeFeedback(fb, p.ranges));
     }
     case MotorFamily::kRobstride: {
@@ -237,7 +260,10 @@ can_frame EncodeReplyFrame(const MotorProtocol& p, std::uint32_t master_id,
                              static_cast<std::uint8_t>(master_id),
                              static_cast<std::uint8_t>(bits),
                              static_cast<std::uint8_t>(r.enabled ? kRobstrideRunMode : 0),
-                             r.position_rad, r.velocity_rad_s, r.torque_nm, r.temperature_c};
+                             r.position_rad,
+                             r.velocity_rad_s,
+                             r.torque_nm,
+                             r.temperature_c};
       return robstride::EncodeFeedback(fb, p.ranges);
     }
   }

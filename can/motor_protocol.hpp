@@ -27,8 +27,8 @@ using config::MotorFamily;
 // How to talk to one motor model.
 struct MotorProtocol {
   MotorFamily family = MotorFamily::kAk;
-  MitRanges ranges;                              // the model's field ranges
-  ReplyLayout layout = ReplyLayout::kAk8Byte;    // ak only
+  MitRanges ranges;                            // the model's field ranges
+  ReplyLayout layout = ReplyLayout::kAk8Byte;  // ak only
 };
 
 // The protocol of a configured motor model (the range table lives with its codec, here).
@@ -47,12 +47,12 @@ struct MotorReply {
   float position_rad = 0;
   float velocity_rad_s = 0;
   float torque_nm = 0;
-  float temperature_c = 0;       // the hottest reported (damiao: max of MOS and rotor)
-  bool has_temperature = false;  // ak classic replies carry none
+  float temperature_c = 0;               // the hottest reported (damiao: max of MOS and rotor)
+  bool has_temperature = false;          // ak classic replies carry none
   MotorError error = MotorError::kNone;  // the family's fault field, mapped
-  std::uint32_t raw_fault = 0;   // the family's fault field as sent (ak code, damiao state,
-                                 // robstride fault bits)
-  bool enabled = true;           // damiao: state 1; robstride: mode "run"; ak: always
+  std::uint32_t raw_fault = 0;           // the family's fault field as sent (ak code, damiao state,
+                                         // robstride fault bits)
+  bool enabled = true;                   // damiao: state 1; robstride: mode "run"; ak: always
 };
 
 // ---- the host's side ----

@@ -44,7 +44,7 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
       imu_gyro_id_(config.imu.gyro_id),
       imu_accel_id_(config.imu.accel_id),
       bms_bus_(config.battery.source == config::BatteryConfig::Source::kCan ? config.battery.bus
-                                                                           : config::kUnresolved),
+                                                                            : config::kUnresolved),
       bms_id_(config.battery.can_id),
       reply_timeout_us_(static_cast<std::int64_t>(config.control.motor_reply_timeout_ms) * 1000),
       missed_this_tick_(config.buses.size()),
@@ -70,8 +70,8 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
     const auto& joint = config.joints[j];
     const MotorProtocol protocol = ProtocolOf(config.motors[joint.motor]);
     const auto family = static_cast<std::size_t>(protocol.family);
-    motors_.push_back({j, joint.bus, joint.can_id, master_id_[joint.bus], protocol,
-                       joints[j].transform});
+    motors_.push_back(
+        {j, joint.bus, joint.can_id, master_id_[joint.bus], protocol, joints[j].transform});
     // A damiao reply names its motor by the low nibble only.
     const std::uint32_t reply_id =
         protocol.family == config::MotorFamily::kDamiao ? (joint.can_id & 0x0F) : joint.can_id;
@@ -240,8 +240,8 @@ void MotorScheduler::Update(Motor& motor, const MotorReply& reply, std::int64_t 
   motor.awaiting_reply = false;
 }
 
-void MotorScheduler::NoteStray(std::size_t bus, config::MotorFamily family,
-                               std::uint32_t motor_id, std::int64_t now_us) {
+void MotorScheduler::NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
+                               std::int64_t now_us) {
   auto& list = strays_[bus];
   std::size_t& count = stray_count_[bus];
   for (std::size_t i = 0; i < count; ++i) {

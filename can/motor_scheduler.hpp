@@ -46,15 +46,15 @@ struct MotorFeedback {
   float position_rad = 0;
   float velocity_rad_s = 0;
   float torque_nm = 0;
-  float temperature_c = 0;     // 0 for motors with the classic 6-byte reply
-  std::uint8_t error_code = 0; // MotorError (mapped from the family's field); 0 = none
-  std::uint32_t raw_fault = 0; // the family's fault field as sent (motor_protocol.hpp)
-  bool enabled = false;        // the motor says it is enabled (ak: it replied)
+  float temperature_c = 0;              // 0 for motors with the classic 6-byte reply
+  std::uint8_t error_code = 0;          // MotorError (mapped from the family's field); 0 = none
+  std::uint32_t raw_fault = 0;          // the family's fault field as sent (motor_protocol.hpp)
+  bool enabled = false;                 // the motor says it is enabled (ak: it replied)
   std::uint64_t malformed_replies = 0;  // frames from its id that did not decode
   std::int64_t last_reply_us = -1;  // time (µs, the caller's clock) of the Receive() that got it;
                                     // -1 = never replied
   std::uint64_t replies = 0;
-  std::uint32_t unanswered = 0;     // commands sent since its last reply
+  std::uint32_t unanswered = 0;  // commands sent since its last reply
 };
 
 // Latest IMU frames.
@@ -91,7 +91,7 @@ class MotorScheduler {
   static constexpr std::int64_t kMotorModeRetryUs = 100'000;
   static constexpr std::size_t kReceiveBatch = 64;  // frames taken from a bus per Receive() call
 
-  static constexpr std::size_t kMaxStrays = 16;  // per bus; later strangers are not listed
+  static constexpr std::size_t kMaxStrays = 16;    // per bus; later strangers are not listed
   static constexpr std::size_t kProbesPerBus = 4;  // scan probes per bus per Send()
   static constexpr std::uint32_t kMaxScanId = 0xFF;
 
@@ -182,14 +182,14 @@ class MotorScheduler {
 
   Transport& transport_;
   std::size_t bus_count_;
-  std::vector<Motor> motors_;                     // firmware order
-  std::vector<MotorFeedback> feedback_;           // firmware order
+  std::vector<Motor> motors_;            // firmware order
+  std::vector<MotorFeedback> feedback_;  // firmware order
   std::vector<IdTable> joint_by_id_;
   std::vector<std::uint8_t> families_on_bus_;  // bit f: a motor of family f is on the bus
   std::vector<std::array<StraySender, kMaxStrays>> strays_;
   std::vector<std::size_t> stray_count_;
-  std::uint32_t scan_max_id_ = 0;            // 0 = not scanning
-  std::vector<std::uint32_t> scan_cursor_;   // per bus: next probe, 0 .. 2·max_id
+  std::uint32_t scan_max_id_ = 0;              // 0 = not scanning
+  std::vector<std::uint32_t> scan_cursor_;     // per bus: next probe, 0 .. 2·max_id
   std::vector<std::uint8_t> special_pending_;  // per joint: MotorRequest + 1, 0 = none
   std::unique_ptr<std::atomic<std::uint64_t>[]> missed_replies_;
   std::vector<std::uint32_t> master_id_;  // per bus
@@ -202,9 +202,9 @@ class MotorScheduler {
   std::int64_t reply_timeout_us_;
   ImuFeedback imu_;
   BatteryFeedback battery_;
-  std::vector<std::uint64_t> missed_this_tick_;   // scratch, per bus
-  std::vector<BusFrame> tx_;  // scratch, one batch
-  std::vector<BusFrame> rx_;  // scratch
+  std::vector<std::uint64_t> missed_this_tick_;  // scratch, per bus
+  std::vector<BusFrame> tx_;                     // scratch, one batch
+  std::vector<BusFrame> rx_;                     // scratch
 };
 
 }  // namespace robot_edge::can

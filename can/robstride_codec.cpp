@@ -91,9 +91,8 @@ bool DecodeFeedback(const can_frame& f, const MitRanges& r, Feedback* out) {
 
 can_frame EncodeFeedback(const Feedback& fb, const MitRanges& r) {
   can_frame f{};
-  const std::uint32_t area2 =
-      (static_cast<std::uint32_t>(fb.mode & 0x3) << 14) |
-      (static_cast<std::uint32_t>(fb.fault_bits & 0x3F) << 8) | fb.motor_id;
+  const std::uint32_t area2 = (static_cast<std::uint32_t>(fb.mode & 0x3) << 14) |
+                              (static_cast<std::uint32_t>(fb.fault_bits & 0x3F) << 8) | fb.motor_id;
   f.can_id = Id(kTypeFeedback, area2, fb.host_id);
   f.len = 8;
   Put16(f.data + 0, Field(fb.position_rad, -r.p_max, r.p_max));

@@ -29,8 +29,8 @@ inline constexpr int kFieldBits = 16;
 can_frame EncodeOperationControl(std::uint8_t motor_id, const MitCommand& command,
                                  const MitRanges& ranges);
 // False unless `frame` is an extended type 1 frame of 8 bytes.
-bool DecodeOperationControl(const can_frame& frame, const MitRanges& ranges,
-                            std::uint8_t* motor_id, MitCommand* out);
+bool DecodeOperationControl(const can_frame& frame, const MitRanges& ranges, std::uint8_t* motor_id,
+                            MitCommand* out);
 
 enum class Request : std::uint8_t { kEnable = 3, kStop = 4, kSetZero = 6 };
 

@@ -201,8 +201,9 @@ std::size_t SocketCanTransport::Receive(std::span<BusFrame> out) {
     }
     const int result = ::recvmmsg(socket_.native_handle(), rx_headers_.data(),
                                   static_cast<unsigned>(n), MSG_DONTWAIT, nullptr);
-    if (result <= 0) break;  // EAGAIN: drained (the socket is bound to no single interface,
-                             // so it gets no ENETDOWN: link state comes from sending)
+    if (result <= 0)
+      break;  // EAGAIN: drained (the socket is bound to no single interface,
+              // so it gets no ENETDOWN: link state comes from sending)
     for (int i = 0; i < result; ++i) {
       msghdr& header = rx_headers_[i].msg_hdr;
       for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {

@@ -70,7 +70,7 @@ class SocketCanTransport final : public Transport {
     int ifindex = 0;         // 0 while the interface is gone
     sockaddr_can address{};  // where its frames are sent
     BusCounters counters;
-    bool skip = false;       // scratch of Send(): its link failed during this call
+    bool skip = false;  // scratch of Send(): its link failed during this call
   };
 
   // The bus of a received message, or -1 when the interface is not ours.

@@ -26,28 +26,17 @@ using Clock = std::chrono::steady_clock;
 
 std::string KindName(edge::ServerMessage::MsgCase kind) {
   switch (kind) {
-    case edge::ServerMessage::kWelcome:
-      return "welcome";
-    case edge::ServerMessage::kTelemetry:
-      return "telemetry";
-    case edge::ServerMessage::kEvent:
-      return "event";
-    case edge::ServerMessage::kGoodbye:
-      return "goodbye";
-    case edge::ServerMessage::kCommandResult:
-      return "command_result";
-    case edge::ServerMessage::kMaintenanceResult:
-      return "maintenance_result";
-    case edge::ServerMessage::kRecorderResult:
-      return "recorder_result";
-    case edge::ServerMessage::kTimeSyncResult:
-      return "time_sync_result";
-    case edge::ServerMessage::kJointState:
-      return "joint_state";
-    case edge::ServerMessage::kStateStreamResult:
-      return "state_stream_result";
-    case edge::ServerMessage::MSG_NOT_SET:
-      break;
+    case edge::ServerMessage::kWelcome: return "welcome";
+    case edge::ServerMessage::kTelemetry: return "telemetry";
+    case edge::ServerMessage::kEvent: return "event";
+    case edge::ServerMessage::kGoodbye: return "goodbye";
+    case edge::ServerMessage::kCommandResult: return "command_result";
+    case edge::ServerMessage::kMaintenanceResult: return "maintenance_result";
+    case edge::ServerMessage::kRecorderResult: return "recorder_result";
+    case edge::ServerMessage::kTimeSyncResult: return "time_sync_result";
+    case edge::ServerMessage::kJointState: return "joint_state";
+    case edge::ServerMessage::kStateStreamResult: return "state_stream_result";
+    case edge::ServerMessage::MSG_NOT_SET: break;
   }
   return "empty message";
 }
@@ -61,18 +50,12 @@ int RemainingMs(Clock::time_point deadline) {
 
 const char* ToString(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kConnect:
-      return "connect";
-    case ErrorKind::kRefused:
-      return "refused";
-    case ErrorKind::kClosed:
-      return "closed";
-    case ErrorKind::kTimeout:
-      return "timeout";
-    case ErrorKind::kProtocol:
-      return "protocol";
-    case ErrorKind::kIo:
-      return "io";
+    case ErrorKind::kConnect: return "connect";
+    case ErrorKind::kRefused: return "refused";
+    case ErrorKind::kClosed: return "closed";
+    case ErrorKind::kTimeout: return "timeout";
+    case ErrorKind::kProtocol: return "protocol";
+    case ErrorKind::kIo: return "io";
   }
   return "?";
 }
@@ -282,14 +265,14 @@ ClockOffset Client::SyncClock(int exchanges, Millis timeout) {
     for (;;) {
       auto answer = ReadUntilBefore(edge::ServerMessage::kTimeSyncResult, deadline);
       if (!answer) {
-        throw ClientError(ErrorKind::kTimeout,
-                          "robot-edged at " + peer_ + " did not answer a TimeSyncRequest in " +
-                              std::to_string(timeout.count()) + " ms");
+        throw ClientError(ErrorKind::kTimeout, "robot-edged at " + peer_ +
+                                                   " did not answer a TimeSyncRequest in " +
+                                                   std::to_string(timeout.count()) + " ms");
       }
       const edge::TimeSyncResult& r = answer->time_sync_result();
       if (r.request_id() != request->request_id()) continue;
-      samples.push_back({r.client_send_us(), r.robot_receive_us(), r.robot_send_us(),
-                         MonotonicMicros()});
+      samples.push_back(
+          {r.client_send_us(), r.robot_receive_us(), r.robot_send_us(), MonotonicMicros()});
       break;
     }
   }
@@ -300,10 +283,8 @@ ClockOffset Client::SyncClock(int exchanges, Millis timeout) {
 std::optional<edge::ServerMessage> Client::TakeBuffered() {
   std::span<const std::uint8_t> payload;
   switch (decoder_.Next(&payload)) {
-    case proto::FrameDecoder::Status::kNeedMore:
-      return std::nullopt;
-    case proto::FrameDecoder::Status::kMessage:
-      break;
+    case proto::FrameDecoder::Status::kNeedMore: return std::nullopt;
+    case proto::FrameDecoder::Status::kMessage: break;
     case proto::FrameDecoder::Status::kOversize:
       Fail(ClientError(ErrorKind::kProtocol,
                        "robot-edged at " + peer_ + " sent a message of " +

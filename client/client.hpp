@@ -25,8 +25,8 @@
 #include <string>
 #include <string_view>
 
-#include "edge_api.pb.h"
 #include "client/time_sync.hpp"
+#include "edge_api.pb.h"
 #include "proto/framing.hpp"
 
 namespace robot_edge::client {

@@ -57,10 +57,10 @@ struct JointCommandFields {
   std::span<const float> kp = {};
   std::span<const float> kd = {};
   std::int64_t end_time_us = 0;
-  std::int64_t reference_time_us = 0;        // 0 = not extrapolated
+  std::int64_t reference_time_us = 0;  // 0 = not extrapolated
   std::uint32_t extrapolation_duration_us = 0;
   std::uint32_t user_command_key = 0;
-  float velocity_safety_limit = 0;           // rad/s; 0 = none
+  float velocity_safety_limit = 0;  // rad/s; 0 = none
 };
 edge::JointCommand MakeJointCommand(const JointCommandFields& fields);
 

@@ -25,18 +25,14 @@ using Clock = std::chrono::steady_clock;
 // A hint for the usual reasons a connection fails.
 std::string Hint(int error, bool tcp) {
   switch (error) {
-    case ENOENT:
-      return " — is robot-edged running?";
+    case ENOENT: return " — is robot-edged running?";
     case ECONNREFUSED:
       return tcp ? " — is robot-edged running with api.tcp set?"
                  : " — is robot-edged running? (the socket file exists but nobody listens)";
     case EACCES:
-    case EPERM:
-      return " — is your user in the group robot-edge?";
-    case ETIMEDOUT:
-      return " — is the robot reachable?";
-    default:
-      return "";
+    case EPERM: return " — is your user in the group robot-edge?";
+    case ETIMEDOUT: return " — is the robot reachable?";
+    default: return "";
   }
 }
 

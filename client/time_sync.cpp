@@ -7,9 +7,11 @@ namespace robot_edge::client {
 
 ClockOffset Estimate(const TimeSyncSample& s) {
   ClockOffset out;
-  out.round_trip_us = (s.client_receive_us - s.client_send_us) - (s.robot_send_us - s.robot_receive_us);
+  out.round_trip_us =
+      (s.client_receive_us - s.client_send_us) - (s.robot_send_us - s.robot_receive_us);
   // Halved separately: the sum of two large offsets cannot overflow.
-  out.offset_us = (s.robot_receive_us - s.client_send_us) / 2 + (s.robot_send_us - s.client_receive_us) / 2;
+  out.offset_us =
+      (s.robot_receive_us - s.client_send_us) / 2 + (s.robot_send_us - s.client_receive_us) / 2;
   return out;
 }
 

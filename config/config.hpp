@@ -21,11 +21,11 @@ inline constexpr std::size_t kMaxBuses = 16;
 inline constexpr std::size_t kUnresolved = static_cast<std::size_t>(-1);
 
 // Limits of the public API (seed 000): gains and velocities a command may ask for.
-inline constexpr double kApiKpMax = 500.0;   // N·m/rad
-inline constexpr double kApiKdMax = 5.0;     // N·m·s/rad
-inline constexpr double kApiVxMax = 2.0;     // m/s
-inline constexpr double kApiVyMax = 1.0;     // m/s
-inline constexpr double kApiVyawMax = 2.0;   // rad/s
+inline constexpr double kApiKpMax = 500.0;  // N·m/rad
+inline constexpr double kApiKdMax = 5.0;    // N·m·s/rad
+inline constexpr double kApiVxMax = 2.0;    // m/s
+inline constexpr double kApiVyMax = 1.0;    // m/s
+inline constexpr double kApiVyawMax = 2.0;  // rad/s
 
 // Which CAN protocol a motor speaks: each family's frames are in can/<family>_codec.hpp.
 enum class MotorFamily {
@@ -43,13 +43,13 @@ enum class ReplyFormat {
 // An MIT-protocol motor model: the ranges its 16/12-bit fields are scaled over.
 // yaml: motors.<name>
 struct MotorModel {
-  std::string name;                      ///< the key under motors:
-  MotorFamily family = MotorFamily::kAk;  ///< family: ak | damiao | robstride
-  double p_max_rad = 12.5;               ///< p_max: position field spans ±p_max (rad)
-  double v_max_rad_s = 50.0;             ///< v_max: velocity field spans ±v_max (rad/s)
-  double t_max_nm = 18.0;                ///< t_max: torque field spans ±t_max (N·m)
-  double kp_max = 500.0;                 ///< kp_max: kp field spans 0..kp_max (N·m/rad)
-  double kd_max = 5.0;                   ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
+  std::string name;                           ///< the key under motors:
+  MotorFamily family = MotorFamily::kAk;      ///< family: ak | damiao | robstride
+  double p_max_rad = 12.5;                    ///< p_max: position field spans ±p_max (rad)
+  double v_max_rad_s = 50.0;                  ///< v_max: velocity field spans ±v_max (rad/s)
+  double t_max_nm = 18.0;                     ///< t_max: torque field spans ±t_max (N·m)
+  double kp_max = 500.0;                      ///< kp_max: kp field spans 0..kp_max (N·m/rad)
+  double kd_max = 5.0;                        ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
   ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic (family ak only)
   double torque_constant_nm_per_a = 0.8;      ///< torque_constant: output N·m per A
   std::uint32_t can_timeout_ms = 0;  ///< can_timeout_ms: the CAN-loss timeout configured in the
@@ -61,8 +61,8 @@ struct MotorModel {
 
 // One CAN bus. yaml: buses[i]
 struct BusConfig {
-  std::string name;            ///< name: logical name used by joints and imu (e.g. left_leg)
-  std::string interface;       ///< interface: network interface (e.g. vcan0, can0)
+  std::string name;                 ///< name: logical name used by joints and imu (e.g. left_leg)
+  std::string interface;            ///< interface: network interface (e.g. vcan0, can0)
   std::uint32_t bitrate = 1000000;  ///< bitrate (bit/s); set only on real CAN hardware, 0 = keep
   std::uint32_t restart_ms = 100;   ///< restart_ms: kernel auto-restart after bus-off; 0 = the
                                     ///< daemon restarts the controller itself
@@ -74,34 +74,34 @@ struct BusConfig {
 //   q_joint = direction · gear_ratio · q_motor + offset
 // (can/joint_transform.hpp converts; only CAN frames are in motor space).
 struct JointConfig {
-  std::string name;          ///< name: e.g. L_Hip_Pitch
-  std::string bus_name;      ///< bus: name of a buses[] entry
+  std::string name;                 ///< name: e.g. L_Hip_Pitch
+  std::string bus_name;             ///< bus: name of a buses[] entry
   std::size_t bus = kUnresolved;    ///< index into Config::buses (resolved from bus_name)
-  std::uint32_t can_id = 0;  ///< can_id: the motor's standard CAN id, 1..0x7FF
-  std::string motor_name;    ///< motor: name of a motors entry
+  std::uint32_t can_id = 0;         ///< can_id: the motor's standard CAN id, 1..0x7FF
+  std::string motor_name;           ///< motor: name of a motors entry
   std::size_t motor = kUnresolved;  ///< index into Config::motors (resolved from motor_name)
-  double min_rad = 0.0;      ///< min: lower position limit (rad); every target is clamped to it
-  double max_rad = 0.0;      ///< max: upper position limit (rad)
-  double kp = 0.0;           ///< kp: default position gain (N·m/rad) when a command has none
-  double kd = 0.0;           ///< kd: default damping gain (N·m·s/rad) when a command has none
-  double stand_rad = 0.0;    ///< stand: target of the stand pose (rad)
-  double damp_kd = 1.0;      ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
-  double offset_rad = 0.0;   ///< offset: joint position when the motor reads 0 (rad); the
-                             ///< calibration file's value replaces it
-  int direction = 1;         ///< direction: +1 the motor turns as the joint does, -1 reversed
-  double gear_ratio = 1.0;   ///< gear_ratio: joint turns per motor turn, for a transmission
-                             ///< beyond the motor's own gearbox (0.5 = a 2:1 reduction)
-  bool calibrated = false;   ///< offset came from the calibration file
-  double sim_inertia_kgm2 = 0.0;   ///< inertia: simulator only; 0 = sim.joint_inertia
-  double sim_friction_nms = 0.0;   ///< friction: simulator only; 0 = sim.joint_friction
+  double min_rad = 0.0;     ///< min: lower position limit (rad); every target is clamped to it
+  double max_rad = 0.0;     ///< max: upper position limit (rad)
+  double kp = 0.0;          ///< kp: default position gain (N·m/rad) when a command has none
+  double kd = 0.0;          ///< kd: default damping gain (N·m·s/rad) when a command has none
+  double stand_rad = 0.0;   ///< stand: target of the stand pose (rad)
+  double damp_kd = 1.0;     ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
+  double offset_rad = 0.0;  ///< offset: joint position when the motor reads 0 (rad); the
+                            ///< calibration file's value replaces it
+  int direction = 1;        ///< direction: +1 the motor turns as the joint does, -1 reversed
+  double gear_ratio = 1.0;  ///< gear_ratio: joint turns per motor turn, for a transmission
+                            ///< beyond the motor's own gearbox (0.5 = a 2:1 reduction)
+  bool calibrated = false;  ///< offset came from the calibration file
+  double sim_inertia_kgm2 = 0.0;  ///< inertia: simulator only; 0 = sim.joint_inertia
+  double sim_friction_nms = 0.0;  ///< friction: simulator only; 0 = sim.joint_friction
 };
 
 // Guards on the targets a client streams, for a group of joints (the model: Agibot A2's arm
-// interface, seed 003). yaml: target_limits (a list). Applied in the control tick to MOVE/TRAJECTORY
-// and MOVE/JOINT_STREAM, from the first packet on (a packet from DAMP starts from the measured
-// pose): the target moves towards the client's at most at max_velocity, speeding up and slowing
-// down at most at max_acceleration, after an optional first-order low-pass
-// y(k) = (1 - a)·y(k-1) + a·x(k). A joint in no group has none (the default).
+// interface, seed 003). yaml: target_limits (a list). Applied in the control tick to
+// MOVE/TRAJECTORY and MOVE/JOINT_STREAM, from the first packet on (a packet from DAMP starts from
+// the measured pose): the target moves towards the client's at most at max_velocity, speeding up
+// and slowing down at most at max_acceleration, after an optional first-order low-pass y(k) = (1 -
+// a)·y(k-1) + a·x(k). A joint in no group has none (the default).
 struct TargetLimitConfig {
   std::vector<std::string> joint_names;  ///< joints: the group
   std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
@@ -115,12 +115,12 @@ struct TargetLimitConfig {
 // gyro_id carries x, y, z as three little-endian int16 in mrad/s; the optional accel_id carries
 // x, y, z as three little-endian int16 in 0.01 m/s² (specific force, body frame).
 struct ImuConfig {
-  std::string bus_name;             ///< bus: name of a buses[] entry
-  std::size_t bus = kUnresolved;    ///< index into Config::buses
-  std::uint32_t quat_id = 0x101;    ///< quat_id: CAN id of the quaternion frame
-  std::uint32_t gyro_id = 0x102;    ///< gyro_id: CAN id of the angular-velocity frame
-  std::uint32_t accel_id = 0;       ///< accel_id: CAN id of the accelerometer frame; 0 = none
-  std::uint32_t timeout_ms = 100;   ///< timeout_ms: IMU_TIMEOUT alert after this silence
+  std::string bus_name;            ///< bus: name of a buses[] entry
+  std::size_t bus = kUnresolved;   ///< index into Config::buses
+  std::uint32_t quat_id = 0x101;   ///< quat_id: CAN id of the quaternion frame
+  std::uint32_t gyro_id = 0x102;   ///< gyro_id: CAN id of the angular-velocity frame
+  std::uint32_t accel_id = 0;      ///< accel_id: CAN id of the accelerometer frame; 0 = none
+  std::uint32_t timeout_ms = 100;  ///< timeout_ms: IMU_TIMEOUT alert after this silence
 };
 
 // The battery's state, for the state stream, diagnostics and the BATTERY_LOW alert. yaml: battery
@@ -130,14 +130,14 @@ struct ImuConfig {
 //                once a second off the control thread
 struct BatteryConfig {
   enum class Source { kNone, kCan, kSysfs };
-  Source source = Source::kNone;      ///< source: none | can | sysfs
-  std::string bus_name;               ///< bus: name of a buses[] entry (can)
-  std::size_t bus = kUnresolved;      ///< index into Config::buses (can)
-  std::uint32_t can_id = 0x180;       ///< can_id: CAN id of the BMS frame (can)
+  Source source = Source::kNone;                      ///< source: none | can | sysfs
+  std::string bus_name;                               ///< bus: name of a buses[] entry (can)
+  std::size_t bus = kUnresolved;                      ///< index into Config::buses (can)
+  std::uint32_t can_id = 0x180;                       ///< can_id: CAN id of the BMS frame (can)
   std::string path = "/sys/class/power_supply/BAT0";  ///< path: the power supply (sysfs)
-  double low_percent = 20.0;          ///< low_percent: BATTERY_LOW at or below this charge
-  double clear_percent = 25.0;        ///< clear_percent: clears at or above (> low_percent)
-  std::uint32_t timeout_ms = 3000;    ///< timeout_ms: a reading older than this is unknown
+  double low_percent = 20.0;        ///< low_percent: BATTERY_LOW at or below this charge
+  double clear_percent = 25.0;      ///< clear_percent: clears at or above (> low_percent)
+  std::uint32_t timeout_ms = 3000;  ///< timeout_ms: a reading older than this is unknown
 };
 
 // yaml: control
@@ -170,17 +170,17 @@ struct TelemetryConfig {
 
 // yaml: safety
 struct SafetyConfig {
-  double overtemp_trip_c = 80.0;   ///< overtemp_trip_c: MOTOR_OVERTEMP at or above (°C)
-  double overtemp_clear_c = 70.0;  ///< overtemp_clear_c: clears below (°C)
-  double fall_tilt_deg = 60.0;     ///< fall_tilt_deg: tilt from upright that means a fall (°)
-  double fall_clear_deg = 30.0;    ///< fall_clear_deg: FALL_DETECTED clears below this tilt (°)
+  double overtemp_trip_c = 80.0;     ///< overtemp_trip_c: MOTOR_OVERTEMP at or above (°C)
+  double overtemp_clear_c = 70.0;    ///< overtemp_clear_c: clears below (°C)
+  double fall_tilt_deg = 60.0;       ///< fall_tilt_deg: tilt from upright that means a fall (°)
+  double fall_clear_deg = 30.0;      ///< fall_clear_deg: FALL_DETECTED clears below this tilt (°)
   std::uint32_t fall_hold_ms = 100;  ///< fall_hold_ms: tilt must last this long
   double joint_limit_margin_rad = 0.15;  ///< joint_limit_margin_rad: JOINT_OUT_OF_RANGE when a
                                          ///< joint reads beyond its limits by more (rad): a wrong
                                          ///< offset or a slipped encoder holds DAMP
-  double min_loop_rate_fraction = 0.5;  ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
-                                        ///< control loop's rate over a second falls below this
-                                        ///< fraction of control.rate_hz; 0 = off
+  double min_loop_rate_fraction = 0.5;   ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
+                                         ///< control loop's rate over a second falls below this
+                                         ///< fraction of control.rate_hz; 0 = off
 };
 
 // Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.
@@ -212,25 +212,25 @@ struct RoleAccess {
 // The client API. yaml: api
 struct ApiConfig {
   std::string unix_socket = "/run/robot-edge/api.sock";  ///< unix_socket: path (mode 0660)
-  std::string tcp;            ///< tcp: "host:port" for the optional TCP listener; "" = none
-  std::string tcp_host;       ///< parsed from tcp
-  std::uint16_t tcp_port = 0; ///< parsed from tcp
+  std::string tcp;             ///< tcp: "host:port" for the optional TCP listener; "" = none
+  std::string tcp_host;        ///< parsed from tcp
+  std::uint16_t tcp_port = 0;  ///< parsed from tcp
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
   std::vector<RoleAccess> roles;  ///< roles.<role>: who may take each role (see RoleAccess)
   std::vector<std::string> maintenance_roles;  ///< maintenance_roles: controllers that may run
                                                ///< the bring-up tools (scan, jog, calibrate,
                                                ///< zero), in DAMP only; [] = none
-  bool allow_loopback_without_token = false;  ///< allow_loopback_without_token: TCP clients on
-                                              ///< a loopback address may take any role without
-                                              ///< a token (development only)
-  std::uint32_t max_command_age_ms = 100;  ///< max_command_age_ms: a command that arrives later
-                                           ///< than this beyond the quickest one seen from its
-                                           ///< client is dropped (command_freshness.hpp)
+  bool allow_loopback_without_token = false;   ///< allow_loopback_without_token: TCP clients on
+                                               ///< a loopback address may take any role without
+                                               ///< a token (development only)
+  std::uint32_t max_command_age_ms = 100;      ///< max_command_age_ms: a command that arrives later
+                                               ///< than this beyond the quickest one seen from its
+                                               ///< client is dropped (command_freshness.hpp)
   std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
                                                      ///< released after this long without a command
-  bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the
-                                   ///< controlling client disconnects
+  bool stop_on_disconnect = true;      ///< stop_on_disconnect: zero the walking velocity when the
+                                       ///< controlling client disconnects
   std::uint32_t max_clients = 64;      ///< max_clients: further connections are refused
   std::uint32_t event_history = 1024;  ///< event_history: events kept for resume_after_event
   std::uint32_t client_backlog_kib = 4096;  ///< client_backlog_kib: a client with more unsent
@@ -240,11 +240,11 @@ struct ApiConfig {
 // A motor on the simulated buses that joints[] does not name (robot-edge-sim answers for it, as
 // a stray motor on a real robot would). yaml: sim.extra_motors[i]
 struct SimExtraMotor {
-  std::string bus_name;              ///< bus: name of a buses[] entry
+  std::string bus_name;  ///< bus: name of a buses[] entry
   std::size_t bus = kUnresolved;
-  std::string motor_name;            ///< motor: name of a motors entry (its family and ranges)
+  std::string motor_name;  ///< motor: name of a motors entry (its family and ranges)
   std::size_t motor = kUnresolved;
-  std::uint32_t can_id = 0;          ///< can_id
+  std::uint32_t can_id = 0;  ///< can_id
 };
 
 // The flight recorder and the black box (recorder/, wired by daemon/flight_recorder). yaml:
@@ -252,22 +252,23 @@ struct SimExtraMotor {
 // recording stays off; control goes on.
 struct RecorderConfig {
   std::string directory = "/var/lib/robot-edge/recordings";  ///< directory: MCAP files
-                                    ///< (relative to the config file's directory when relative)
-  std::string directory_path;       ///< directory, resolved
-  bool record_on_start = false;     ///< record_on_start: record continuously from start-up
-                                    ///< (else robot-edgectl record start)
+                                                             ///< (relative to the config file's
+                                                             ///< directory when relative)
+  std::string directory_path;                                ///< directory, resolved
+  bool record_on_start = false;  ///< record_on_start: record continuously from start-up
+                                 ///< (else robot-edgectl record start)
   std::vector<std::string> channels = {"joint_state", "telemetry", "events", "commands"};
-                                    ///< channels: what is recorded (joint_state, telemetry,
-                                    ///< events, commands, diagnostics)
-  std::string compression = "zstd";   ///< compression: zstd | lz4 | none
-  std::uint32_t max_file_mb = 512;    ///< max_file_mb: a new file after this many MiB
-  std::uint32_t max_file_minutes = 60;  ///< max_file_minutes: a new file after this long
-  double retention_gb = 8.0;          ///< retention_gb: oldest recordings deleted beyond (GiB)
-  std::uint32_t min_free_mb = 1024;   ///< min_free_mb: recording stops with less free (MiB)
-  bool black_box = true;              ///< black_box: keep the last seconds in memory, written
-                                      ///< on a critical alert or on request
-  double black_box_seconds = 30.0;    ///< black_box_seconds: kept before the trigger (s)
-  double black_box_after_seconds = 5.0;  ///< black_box_after_seconds: written after it (s)
+  ///< channels: what is recorded (joint_state, telemetry,
+  ///< events, commands, diagnostics)
+  std::string compression = "zstd";        ///< compression: zstd | lz4 | none
+  std::uint32_t max_file_mb = 512;         ///< max_file_mb: a new file after this many MiB
+  std::uint32_t max_file_minutes = 60;     ///< max_file_minutes: a new file after this long
+  double retention_gb = 8.0;               ///< retention_gb: oldest recordings deleted beyond (GiB)
+  std::uint32_t min_free_mb = 1024;        ///< min_free_mb: recording stops with less free (MiB)
+  bool black_box = true;                   ///< black_box: keep the last seconds in memory, written
+                                           ///< on a critical alert or on request
+  double black_box_seconds = 30.0;         ///< black_box_seconds: kept before the trigger (s)
+  double black_box_after_seconds = 5.0;    ///< black_box_after_seconds: written after it (s)
   std::uint32_t black_box_memory_mb = 64;  ///< black_box_memory_mb: its memory bound (MiB)
   std::uint32_t black_box_files = 50;      ///< black_box_files: oldest deleted beyond
 };
@@ -275,15 +276,15 @@ struct RecorderConfig {
 // The live view (live/): a Foxglove WebSocket server and the dashboard. yaml: live. Like the
 // recorder, a port it cannot take is a start-up warning, not a reason to stop controlling.
 struct LiveConfig {
-  std::string address;               ///< address: "host:port" to serve on; "" = off
-  std::string host;                  ///< parsed from address
-  std::uint16_t port = 0;            ///< parsed from address (0 = any free port)
-  std::string token_file;            ///< token_file: viewers' token (required off loopback)
-  std::string token_path;            ///< token_file, resolved
-  std::string operator_token_file;   ///< operator_token_file: who may press DAMP in the
-                                     ///< dashboard; "" = nobody
-  std::string operator_token_path;   ///< operator_token_file, resolved
-  std::string web_root;              ///< web_root: the dashboard's files; "" = the installed ones
+  std::string address;              ///< address: "host:port" to serve on; "" = off
+  std::string host;                 ///< parsed from address
+  std::uint16_t port = 0;           ///< parsed from address (0 = any free port)
+  std::string token_file;           ///< token_file: viewers' token (required off loopback)
+  std::string token_path;           ///< token_file, resolved
+  std::string operator_token_file;  ///< operator_token_file: who may press DAMP in the
+                                    ///< dashboard; "" = nobody
+  std::string operator_token_path;  ///< operator_token_file, resolved
+  std::string web_root;             ///< web_root: the dashboard's files; "" = the installed ones
 };
 
 // The motor model actually fitted at a joint when the config's joints[].motor names another (a
@@ -297,22 +298,22 @@ struct SimFittedMotor {
 
 // The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim
 struct SimConfig {
-  double ambient_c = 30.0;              ///< ambient_c: motor temperature at rest (°C)
+  double ambient_c = 30.0;                 ///< ambient_c: motor temperature at rest (°C)
   double thermal_time_constant_s = 120.0;  ///< thermal_time_constant_s: cooling time constant
-  double heating_c_per_nm2_s = 0.01;    ///< heating_c_per_nm2_s: °C/s per (N·m)² of torque
-  double imu_rate_hz = 200.0;           ///< imu_rate_hz: IMU frames per second
-  double joint_inertia = 0.02;          ///< joint_inertia (kg·m²): default per joint
-  double joint_friction = 0.2;          ///< joint_friction (N·m·s/rad): viscous, default per joint
-  double command_latency_ms = 0.0;      ///< command_latency_ms: a command takes effect this late
-  double torque_bandwidth_hz = 0.0;     ///< torque_bandwidth_hz: mujoco torque low-pass; 0 = none
-  std::string physics = "kinematic";    ///< physics: kinematic | mujoco (robot-edge-sim --physics)
-  std::string model;                    ///< model: MJCF file (relative to this file); "" = the
-                                        ///< built-in humanoid (robot-edge-sim --model)
-  double gantry_height_m = 0.0;         ///< gantry_height_m: mujoco starts hanging with its base
-                                        ///< this high; 0 = standing on the floor, no gantry
+  double heating_c_per_nm2_s = 0.01;       ///< heating_c_per_nm2_s: °C/s per (N·m)² of torque
+  double imu_rate_hz = 200.0;              ///< imu_rate_hz: IMU frames per second
+  double joint_inertia = 0.02;             ///< joint_inertia (kg·m²): default per joint
+  double joint_friction = 0.2;        ///< joint_friction (N·m·s/rad): viscous, default per joint
+  double command_latency_ms = 0.0;    ///< command_latency_ms: a command takes effect this late
+  double torque_bandwidth_hz = 0.0;   ///< torque_bandwidth_hz: mujoco torque low-pass; 0 = none
+  std::string physics = "kinematic";  ///< physics: kinematic | mujoco (robot-edge-sim --physics)
+  std::string model;                  ///< model: MJCF file (relative to this file); "" = the
+                                      ///< built-in humanoid (robot-edge-sim --model)
+  double gantry_height_m = 0.0;       ///< gantry_height_m: mujoco starts hanging with its base
+                                      ///< this high; 0 = standing on the floor, no gantry
   std::vector<SimExtraMotor> extra_motors;  ///< extra_motors: motors joints[] does not name
-  std::vector<std::string> missing;     ///< missing: joints whose motor is absent (never answers)
-  std::vector<SimFittedMotor> fitted;   ///< fitted: {JOINT: MOTOR}
+  std::vector<std::string> missing;    ///< missing: joints whose motor is absent (never answers)
+  std::vector<SimFittedMotor> fitted;  ///< fitted: {JOINT: MOTOR}
 };
 
 // One term of the policy's observation vector. yaml: policy.observation[i]
@@ -328,8 +329,8 @@ enum class ObservationTerm {
 
 struct ObservationTermConfig {
   ObservationTerm term = ObservationTerm::kBaseAngVel;  ///< term: one of the names above
-  std::vector<double> scale = {1.0};  ///< scale: one factor for every value of the term, or one
-                                      ///< per value (e.g. command: [2.0, 2.0, 0.25])
+  std::vector<double> scale = {1.0};     ///< scale: one factor for every value of the term, or one
+                                         ///< per value (e.g. command: [2.0, 2.0, 0.25])
   std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
                                          ///< order; default: policy.joints
   std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
@@ -355,11 +356,11 @@ enum class PolicyFaultAction {
 // × action (action first clipped to ±action_clip when set), clamped to the joint's limits, with
 // the policy's kp / kd. Joints the policy does not drive hold the stand pose.
 struct PolicyConfig {
-  bool enabled = false;       ///< the policy: section is present
-  std::string model;          ///< model: ONNX file; relative paths are relative to the directory
-                              ///< of the config file
-  std::string model_path;     ///< model, resolved
-  double rate_hz = 50.0;      ///< rate_hz: inferences per second (1..control.rate_hz)
+  bool enabled = false;    ///< the policy: section is present
+  std::string model;       ///< model: ONNX file; relative paths are relative to the directory
+                           ///< of the config file
+  std::string model_path;  ///< model, resolved
+  double rate_hz = 50.0;   ///< rate_hz: inferences per second (1..control.rate_hz)
   std::vector<std::string> joint_names;  ///< joints: the joints it drives, in the network's
                                          ///< output order
   std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
@@ -367,15 +368,15 @@ struct PolicyConfig {
                                          ///< joint's stand pose
   std::vector<double> action_scale;      ///< action_scale (rad per unit of action): one for every
                                          ///< joint, or one per policy joint; required
-  double action_clip = 0.0;   ///< action_clip: clip each action to ±action_clip first; 0 = off
-  std::vector<double> kp;     ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
-  std::vector<double> kd;     ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
+  double action_clip = 0.0;  ///< action_clip: clip each action to ±action_clip first; 0 = off
+  std::vector<double> kp;    ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
+  std::vector<double> kd;  ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
   std::vector<ObservationTermConfig> observation;  ///< observation: the terms, in order
   double observation_clip = 0.0;  ///< observation_clip: clip each scaled value to ±this; 0 = off
-  std::uint32_t history = 1;  ///< history: frames of observation fed to the network (1..64)
+  std::uint32_t history = 1;      ///< history: frames of observation fed to the network (1..64)
   HistoryLayout history_layout = HistoryLayout::kFrameMajor;  ///< history_layout: frame_major |
                                                               ///< term_major
-  PolicyFaultAction on_fault = PolicyFaultAction::kStand;  ///< on_fault: stand | damp
+  PolicyFaultAction on_fault = PolicyFaultAction::kStand;     ///< on_fault: stand | damp
   std::uint32_t stall_timeout_ms = 0;  ///< stall_timeout_ms: targets older than this end
                                        ///< MOVE/POLICY (a stalled inference thread); 0 = two
                                        ///< policy periods
@@ -398,7 +399,7 @@ const char* ToString(MotorFamily family);
 using SourceLines = std::map<std::string, int, std::less<>>;
 
 struct Config {
-  std::string source = "<config>";  ///< file the config came from, for messages
+  std::string source = "<config>";   ///< file the config came from, for messages
   std::string calibration;           ///< calibration: file of joint offsets written by
                                      ///< `robot-edgectl calibrate` (relative to this file);
                                      ///< "" = none. A missing file is a warning (not calibrated)

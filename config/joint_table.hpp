@@ -29,9 +29,9 @@ struct JointParams {
   float v_cap_rad_s = 0;           // rad/s
   float t_cap_nm = 0;              // N·m
   // Guards on streamed targets (config TargetLimitConfig); 0 / 1 = none.
-  float target_v_max = 0;          // rad/s
-  float target_a_max = 0;          // rad/s²
-  float target_low_pass = 1;       // a of y(k) = (1 - a)·y(k-1) + a·x(k)
+  float target_v_max = 0;     // rad/s
+  float target_a_max = 0;     // rad/s²
+  float target_low_pass = 1;  // a of y(k) = (1 - a)·y(k-1) + a·x(k)
   JointTransform transform;
 };
 

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "config/config.hpp"
@@ -697,8 +697,6 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   return c;
 }
-
-
 
 namespace {
 std::string ReadFile(const std::string& path) {

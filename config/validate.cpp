@@ -62,10 +62,9 @@ void CheckControl(const Config& c, Checker* k) {
   k->Range("control.max_segments", c.control.max_segments, 1, 4096);
   const double period_ms = 1000.0 / c.control.rate_hz;
   if (c.control.motor_reply_timeout_ms < 2 * period_ms || c.control.motor_reply_timeout_ms > 1000) {
-    k->Fail("control.motor_reply_timeout_ms",
-            std::to_string(c.control.motor_reply_timeout_ms) +
-                " must be at least two control periods (" + Num(2 * period_ms) +
-                " ms) and at most 1000");
+    k->Fail("control.motor_reply_timeout_ms", std::to_string(c.control.motor_reply_timeout_ms) +
+                                                  " must be at least two control periods (" +
+                                                  Num(2 * period_ms) + " ms) and at most 1000");
   }
   if (c.control.trajectory_timeout_ms < 2 * period_ms) {
     k->Fail("control.trajectory_timeout_ms", "must be at least two control periods");
@@ -74,11 +73,11 @@ void CheckControl(const Config& c, Checker* k) {
   // be cut short by it, its last segments silently never played.
   const double playable = std::floor(c.control.trajectory_timeout_ms / period_ms);
   if (c.control.max_segments > playable) {
-    k->Fail("control.max_segments",
-            std::to_string(c.control.max_segments) + " segments play for " +
-                Num(c.control.max_segments * period_ms) + " ms, longer than " +
-                "control.trajectory_timeout_ms (" +
-                std::to_string(c.control.trajectory_timeout_ms) + "): at most " + Num(playable));
+    k->Fail("control.max_segments", std::to_string(c.control.max_segments) + " segments play for " +
+                                        Num(c.control.max_segments * period_ms) +
+                                        " ms, longer than " + "control.trajectory_timeout_ms (" +
+                                        std::to_string(c.control.trajectory_timeout_ms) +
+                                        "): at most " + Num(playable));
   }
 }
 
@@ -106,8 +105,8 @@ void CheckSafety(const Config& c, Checker* k) {
   k->Range("safety.fall_tilt_deg", s.fall_tilt_deg, 10, 90);
   k->Range("safety.fall_clear_deg", s.fall_clear_deg, 1, 90);
   if (s.fall_clear_deg >= s.fall_tilt_deg) {
-    k->Fail("safety.fall_clear_deg", Num(s.fall_clear_deg) + " must be below fall_tilt_deg (" +
-                                         Num(s.fall_tilt_deg) + ")");
+    k->Fail("safety.fall_clear_deg",
+            Num(s.fall_clear_deg) + " must be below fall_tilt_deg (" + Num(s.fall_tilt_deg) + ")");
   }
   k->Range("safety.fall_hold_ms", s.fall_hold_ms, 0, 2000);
   k->Range("velocity.vx_max", c.velocity.vx_max, 0, kApiVxMax);
@@ -185,9 +184,8 @@ void CheckJointLimits(const Config& c, std::size_t i, Checker* k) {
 }
 
 // What each family's frames can address (motor_protocol.hpp).
-void CheckFamilyIds(const Config& c, std::size_t i, std::set<std::pair<std::size_t, std::uint32_t>>*
-                                                        damiao_nibbles,
-                    Checker* k) {
+void CheckFamilyIds(const Config& c, std::size_t i,
+                    std::set<std::pair<std::size_t, std::uint32_t>>* damiao_nibbles, Checker* k) {
   const auto& j = c.joints[i];
   const std::string p = "joints[" + std::to_string(i) + "]";
   switch (c.motors[j.motor].family) {
@@ -195,9 +193,9 @@ void CheckFamilyIds(const Config& c, std::size_t i, std::set<std::pair<std::size
     case MotorFamily::kDamiao:
       // A damiao reply names its motor by the low nibble of byte 0 only.
       if (!damiao_nibbles->insert({j.bus, j.can_id & 0x0F}).second) {
-        k->Fail(p + ".can_id", std::to_string(j.can_id) +
-                                   ": another damiao motor on bus '" + j.bus_name +
-                                   "' has the same low 4 bits (its replies name the motor by them)");
+        k->Fail(p + ".can_id",
+                std::to_string(j.can_id) + ": another damiao motor on bus '" + j.bus_name +
+                    "' has the same low 4 bits (its replies name the motor by them)");
       }
       break;
     case MotorFamily::kRobstride:
@@ -213,7 +211,7 @@ void CheckJoints(const Config& c, Checker* k) {
   if (c.joints.empty()) k->Fail("joints", "at least one joint is required");
   if (c.joints.size() > kMaxJoints) k->Fail("joints", "more than " + std::to_string(kMaxJoints));
   std::set<std::string> names;
-  std::set<std::pair<std::size_t, std::uint32_t>> ids;  // (bus, can id)
+  std::set<std::pair<std::size_t, std::uint32_t>> ids;             // (bus, can id)
   std::set<std::pair<std::size_t, std::uint32_t>> damiao_nibbles;  // (bus, can id & 0xF)
   for (std::size_t i = 0; i < c.joints.size(); ++i) {
     const auto& j = c.joints[i];
@@ -225,7 +223,8 @@ void CheckJoints(const Config& c, Checker* k) {
                                  "byte)");
     }
     if (!ids.insert({j.bus, j.can_id}).second) {
-      k->Fail(p + ".can_id", std::to_string(j.can_id) + " is used twice on bus '" + j.bus_name + "'");
+      k->Fail(p + ".can_id",
+              std::to_string(j.can_id) + " is used twice on bus '" + j.bus_name + "'");
     }
     if (j.bus < c.buses.size() && j.can_id == c.buses[j.bus].master_id) {
       k->Fail(p + ".can_id", "equals the master_id of bus '" + j.bus_name + "'");
@@ -306,14 +305,14 @@ void CheckBattery(const Config& c, Checker* k) {
   }
   // Whether the file exists is the daemon's to report at run time (a battery may come later).
   if (b.source == BatteryConfig::Source::kSysfs && (b.path.empty() || b.path.front() != '/')) {
-    k->Fail("battery.path", "'" + b.path +
-                                "' is not an absolute path (e.g. /sys/class/power_supply/BAT0)");
+    k->Fail("battery.path",
+            "'" + b.path + "' is not an absolute path (e.g. /sys/class/power_supply/BAT0)");
   }
   k->Range("battery.low_percent", b.low_percent, 0, 100);
   k->Range("battery.clear_percent", b.clear_percent, 0, 100);
   if (!(b.low_percent < b.clear_percent)) {
-    k->Fail("battery.clear_percent", Num(b.clear_percent) + " must be above low_percent (" +
-                                         Num(b.low_percent) + ")");
+    k->Fail("battery.clear_percent",
+            Num(b.clear_percent) + " must be above low_percent (" + Num(b.low_percent) + ")");
   }
   k->Range("battery.timeout_ms", b.timeout_ms, 100, 60000);
 }
@@ -338,8 +337,9 @@ void CheckApi(const Config& c, Checker* k) {
   for (const std::string& role : api.maintenance_roles) {
     if (!names.count(role)) {
       k->Fail("api.maintenance_roles",
-              "'" + role + "' is not a name of api.controllers (a bring-up tool moves joints: it "
-              "must hold control like any controller)");
+              "'" + role +
+                  "' is not a name of api.controllers (a bring-up tool moves joints: it "
+                  "must hold control like any controller)");
     }
   }
   for (const RoleAccess& a : api.roles) {
@@ -374,8 +374,8 @@ void CheckRecorder(const Config& c, Checker* k) {
   if (r.compression != "zstd" && r.compression != "lz4" && r.compression != "none") {
     k->Fail("recorder.compression", "'" + r.compression + "' is not zstd, lz4 or none");
   }
-  static const std::set<std::string> kChannels = {"joint_state", "telemetry", "events",
-                                                  "commands", "diagnostics"};
+  static const std::set<std::string> kChannels = {"joint_state", "telemetry", "events", "commands",
+                                                  "diagnostics"};
   std::set<std::string> seen;
   for (std::size_t i = 0; i < r.channels.size(); ++i) {
     const std::string p = "recorder.channels[" + std::to_string(i) + "]";
@@ -550,7 +550,8 @@ void CheckPolicyFaults(const Config& c, Checker* k) {
   if (p.stall_timeout_ms < period_ms || p.stall_timeout_ms > 2000) {
     k->Fail("policy.stall_timeout_ms", std::to_string(p.stall_timeout_ms) +
                                            " must be at least one policy period (" +
-                                           Num(period_ms) + " ms) and at most 2000; 0 = two "
+                                           Num(period_ms) +
+                                           " ms) and at most 2000; 0 = two "
                                            "periods");
   }
 }
@@ -631,8 +632,9 @@ std::vector<std::string> Warnings(const Config& c) {
     }
   }
   if (c.api.allow_loopback_without_token) {
-    out.push_back("api.allow_loopback_without_token: any local user can take any role over TCP "
-                  "on a loopback address (the Unix socket's permissions do not apply)");
+    out.push_back(
+        "api.allow_loopback_without_token: any local user can take any role over TCP "
+        "on a loopback address (the Unix socket's permissions do not apply)");
   }
   return out;
 }

@@ -24,7 +24,7 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
     token.pop_back();
   }
   if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
     warnings->push_back(key + ": " + path +
                         " is readable by every user of this machine (chmod o-r)");
@@ -100,8 +100,8 @@ std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view role,
   const Grant* g = Find(role);
   if (g == nullptr) {
     if (role.empty()) return std::nullopt;  // observing: the socket's permissions decide
-    return "uid " + std::to_string(peer.uid) + " may not take the role '" + name +
-           "' (api.roles." + name + " grants it to nobody)";
+    return "uid " + std::to_string(peer.uid) + " may not take the role '" + name + "' (api.roles." +
+           name + " grants it to nobody)";
   }
   const auto has = [](const auto& list, auto id) {
     return std::find(list.begin(), list.end(), id) != list.end();

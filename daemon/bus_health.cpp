@@ -31,7 +31,8 @@ void BusHealth::Fill(std::int64_t now_us,
 
     const std::uint64_t frames = h->frames_sent() + h->frames_received();
     Previous& p = previous_[b];
-    const std::uint32_t bitrate = config_.buses[b].bitrate != 0 ? config_.buses[b].bitrate : 1000000;
+    const std::uint32_t bitrate =
+        config_.buses[b].bitrate != 0 ? config_.buses[b].bitrate : 1000000;
     if (p.time_us >= 0 && now_us > p.time_us) {
       const double seconds = static_cast<double>(now_us - p.time_us) * 1e-6;
       x->set_bus_load(static_cast<float>(static_cast<double>(frames - p.frames) * kBitsPerFrame /

@@ -9,9 +9,9 @@
 #include <span>
 #include <vector>
 
-#include "can/transport.hpp"
 #include "can/link_supervisor.hpp"
 #include "can/motor_scheduler.hpp"
+#include "can/transport.hpp"
 #include "config/config.hpp"
 #include "edge_api.pb.h"
 

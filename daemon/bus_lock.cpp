@@ -15,9 +15,7 @@ BusLocks::~BusLocks() {
   for (int fd : fds_) ::close(fd);
 }
 
-std::string BusLocks::NameOf(const std::string& interface) {
-  return "robot-edge/can/" + interface;
-}
+std::string BusLocks::NameOf(const std::string& interface) { return "robot-edge/can/" + interface; }
 
 void BusLocks::Claim(const std::string& interface) {
   const std::string name = NameOf(interface);

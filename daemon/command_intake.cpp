@@ -60,7 +60,8 @@ CommandIntake::CommandIntake(const config::Config& config, ControlChannels* chan
 CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
   auto it = clients_.find(client);
   if (it == clients_.end()) {
-    const std::int64_t max_age_us = static_cast<std::int64_t>(config_.api.max_command_age_ms) * 1000;
+    const std::int64_t max_age_us =
+        static_cast<std::int64_t>(config_.api.max_command_age_ms) * 1000;
     it = clients_.emplace(client, ClientState(max_age_us)).first;
   }
   return it->second;

@@ -64,7 +64,9 @@ class CommandIntake {
   // with api.stop_on_disconnect, walking stops.
   std::optional<ControllerChange> Disconnect(std::uint64_t client, std::int64_t now_us);
   // Releases control after the idle timeout.
-  std::optional<ControllerChange> CheckIdle(std::int64_t now_us) { return arbiter_.OnTimer(now_us); }
+  std::optional<ControllerChange> CheckIdle(std::int64_t now_us) {
+    return arbiter_.OnTimer(now_us);
+  }
 
   const ControllerArbiter& arbiter() const { return arbiter_; }
   // Drops decided here (the control thread counts its own).
@@ -84,8 +86,8 @@ class CommandIntake {
   // Steps 1-4 for any command; `validate(slot, sent_us)` fills the slot's command or says why
   // it is dropped.
   template <typename Validate>
-  Outcome Admit(const Client& client, bool damp, std::uint64_t timestamp_us,
-                std::uint32_t sequence, std::int64_t now_us, Validate validate);
+  Outcome Admit(const Client& client, bool damp, std::uint64_t timestamp_us, std::uint32_t sequence,
+                std::int64_t now_us, Validate validate);
   template <typename Validate>
   Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, Outcome outcome,
                    Validate validate);

@@ -29,8 +29,7 @@ bool ClampSymmetric(float* v, double limit) {
 
 }  // namespace
 
-CommandValidator::CommandValidator(const config::Config& config,
-                                   const config::JointTable& joints)
+CommandValidator::CommandValidator(const config::Config& config, const config::JointTable& joints)
     : joints_(joints.size()),
       max_segments_(config.control.max_segments),
       vx_max_(static_cast<float>(config.velocity.vx_max)),
@@ -76,9 +75,7 @@ std::optional<Reason> CommandValidator::Validate(const edge::CloudCommand& in,
         if (in.mode().mode() != edge::MODE_DAMP) counters->Count(Reason::kModeUnknown);
       }
       break;
-    case edge::CloudCommand::COMMAND_NOT_SET:
-      drop = Reason::kEmptyCommand;
-      break;
+    case edge::CloudCommand::COMMAND_NOT_SET: drop = Reason::kEmptyCommand; break;
   }
   if (drop) counters->Count(*drop);
   return drop;
@@ -173,7 +170,8 @@ std::optional<Reason> CommandValidator::Validate(const edge::JointCommand& in,
 std::optional<Reason> CommandValidator::CheckJointCommand(const edge::JointCommand& in) const {
   const auto per_joint = [this](int size) { return static_cast<std::size_t>(size) == joints_; };
   const bool gains = !in.kp().empty() || !in.kd().empty();
-  if (!per_joint(in.position_size()) || (!in.velocity().empty() && !per_joint(in.velocity_size())) ||
+  if (!per_joint(in.position_size()) ||
+      (!in.velocity().empty() && !per_joint(in.velocity_size())) ||
       (!in.torque().empty() && !per_joint(in.torque_size())) ||
       (gains && (!per_joint(in.kp_size()) || !per_joint(in.kd_size())))) {
     return Reason::kJointStreamBadLength;

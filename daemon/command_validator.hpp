@@ -49,8 +49,7 @@ class CommandValidator {
   std::optional<sm::Reason> ValidateVelocity(const edge::VelocityCommand& in, sm::Command* out,
                                              sm::Counters* counters) const;
   std::optional<sm::Reason> ValidateTrajectory(const edge::TrajectoryRequest& in,
-                                               sm::Trajectory* trajectory,
-                                               sm::Counters* counters);
+                                               sm::Trajectory* trajectory, sm::Counters* counters);
   // Gains of one segment into scratch: exactly one per joint, finite, clamped; else defaults.
   void FillGains(const google::protobuf::RepeatedField<float>& given,
                  const std::vector<float>& defaults, float max, std::vector<float>* out,

@@ -12,10 +12,10 @@ struct ControlEvent {
   enum class Kind : std::uint8_t { kStateMachine, kCommandResult };
 
   Kind kind = Kind::kStateMachine;
-  sm::Event event;                // kStateMachine
-  std::uint64_t client_id = 0;    // kCommandResult: who sent it
-  std::uint32_t sequence = 0;     // kCommandResult: CloudCommand.sequence
-  sm::SubmitResult result;        // kCommandResult
+  sm::Event event;              // kStateMachine
+  std::uint64_t client_id = 0;  // kCommandResult: who sent it
+  std::uint32_t sequence = 0;   // kCommandResult: CloudCommand.sequence
+  sm::SubmitResult result;      // kCommandResult
 };
 
 }  // namespace robot_edge::daemon

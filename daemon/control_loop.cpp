@@ -18,7 +18,8 @@ std::int64_t SteadyMicros() {
 std::uint64_t WallMicros() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 +
+         static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
 }
 
 ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport,
@@ -125,8 +126,8 @@ void ControlLoop::ReadInputs() {
   const auto motors = scheduler_.motors();
   for (std::size_t j = 0; j < joints_.size(); ++j) {
     const can::MotorFeedback& m = motors[j];
-    joints_[j] = {m.position_rad, m.velocity_rad_s, m.torque_nm, m.temperature_c, m.error_code,
-                  m.last_reply_us, m.unanswered, m.raw_fault, m.malformed_replies};
+    joints_[j] = {m.position_rad,  m.velocity_rad_s, m.torque_nm, m.temperature_c,    m.error_code,
+                  m.last_reply_us, m.unanswered,     m.raw_fault, m.malformed_replies};
   }
   const can::ImuFeedback& imu = scheduler_.imu();
   inputs_.imu.quat_wxyz = imu.quat_wxyz;
@@ -258,8 +259,12 @@ sm::BatteryMeasurement FromBms(const can::BatteryFeedback& f) {
 void ControlLoop::ReadBattery() {
   switch (battery_source_) {
     case config::BatteryConfig::Source::kNone: return;
-    case config::BatteryConfig::Source::kCan: inputs_.battery = FromBms(scheduler_.battery()); break;
-    case config::BatteryConfig::Source::kSysfs: inputs_.battery = channels_->battery.Latest(); break;
+    case config::BatteryConfig::Source::kCan:
+      inputs_.battery = FromBms(scheduler_.battery());
+      break;
+    case config::BatteryConfig::Source::kSysfs:
+      inputs_.battery = channels_->battery.Latest();
+      break;
   }
   battery_energy_.Add(inputs_.battery);
 }

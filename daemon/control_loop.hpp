@@ -13,11 +13,11 @@
 #include <span>
 #include <vector>
 
-#include "can/transport.hpp"
 #include "can/motor_scheduler.hpp"
+#include "can/transport.hpp"
 #include "config/config.hpp"
-#include "daemon/command_pipe.hpp"
 #include "daemon/battery_energy.hpp"
+#include "daemon/command_pipe.hpp"
 #include "daemon/control_events.hpp"
 #include "daemon/control_wake.hpp"
 #include "daemon/loop_timing.hpp"
@@ -69,15 +69,15 @@ struct ControlChannels {
         stream_states(static_cast<std::size_t>(config.control.rate_hz * kStreamSeconds) + 1,
                       StateSample(config.joints.size())) {}
 
-  CommandPipe commands;                   // API -> control
+  CommandPipe commands;  // API -> control
   // API -> control, for what must never be lost to a full command pipe: Urgent bits, applied
   // after the pipe's commands on the next tick (so a DAMP that found the pipe full may override a
   // command sent just after it — the safe side).
   std::atomic<std::uint8_t> urgent{0};
   // API -> control: wakes the control thread before its next tick (an emergency stop).
   ControlWake wake;
-  SpscQueue<ControlEvent> events;         // control -> API
-  TripleBuffer<ControlSnapshot> snapshots;  // control -> API, latest only
+  SpscQueue<ControlEvent> events;             // control -> API
+  TripleBuffer<ControlSnapshot> snapshots;    // control -> API, latest only
   std::atomic<std::uint64_t> events_lost{0};  // events queue was full
   // API -> control, bring-up (daemon/maintenance.hpp), taken in DAMP only:
   // a scan of ids 1..(request & 0xFFFF) each time the value changes (sequence in the high bits);
@@ -135,8 +135,7 @@ class ControlLoop {
   void ApplyCommands(std::int64_t now_us);
   void ForwardEvents(std::span<const sm::Event> events);
   void PushEvent(const ControlEvent& event);
-  void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
-                   bool on_schedule);
+  void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us, bool on_schedule);
   void Publish(std::int64_t now_us, const sm::Outputs& out);
   // The tick's StateSample for the flight recorder when it runs, and for the state stream when
   // a client subscribes.

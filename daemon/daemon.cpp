@@ -1,7 +1,7 @@
 #include "daemon/daemon.hpp"
 
-#include <spdlog/spdlog.h>
 #include <pthread.h>
+#include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -20,8 +20,8 @@
 #include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
 #include "daemon/bus_lock.hpp"
-#include "daemon/fatal_signals.hpp"
 #include "daemon/control_loop.hpp"
+#include "daemon/fatal_signals.hpp"
 #include "daemon/flight_recorder.hpp"
 #include "daemon/hub.hpp"
 #include "daemon/listener.hpp"
@@ -43,7 +43,9 @@ constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(100);
 class Daemon {
  public:
   Daemon(const config::Config& config, const DaemonOptions& options)
-      : config_(config), options_(options), signals_(io_, SIGINT, SIGTERM, SIGHUP),
+      : config_(config),
+        options_(options),
+        signals_(io_, SIGINT, SIGTERM, SIGHUP),
         heartbeat_(io_) {}
 
   ~Daemon() {
@@ -72,9 +74,9 @@ class Daemon {
                                               std::move(controllers_));
     OpenLiveView();
     recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion);
-    hub_ = std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
-                                 kVersion, access_.get(), policy_.get(), recorder_.get(),
-                                 live_url_);
+    hub_ =
+        std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
+                              kVersion, access_.get(), policy_.get(), recorder_.get(), live_url_);
     listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
@@ -94,7 +96,8 @@ class Daemon {
                     std::to_string(config_.buses.size()) + " buses");
     StampHeartbeat();
     // After READY=1: systemd expects no WATCHDOG=1 before it.
-    supervisor_ = std::make_unique<Supervisor>(*loop_, channels_.get(), &notifier_, &api_heartbeat_us_);
+    supervisor_ =
+        std::make_unique<Supervisor>(*loop_, channels_.get(), &notifier_, &api_heartbeat_us_);
     supervisor_->Start();
     spdlog::info("robot-edged {} ready: {} joints on {} buses at {} Hz", kVersion,
                  config_.joints.size(), config_.buses.size(), config_.control.rate_hz);
@@ -141,7 +144,8 @@ class Daemon {
       live::LiveOptions o;
       o.address = c.host == "localhost" ? "127.0.0.1" : c.host;
       o.port = c.port;
-      if (!c.token_path.empty()) o.token = ReadTokenFile("live.token_file", c.token_path, &warnings);
+      if (!c.token_path.empty())
+        o.token = ReadTokenFile("live.token_file", c.token_path, &warnings);
       if (!c.operator_token_path.empty()) {
         o.operator_token =
             ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
@@ -157,8 +161,8 @@ class Daemon {
                           RequestEmergencyDamp(channels);
                           return live::ServiceReply{true, R"({"accepted":true})"};
                         });
-      live_url_ = "http://" + (o.address.find(':') != std::string::npos ? "[" + o.address + "]"
-                                                                         : o.address) +
+      live_url_ = "http://" +
+                  (o.address.find(':') != std::string::npos ? "[" + o.address + "]" : o.address) +
                   ":" + std::to_string(live_->port()) + "/";
       spdlog::info("live view on {} (dashboard and Foxglove WebSocket{})", live_url_,
                    o.token.empty() ? "" : ", token required");

@@ -66,7 +66,7 @@ void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames) {
   g_count = std::min(frames.size(), g_frames.size());
   std::copy_n(frames.begin(), g_count, g_frames.begin());
   g_fd.store(can_fd);
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = OnFatalSignal;
   action.sa_flags = SA_RESETHAND | SA_ONSTACK;
   sigemptyset(&action.sa_mask);

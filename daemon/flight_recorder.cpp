@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 
 #include "live/live_server.hpp"
@@ -105,8 +105,8 @@ class FlightRecorder::Worker {
     }
     if (live_ != nullptr) {
       for (std::size_t i = 0; i < kRecordChannelCount; ++i) {
-        live_channels_[i] = live_->AddChannel({infos[i].topic, "protobuf", infos[i].schema_name,
-                                               "protobuf", infos[i].schema});
+        live_channels_[i] = live_->AddChannel(
+            {infos[i].topic, "protobuf", infos[i].schema_name, "protobuf", infos[i].schema});
       }
     }
   }
@@ -170,16 +170,10 @@ class FlightRecorder::Worker {
   void OnRecord(RecordTag tag, std::span<const std::uint8_t> payload) {
     switch (tag) {
       case RecordTag::kTelemetry:
-      case RecordTag::kEvent:
-        OnFrame(payload);
-        break;
+      case RecordTag::kEvent: OnFrame(payload); break;
       case RecordTag::kCommand:
-      case RecordTag::kResult:
-        OnCommand(payload, /*joint=*/false);
-        break;
-      case RecordTag::kJointCommand:
-        OnCommand(payload, /*joint=*/true);
-        break;
+      case RecordTag::kResult: OnCommand(payload, /*joint=*/false); break;
+      case RecordTag::kJointCommand: OnCommand(payload, /*joint=*/true); break;
       case RecordTag::kClient: {
         std::uint64_t id = 0;
         ClientInfo info;
@@ -211,8 +205,7 @@ class FlightRecorder::Worker {
   // two passes would go backwards in time. So the offset is kept, and taken again only when the
   // wall clock has stepped (by more than kClockStepUs: an NTP correction, a date set by hand).
   Clocks StateClock() {
-    const std::int64_t offset =
-        static_cast<std::int64_t>(clocks_.wall_us) - clocks_.steady_us;
+    const std::int64_t offset = static_cast<std::int64_t>(clocks_.wall_us) - clocks_.steady_us;
     if (!anchored_ || std::abs(offset - wall_offset_us_) > kClockStepUs) {
       wall_offset_us_ = offset;
       anchored_ = true;
@@ -286,9 +279,7 @@ class FlightRecorder::Worker {
           r.set_error(recording_->status().error);
         }
         break;
-      case edge::RecorderRequest::OP_STOP:
-        recording_->Stop();
-        break;
+      case edge::RecorderRequest::OP_STOP: recording_->Stop(); break;
       case edge::RecorderRequest::OP_BLACKBOX_SAVE:
         if (!black_box_) {
           r.set_ok(false);
@@ -311,8 +302,7 @@ class FlightRecorder::Worker {
         }
         break;
       case edge::RecorderRequest::OP_STATUS:
-      default:
-        break;
+      default: break;
     }
     *r.mutable_status() = Status();
     return r;

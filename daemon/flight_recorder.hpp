@@ -39,7 +39,7 @@ class LiveServer;
 namespace robot_edge::recorder {
 class BlackBox;
 class RotatingRecorder;
-}
+}  // namespace robot_edge::recorder
 
 namespace robot_edge::daemon {
 

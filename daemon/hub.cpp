@@ -106,9 +106,9 @@ Clocks Hub::Now() const { return {SteadyMicros(), WallMicros()}; }
 // ---- Connections ----
 
 void Hub::Accept(Session::Socket socket, Peer peer) {
-  auto session = std::make_shared<Session>(
-      std::move(socket), this, next_session_id_++, std::move(peer),
-      static_cast<std::size_t>(config_.api.client_backlog_kib) * 1024);
+  auto session =
+      std::make_shared<Session>(std::move(socket), this, next_session_id_++, std::move(peer),
+                                static_cast<std::size_t>(config_.api.client_backlog_kib) * 1024);
   sessions_.emplace(session->id(), session);
   session->Start();
   if (stopped_) {
@@ -140,8 +140,8 @@ bool Hub::ClosePendingSession(const Session& newcomer) {
 
 std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hello& hello) const {
   if (!hello.controller().empty() && !intake_.arbiter().IsController(hello.controller())) {
-    return "unknown controller '" + hello.controller() + "' (configured: " +
-           Join(config_.api.controllers) + "; \"\" to observe)";
+    return "unknown controller '" + hello.controller() +
+           "' (configured: " + Join(config_.api.controllers) + "; \"\" to observe)";
   }
   return access_->Refusal(hello.controller(), session.peer_identity(), hello.token());
 }
@@ -149,14 +149,14 @@ std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hell
 void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) {
   if (const auto refusal = Refusal(*session, hello)) {
     spdlog::warn("client {} ({}): Hello as '{}' refused: {}", session->id(), session->peer(),
-                 hello.controller().empty() ? config::kObserverRole : hello.controller(),
-                 *refusal);
+                 hello.controller().empty() ? config::kObserverRole : hello.controller(), *refusal);
     session->Close(*refusal);
     return;
   }
   session->Welcome(hello);
   SendWelcome(session, hello);
-  if (recorder_ != nullptr) recorder_->FeedClient(session->id(), session->peer(), hello.controller());
+  if (recorder_ != nullptr)
+    recorder_->FeedClient(session->id(), session->peer(), hello.controller());
   spdlog::info("client {} ({}): hello as {}", session->id(), session->peer(),
                hello.controller().empty() ? "observer" : "controller '" + hello.controller() + "'");
   if (hello.resume_after_event() > 0) {
@@ -258,11 +258,11 @@ void Hub::RecordCommand(const Session& session, const Message& command,
   note.mode = static_cast<std::uint8_t>(channels_->snapshots.Latest().mode);
   command_bytes_.resize(command.ByteSizeLong());  // within the reserved capacity: 64 KiB at most
   command.SerializeToArray(command_bytes_.data(), static_cast<int>(command_bytes_.size()));
-  constexpr RecordTag kTag = std::is_same_v<Message, edge::JointCommand> ? RecordTag::kJointCommand
-                                                                         : RecordTag::kCommand;
-  recorder_->FeedCommand(kTag, note,
-                         {reinterpret_cast<const std::uint8_t*>(command_bytes_.data()),
-                          command_bytes_.size()});
+  constexpr RecordTag kTag =
+      std::is_same_v<Message, edge::JointCommand> ? RecordTag::kJointCommand : RecordTag::kCommand;
+  recorder_->FeedCommand(
+      kTag, note,
+      {reinterpret_cast<const std::uint8_t*>(command_bytes_.data()), command_bytes_.size()});
 }
 
 void Hub::OnStateStream(Session& session, const edge::StateStreamRequest& request) {
@@ -366,9 +366,9 @@ void Hub::DrainControlEvents() {
 }
 
 void Hub::OnStateMachineEvent(const sm::Event& event) {
-  const std::string failure =
-      event.kind == sm::EventKind::kPolicyFault && inference_ != nullptr ? inference_->LastFailure()
-                                                                         : std::string();
+  const std::string failure = event.kind == sm::EventKind::kPolicyFault && inference_ != nullptr
+                                  ? inference_->LastFailure()
+                                  : std::string();
   auto error = ErrorFor(event, config_, intake_.arbiter().current(), failure);
   if (error) {  // alerts, trajectory timeout, blocked modes, policy faults
     BroadcastError(std::move(*error));
@@ -472,10 +472,11 @@ void Hub::EveryDiagnosticsPeriod() {
   x.set_connected_clients(clients);
   x.set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
   FillLoopDiagnostics(s, intake_.counters(), &x);
-  spdlog::debug("loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
-                "overruns {}, mode {}, {} clients",
-                s.loop.rate_hz, s.loop.max_period_us, s.loop.max_latency_us, s.loop.max_work_us,
-                s.overruns, sm::ToString(s.mode), clients);
+  spdlog::debug(
+      "loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
+      "overruns {}, mode {}, {} clients",
+      s.loop.rate_hz, s.loop.max_period_us, s.loop.max_latency_us, s.loop.max_work_us, s.overruns,
+      sm::ToString(s.mode), clients);
   Broadcast(std::move(event), &x);
 }
 

@@ -12,8 +12,8 @@
 #include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config.hpp"
@@ -23,8 +23,8 @@
 #include "daemon/control_loop.hpp"
 #include "daemon/event_log.hpp"
 #include "daemon/flight_recorder.hpp"
-#include "daemon/messages.hpp"
 #include "daemon/maintenance.hpp"
+#include "daemon/messages.hpp"
 #include "daemon/session.hpp"
 #include "daemon/state_stream.hpp"
 #include "daemon/telemetry_frames.hpp"
@@ -96,8 +96,7 @@ class Hub final : public SessionEvents {
   void EveryControllerCheck();
   // battery.source sysfs: the power supply read (off the control thread) and handed over.
   void PollBattery();
-  void Schedule(asio::steady_timer& timer, std::chrono::microseconds period,
-                void (Hub::*what)());
+  void Schedule(asio::steady_timer& timer, std::chrono::microseconds period, void (Hub::*what)());
   void RunAtExpiry(asio::steady_timer& timer, std::chrono::microseconds period,
                    void (Hub::*what)());
 

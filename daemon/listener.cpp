@@ -1,8 +1,8 @@
 #include "daemon/listener.hpp"
 
-#include <spdlog/spdlog.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,7 +45,7 @@ Listener::Listener(asio::io_context& io, Hub* hub)
     : io_(io), hub_(hub), unix_retry_(io), tcp_retry_(io) {}
 
 void Listener::ListenUnix(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
       throw std::runtime_error("api socket " + path + " exists and is not a socket");
@@ -60,10 +60,9 @@ void Listener::ListenUnix(const std::string& path) {
   unix_->open(asio::local::stream_protocol(), ec);
   if (!ec) unix_->bind(asio::local::stream_protocol::endpoint(path), ec);
   if (ec) {
-    throw std::runtime_error("cannot create the api socket " + path + ": " + ec.message() +
-                             (ec == std::errc::no_such_file_or_directory
-                                  ? " (does its directory exist?)"
-                                  : ""));
+    throw std::runtime_error(
+        "cannot create the api socket " + path + ": " + ec.message() +
+        (ec == std::errc::no_such_file_or_directory ? " (does its directory exist?)" : ""));
   }
   if (::chmod(path.c_str(), 0660) != 0) {
     throw std::runtime_error("cannot chmod 0660 " + path + ": " + std::strerror(errno));

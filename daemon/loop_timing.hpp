@@ -12,11 +12,11 @@
 namespace robot_edge::daemon {
 
 struct LoopWindow {
-  double rate_hz = 0;              // ticks per second over the window
-  std::int64_t max_period_us = 0;  // longest time between two tick starts
-  std::int64_t max_jitter_us = 0;  // largest |period - nominal|
-  std::int64_t max_latency_us = 0; // latest wake-up after a deadline
-  std::int64_t max_work_us = 0;    // longest tick (work only, without the sleep)
+  double rate_hz = 0;               // ticks per second over the window
+  std::int64_t max_period_us = 0;   // longest time between two tick starts
+  std::int64_t max_jitter_us = 0;   // largest |period - nominal|
+  std::int64_t max_latency_us = 0;  // latest wake-up after a deadline
+  std::int64_t max_work_us = 0;     // longest tick (work only, without the sleep)
   std::int64_t ticks = 0;
 };
 

@@ -24,14 +24,15 @@ int EmergencyDamp(const std::string& path) {
   try {
     return daemon::RunEmergencyDamp(config::LoadConfig(path));
   } catch (const config::ConfigError& invalid) {
-    std::fprintf(stderr, "robot-edged --emergency-damp: %s does not validate:\n%s\n",
-                 path.c_str(), invalid.what());
+    std::fprintf(stderr, "robot-edged --emergency-damp: %s does not validate:\n%s\n", path.c_str(),
+                 invalid.what());
   }
   try {
     const config::Config c = config::ParseConfigFile(path);
-    const bool usable = !c.joints.empty() && std::all_of(c.joints.begin(), c.joints.end(), [&](const auto& j) {
-      return j.bus < c.buses.size() && j.motor < c.motors.size();
-    });
+    const bool usable =
+        !c.joints.empty() && std::all_of(c.joints.begin(), c.joints.end(), [&](const auto& j) {
+          return j.bus < c.buses.size() && j.motor < c.motors.size();
+        });
     if (usable) {
       std::fprintf(stderr, "robot-edged --emergency-damp: using its buses and motors anyway\n");
       daemon::RunEmergencyDamp(c);

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 
-
 namespace robot_edge::daemon {
 namespace {
 
@@ -199,7 +198,8 @@ MaintenanceDesk::Answer MaintenanceDesk::Jog(const CommandIntake::Client& client
   Answer answer;
   answer.change = outcome.change;
   if (outcome.kind != CommandIntake::Outcome::Kind::kQueued) {
-    answer.result = MaintenanceError(id, std::string("jog dropped: ") + sm::ToString(outcome.reason));
+    answer.result =
+        MaintenanceError(id, std::string("jog dropped: ") + sm::ToString(outcome.reason));
     return answer;
   }
   edge::MaintenanceResult result;
@@ -221,8 +221,9 @@ edge::MaintenanceResult MaintenanceDesk::Calibrate(const edge::MaintenanceReques
     return MaintenanceError(id, "unknown calibration pose '" + pose + "' (zero, stand)");
   }
   if (config_.calibration_path.empty()) {
-    return MaintenanceError(id, "the config names no calibration file: add `calibration: FILE` "
-                                "(README, \"First power-on\")");
+    return MaintenanceError(id,
+                            "the config names no calibration file: add `calibration: FILE` "
+                            "(README, \"First power-on\")");
   }
   const std::int64_t timeout_us =
       static_cast<std::int64_t>(config_.control.motor_reply_timeout_ms) * 1000;
@@ -281,8 +282,9 @@ edge::MaintenanceResult MaintenanceDesk::ClearFault(const edge::MaintenanceReque
       note = "sent FF×7 FB (clear error) then FC (enable) to the Damiao motor";
       break;
     case config::MotorFamily::kRobstride:
-      note = "sent type 4 with clear (stop, clear faults) then type 3 (enable) to the Robstride "
-             "motor";
+      note =
+          "sent type 4 with clear (stop, clear faults) then type 3 (enable) to the Robstride "
+          "motor";
       break;
   }
   channels_->motor_request.store(MotorRequestMail(joint, can::MotorRequest::kClearFault),

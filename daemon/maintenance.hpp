@@ -39,7 +39,7 @@ class MaintenanceDesk {
 
   struct Answer {
     std::optional<edge::MaintenanceResult> result;  // none: it comes from Poll()
-    std::optional<ControllerChange> change;          // a jog took control
+    std::optional<ControllerChange> change;         // a jog took control
   };
   Answer Handle(const CommandIntake::Client& client, const edge::MaintenanceRequest& request,
                 std::int64_t now_us);

@@ -61,8 +61,8 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
       return JointName(c, a.source) + " reports error " + std::to_string(a.value) + " (" +
              can::ToString(static_cast<can::MotorError>(a.value)) + ")";
     case sm::AlertId::kFallDetected:
-      std::snprintf(limits, sizeof(limits), "tilt %u° beyond %u° for %u ms: fall detected",
-                    a.value, a.threshold, s.fall_hold_ms);
+      std::snprintf(limits, sizeof(limits), "tilt %u° beyond %u° for %u ms: fall detected", a.value,
+                    a.threshold, s.fall_hold_ms);
       return limits;
     case sm::AlertId::kCanBusOff:
       return "CAN bus " + BusName(c, a.source) + " went bus-off (bus-off count " +
@@ -113,8 +113,7 @@ std::string BlockedText(const sm::Event& e, const config::Config& c) {
   }
 }
 
-std::string PolicyFaultText(const sm::Event& e, const config::Config& c,
-                            std::string_view failure) {
+std::string PolicyFaultText(const sm::Event& e, const config::Config& c, std::string_view failure) {
   std::string what;
   switch (e.policy_fault) {
     case sm::PolicyFault::kStale:
@@ -125,8 +124,8 @@ std::string PolicyFaultText(const sm::Event& e, const config::Config& c,
       what = "it gave no targets within " + std::to_string(e.detail) + " ms of MOVE/POLICY";
       break;
     case sm::PolicyFault::kNonFinite: {
-      const std::string joint =
-          e.detail < c.joints.size() ? c.joints[e.detail].name : "joint " + std::to_string(e.detail);
+      const std::string joint = e.detail < c.joints.size() ? c.joints[e.detail].name
+                                                           : "joint " + std::to_string(e.detail);
       what = "it output a non-finite action (NaN or infinity) for " + joint;
       break;
     }
@@ -215,7 +214,8 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
   extension->set_control_mode(ToProto(s.mode));
   extension->set_last_command_sequence(s.last_command_sequence);
   extension->set_last_user_command_key(s.user_command_key);
-  extension->set_user_command_key_applied_us(std::max<std::int64_t>(0, s.user_command_key_applied_us));
+  extension->set_user_command_key_applied_us(
+      std::max<std::int64_t>(0, s.user_command_key_applied_us));
   extension->set_robot_time_us(now.steady_us);
   std::int64_t oldest = -1;
   bool every_motor_replied = !s.joints.empty();
@@ -224,8 +224,8 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
     out->add_joint_pos(m.position_rad);
     out->add_joint_vel(m.velocity_rad_s);
     extension->add_joint_torque(m.torque_nm);
-    out->add_joint_current(
-        m.torque_nm / static_cast<float>(c.motor_of(j).torque_constant_nm_per_a));
+    out->add_joint_current(m.torque_nm /
+                           static_cast<float>(c.motor_of(j).torque_constant_nm_per_a));
     out->add_joint_temp(m.temperature_c);
     if (m.last_reply_us < 0) {
       every_motor_replied = false;
@@ -235,14 +235,16 @@ void FillTelemetry(const ControlSnapshot& s, const config::Config& c, std::uint3
   }
   if (oldest >= 0) {
     out->set_fw_timestamp_us(now.ToWall(oldest));
-    out->set_fw_age_ms(static_cast<std::uint32_t>(std::max<std::int64_t>(0, now.steady_us - oldest) / 1000));
+    out->set_fw_age_ms(
+        static_cast<std::uint32_t>(std::max<std::int64_t>(0, now.steady_us - oldest) / 1000));
   }
   if (!every_motor_replied) out->set_fw_age_ms(kNeverAgeMs);
   for (float q : s.imu.quat_wxyz) out->add_imu_quat(q);
   for (float g : s.imu.gyro_rad_s) out->add_imu_gyro(g);
   for (float g : sm::ProjectedGravity(s.imu.quat_wxyz)) out->add_imu_gravity(g);
   out->set_error_flags(s.error_flags);
-  for (std::size_t i = 0; i < s.alert_count; ++i) *out->add_active_alerts() = ToProto(s.alerts[i], now);
+  for (std::size_t i = 0; i < s.alert_count; ++i)
+    *out->add_active_alerts() = ToProto(s.alerts[i], now);
 }
 
 void FillLoopDiagnostics(const ControlSnapshot& s, const sm::Counters& api_counters,
@@ -270,7 +272,8 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
     case sm::EventKind::kAlertRaised:
       return MakeError(SubsystemOf(e.alert.id), sm::ToString(e.alert.id), AlertText(e.alert, c));
     case sm::EventKind::kTrajectoryTimeout: {
-      const char* what = e.from == sm::Mode::kMoveJointStream ? "JointCommand" : "TrajectoryRequest";
+      const char* what =
+          e.from == sm::Mode::kMoveJointStream ? "JointCommand" : "TrajectoryRequest";
       return MakeError(SubsystemOfController(controller), "TRAJECTORY_TIMEOUT",
                        std::string("no ") + what + " for " + std::to_string(e.silence_ms) +
                            " ms (timeout " + std::to_string(c.control.trajectory_timeout_ms) +
@@ -293,8 +296,7 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
       return MakeError(static_cast<edge::Subsystem>(edge::SUBSYSTEM_POLICY), "POLICY_FAULT",
                        PolicyFaultText(e, c, policy_failure));
     case sm::EventKind::kModeChanged:
-    case sm::EventKind::kAlertCleared:
-      return std::nullopt;
+    case sm::EventKind::kAlertCleared: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -313,12 +315,12 @@ std::string Describe(const sm::Event& e, const config::Config& c) {
     case sm::EventKind::kAlertRaised:
       return std::string("alert ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
     case sm::EventKind::kAlertCleared:
-      return std::string("alert cleared ") + sm::ToString(e.alert.id) + ": " + AlertText(e.alert, c);
+      return std::string("alert cleared ") + sm::ToString(e.alert.id) + ": " +
+             AlertText(e.alert, c);
     case sm::EventKind::kTrajectoryTimeout:
     case sm::EventKind::kModeBlocked:
     case sm::EventKind::kPolicyFault:
-    case sm::EventKind::kVelocityLimit:
-      return ErrorFor(e, c, "")->message();
+    case sm::EventKind::kVelocityLimit: return ErrorFor(e, c, "")->message();
   }
   return "event";
 }

@@ -34,11 +34,11 @@ const RecordChannelSpec& SpecOf(RecordChannel channel);
 
 // Tags of the records the API thread hands the recorder (handoff/byte_ring.hpp).
 enum class RecordTag : std::uint32_t {
-  kTelemetry = 1,  // a ServerMessage (telemetry + extension), without its length prefix
-  kEvent = 2,      // a ServerMessage (event [+ diagnostics_extension]), without its prefix
-  kCommand = 3,    // a CommandNote, then the CloudCommand's bytes
-  kResult = 4,     // a CommandNote: the control thread's verdict on a queued command
-  kClient = 5,     // a client's description: u64 id, u32 peer length, peer, controller
+  kTelemetry = 1,     // a ServerMessage (telemetry + extension), without its length prefix
+  kEvent = 2,         // a ServerMessage (event [+ diagnostics_extension]), without its prefix
+  kCommand = 3,       // a CommandNote, then the CloudCommand's bytes
+  kResult = 4,        // a CommandNote: the control thread's verdict on a queued command
+  kClient = 5,        // a client's description: u64 id, u32 peer length, peer, controller
   kJointCommand = 6,  // a CommandNote, then the JointCommand's bytes
 };
 
@@ -47,10 +47,10 @@ struct CommandNote {
   std::uint64_t client_id = 0;
   std::uint64_t time_us = 0;  // wall clock: when it arrived (kCommand), was decided (kResult)
   std::uint32_t sequence = 0;
-  std::uint8_t decided = 0;   // accepted and reason are final
+  std::uint8_t decided = 0;  // accepted and reason are final
   std::uint8_t accepted = 0;
   std::uint8_t reason = static_cast<std::uint8_t>(sm::Reason::kCount);  // kCount: none
-  std::uint8_t mode = 0;      // sm::Mode after it (kResult)
+  std::uint8_t mode = 0;  // sm::Mode after it (kResult)
 };
 
 // A motor's link at `now_us`, by FW_LINK_TIMEOUT's rule (statemachine/alerts.hpp): silent when
@@ -66,8 +66,8 @@ inline std::int64_t ReplyTimeoutUs(const config::Config& config) {
 
 // The JointState of one tick (out is cleared first; its capacity is reused): the flight
 // recorder's /joint_state and the state stream's frames.
-void FillJointState(const StateSample& sample, const Clocks& clocks,
-                    std::int64_t reply_timeout_us, edge::JointState* out);
+void FillJointState(const StateSample& sample, const Clocks& clocks, std::int64_t reply_timeout_us,
+                    edge::JointState* out);
 
 // The CommandRecord of a kCommand, kJointCommand or kResult record. `command` may be empty (a
 // result); `joint` says it holds a JointCommand rather than a CloudCommand.
@@ -80,8 +80,7 @@ void FillCommandRecord(const CommandNote& note, std::span<const std::uint8_t> co
 
 // A kClient record's payload, and back. False when it is malformed.
 std::string ClientPayload(std::uint64_t id, std::string_view peer, std::string_view controller);
-bool ParseClientPayload(std::span<const std::uint8_t> payload, std::uint64_t* id,
-                        ClientInfo* out);
+bool ParseClientPayload(std::span<const std::uint8_t> payload, std::uint64_t* id, ClientInfo* out);
 
 // Whether an EdgeError with this code writes the black box (a critical alert, a policy fault).
 bool TriggersBlackBox(std::string_view error_code);

@@ -42,8 +42,9 @@ void Session::OnRead(const std::error_code& ec, std::size_t n) {
     Shutdown(ec == asio::error::eof ? "client closed the connection" : ec.message());
     return;
   }
-  const auto status = reader_.Feed(std::span<const std::uint8_t>(read_buffer_.data(), n),
-                                  [this](const edge::ClientMessage& m) { return HandleMessage(m); });
+  const auto status =
+      reader_.Feed(std::span<const std::uint8_t>(read_buffer_.data(), n),
+                   [this](const edge::ClientMessage& m) { return HandleMessage(m); });
   switch (status) {
     case MessageReader::Status::kOk: Read(); return;
     case MessageReader::Status::kStopped: return;  // closing
@@ -62,9 +63,7 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     return !closing_;
   }
   switch (message.msg_case()) {
-    case edge::ClientMessage::kCommand:
-      events_->OnCommand(*this, message.command());
-      return true;
+    case edge::ClientMessage::kCommand: events_->OnCommand(*this, message.command()); return true;
     case edge::ClientMessage::kJointCommand:
       events_->OnJointCommand(*this, message.joint_command());
       return true;
@@ -80,12 +79,8 @@ bool Session::HandleMessage(const edge::ClientMessage& message) {
     case edge::ClientMessage::kStateStream:
       events_->OnStateStream(*this, message.state_stream());
       return true;
-    case edge::ClientMessage::kHello:
-      Close("a second Hello on the same connection");
-      return false;
-    case edge::ClientMessage::MSG_NOT_SET:
-      Close("an empty ClientMessage");
-      return false;
+    case edge::ClientMessage::kHello: Close("a second Hello on the same connection"); return false;
+    case edge::ClientMessage::MSG_NOT_SET: Close("an empty ClientMessage"); return false;
   }
   return true;
 }
@@ -103,7 +98,8 @@ void Session::SendTelemetry(const Frame& frame) {
 }
 
 void Session::SendState(const Frame& frame) {
-  if (!SkipLossy(Kind::kState, kMaxStatesWaiting, kStateUnreadLimitBytes)) Enqueue(frame, Kind::kState);
+  if (!SkipLossy(Kind::kState, kMaxStatesWaiting, kStateUnreadLimitBytes))
+    Enqueue(frame, Kind::kState);
 }
 
 // Lossy: the client misses this one rather than getting it late.

@@ -1,9 +1,9 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
 // ServerMessages. Telemetry and the state stream are lossy (a frame is skipped while earlier ones
-// of its kind still wait, or while the client has not read what the kernel holds for it); events and answers are reliable
-// (a client whose backlog passes api.client_backlog_kib is disconnected with a logged reason
-// instead of silently losing events). Every refusal closes the connection with a Goodbye that
-// says why; nothing a client sends can affect another client.
+// of its kind still wait, or while the client has not read what the kernel holds for it); events
+// and answers are reliable (a client whose backlog passes api.client_backlog_kib is disconnected
+// with a logged reason instead of silently losing events). Every refusal closes the connection with
+// a Goodbye that says why; nothing a client sends can affect another client.
 //
 // Threads: the API thread (the io_context's) only.
 #pragma once
@@ -119,7 +119,7 @@ class Session : public std::enable_shared_from_this<Session> {
   };
   std::deque<Queued> queue_;
   std::size_t queued_bytes_ = 0;
-  std::size_t in_flight_ = 0;    // frames at the front of queue_ being written
+  std::size_t in_flight_ = 0;     // frames at the front of queue_ being written
   std::array<int, 3> waiting_{};  // queued frames of each Kind
 
   bool welcomed_ = false;

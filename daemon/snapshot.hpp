@@ -26,17 +26,17 @@ struct ControlSnapshot {
   std::uint32_t last_command_sequence = 0;
   std::uint32_t user_command_key = 0;             // sm::Outputs
   std::int64_t user_command_key_applied_us = -1;  // sm::Outputs
-  std::vector<sm::JointMeasurement> joints;  // firmware order
+  std::vector<sm::JointMeasurement> joints;       // firmware order
   sm::ImuMeasurement imu;
   sm::BatteryMeasurement battery;  // last_update_us -1: no reading (or no source)
   double battery_wh = 0;           // drawn since start (BatteryEnergy)
   std::array<sm::Alert, kMaxAlerts> alerts{};
   std::size_t alert_count = 0;
-  sm::Counters counters;        // the state machine's drops and adjustments
+  sm::Counters counters;  // the state machine's drops and adjustments
   std::uint64_t events_dropped = 0;
   std::uint64_t ticks = 0;
   std::uint64_t overruns = 0;
-  LoopWindow loop;              // last complete ~1 s window
+  LoopWindow loop;  // last complete ~1 s window
 };
 
 }  // namespace robot_edge::daemon

@@ -26,8 +26,8 @@ struct StateSample {
   std::vector<sm::JointMeasurement> joints;
   std::vector<sm::JointTarget> commands;  // what each motor was sent this tick
   sm::ImuMeasurement imu;
-  sm::BatteryMeasurement battery;  // last_update_us -1: no reading (or no source)
-  double battery_wh = 0;           // drawn since start (BatteryEnergy)
+  sm::BatteryMeasurement battery;    // last_update_us -1: no reading (or no source)
+  double battery_wh = 0;             // drawn since start (BatteryEnergy)
   std::int64_t period_us = 0;        // since the previous tick's start
   std::int64_t wake_latency_us = 0;  // how late this tick started after its deadline
   std::int64_t work_us = 0;          // the previous tick's work (this one is not over yet)

@@ -9,7 +9,8 @@
 namespace robot_edge::daemon {
 
 RateDivider::RateDivider(std::uint32_t rate_hz, std::uint32_t control_rate_hz)
-    : rate_(rate_hz), control_rate_(std::max<std::uint32_t>(control_rate_hz, 1)),
+    : rate_(rate_hz),
+      control_rate_(std::max<std::uint32_t>(control_rate_hz, 1)),
       credit_(control_rate_) {}
 
 bool RateDivider::Due(std::uint64_t tick) {

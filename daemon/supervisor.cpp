@@ -30,8 +30,7 @@ Liveness::Verdict Liveness::Check(std::int64_t now_us, std::int64_t last_tick_us
                         "robot-edged after WatchdogSec, and DAMP follows)");
   } else if (api_ok && api_stalled_) {
     v.reports.push_back("API thread responsive again after " +
-                        std::to_string((api_heartbeat_us - api_stall_since_us_) / 1000) +
-                        " ms");
+                        std::to_string((api_heartbeat_us - api_stall_since_us_) / 1000) + " ms");
   }
   api_stalled_ = !api_ok;
   v.feed_watchdog = control_ok && api_ok;
@@ -61,10 +60,11 @@ void Supervisor::Stop() {
 void Supervisor::Run() {
   const auto feed_period = notifier_->watchdog_period();
   std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::microseconds(kCheckPeriodUs), [this] { return stop_; })) {
+  while (
+      !wake_.wait_for(lock, std::chrono::microseconds(kCheckPeriodUs), [this] { return stop_; })) {
     const std::int64_t now = SteadyMicros();
-    Liveness::Verdict v =
-        liveness_.Check(now, loop_.last_tick_us(), api_heartbeat_us_->load(std::memory_order_relaxed));
+    Liveness::Verdict v = liveness_.Check(now, loop_.last_tick_us(),
+                                          api_heartbeat_us_->load(std::memory_order_relaxed));
     if (v.stop_walking) channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
     for (const std::string& r : v.reports) {
       notifier_->Status(r);

@@ -29,8 +29,8 @@ class Liveness {
 
   struct Verdict {
     bool feed_watchdog = false;
-    bool stop_walking = false;          // an API stall began: no client can stop the robot
-    std::vector<std::string> reports;   // to log (each once, when a stall begins or ends)
+    bool stop_walking = false;         // an API stall began: no client can stop the robot
+    std::vector<std::string> reports;  // to log (each once, when a stall begins or ends)
   };
 
   // `last_tick_us`: the control loop's last tick (-1 before the first); `api_heartbeat_us`: the

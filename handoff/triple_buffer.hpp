@@ -16,9 +16,7 @@ class TripleBuffer {
 
   // Writer thread: the buffer to fill, then Publish().
   T& back() { return buffers_[back_]; }
-  void Publish() {
-    back_ = middle_.exchange(back_ | kFresh, std::memory_order_acq_rel) & kIndex;
-  }
+  void Publish() { back_ = middle_.exchange(back_ | kFresh, std::memory_order_acq_rel) & kIndex; }
 
   // Reader thread: the newest published value (the same as last time if nothing new).
   const T& Latest() {
@@ -33,9 +31,9 @@ class TripleBuffer {
   static constexpr std::uint8_t kFresh = 0x4;
 
   T buffers_[3];
-  std::uint8_t back_ = 0;                 // writer's
-  std::atomic<std::uint8_t> middle_{1};   // shared; kFresh when it holds an unread value
-  std::uint8_t front_ = 2;                // reader's
+  std::uint8_t back_ = 0;                // writer's
+  std::atomic<std::uint8_t> middle_{1};  // shared; kFresh when it holds an unread value
+  std::uint8_t front_ = 2;               // reader's
 };
 
 }  // namespace robot_edge

@@ -10,21 +10,11 @@ void AppendJsonString(std::string* out, std::string_view text) {
   out->push_back('"');
   for (const char c : text) {
     switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char escaped[8];

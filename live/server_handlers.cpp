@@ -14,12 +14,9 @@ namespace {
 
 const char* RoleName(Role role) {
   switch (role) {
-    case Role::kOperator:
-      return "operator";
-    case Role::kWrongOperatorToken:
-      return "viewer (wrong operator token)";
-    case Role::kViewer:
-      break;
+    case Role::kOperator: return "operator";
+    case Role::kWrongOperatorToken: return "viewer (wrong operator token)";
+    case Role::kViewer: break;
   }
   return "viewer";
 }
@@ -127,8 +124,7 @@ void LiveServer::Impl::OnText(Client& client, const std::string& text) {
     Send(client, protocol::Status(protocol::StatusLevel::kWarning, message));
   };
   switch (request.kind) {
-    case Kind::kInvalid:
-      return warn("message not understood: " + request.error);
+    case Kind::kInvalid: return warn("message not understood: " + request.error);
     case Kind::kUnsupported:
       return warn("op \"" + request.op + "\" is not supported by this server");
     case Kind::kSubscribe:

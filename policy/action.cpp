@@ -39,10 +39,11 @@ ActionMap::ActionMap(const config::Config& config, const config::JointTable& joi
   const auto kd = PerItem(p.kd, n, default_kd);
   for (std::size_t i = 0; i < n; ++i) {
     const config::JointParams& j = joints[p.joints[i]];
-    joints_.push_back({p.joints[i], DefaultPoseOf(config, p.joints[i]), scale[i],
-                       j.min_rad, j.max_rad, kp[i], kd[i]});
+    joints_.push_back({p.joints[i], DefaultPoseOf(config, p.joints[i]), scale[i], j.min_rad,
+                       j.max_rad, kp[i], kd[i]});
   }
-  for (const config::JointParams& j : joints) stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
+  for (const config::JointParams& j : joints)
+    stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
 }
 
 ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float> action,
@@ -53,7 +54,8 @@ ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float>
     float a = raw[i];
     if (!std::isfinite(a)) {
       a = 0.0f;
-      if (outcome.nonfinite++ == 0) outcome.first_nonfinite_joint = static_cast<int>(joints_[i].index);
+      if (outcome.nonfinite++ == 0)
+        outcome.first_nonfinite_joint = static_cast<int>(joints_[i].index);
     }
     if (clip_ > 0.0f) a = std::clamp(a, -clip_, clip_);
     action[i] = a;

@@ -11,10 +11,10 @@
 namespace robot_edge::policy {
 
 struct InferenceWindow {
-  std::uint64_t total = 0;  // evaluations since start
-  std::uint64_t count = 0;  // evaluations in this window
-  double avg_ms = 0.0;      // mean over this window (0 when none)
-  double max_ms = 0.0;      // longest in this window (0 when none)
+  std::uint64_t total = 0;            // evaluations since start
+  std::uint64_t count = 0;            // evaluations in this window
+  double avg_ms = 0.0;                // mean over this window (0 when none)
+  double max_ms = 0.0;                // longest in this window (0 when none)
   std::uint64_t nonfinite_total = 0;  // NaN / infinite outputs since start
   std::uint64_t failures_total = 0;   // evaluations that threw, since start
 };

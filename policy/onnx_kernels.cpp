@@ -110,12 +110,9 @@ class BinaryKernel final : public Kernel {
   }
   static Index At(Reach reach, const std::vector<std::uint32_t>& index, Index i) {
     switch (reach) {
-      case Reach::kSame:
-        return i;
-      case Reach::kScalar:
-        return 0;
-      case Reach::kIndexed:
-        return index[static_cast<std::size_t>(i)];
+      case Reach::kSame: return i;
+      case Reach::kScalar: return 0;
+      case Reach::kIndexed: return index[static_cast<std::size_t>(i)];
     }
     return 0;
   }
@@ -137,24 +134,12 @@ class UnaryKernel final : public Kernel {
     const ConstArrayMap x(x_, n_);
     ArrayMap y(y_, n_);
     switch (s_.op) {
-      case UnaryOp::kRelu:
-        y = x.max(0.0f);
-        break;
-      case UnaryOp::kElu:
-        y = (x > 0.0f).select(x, s_.alpha * x.expm1());
-        break;
-      case UnaryOp::kLeakyRelu:
-        y = (x >= 0.0f).select(x, s_.alpha * x);
-        break;
-      case UnaryOp::kTanh:
-        y = x.tanh();
-        break;
-      case UnaryOp::kSigmoid:
-        y = x.logistic();
-        break;
-      case UnaryOp::kClip:
-        y = x.max(s_.lo).min(s_.hi);
-        break;
+      case UnaryOp::kRelu: y = x.max(0.0f); break;
+      case UnaryOp::kElu: y = (x > 0.0f).select(x, s_.alpha * x.expm1()); break;
+      case UnaryOp::kLeakyRelu: y = (x >= 0.0f).select(x, s_.alpha * x); break;
+      case UnaryOp::kTanh: y = x.tanh(); break;
+      case UnaryOp::kSigmoid: y = x.logistic(); break;
+      case UnaryOp::kClip: y = x.max(s_.lo).min(s_.hi); break;
     }
   }
 

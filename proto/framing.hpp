@@ -27,10 +27,10 @@ inline constexpr std::size_t kMaxVarintBytes = 5;
 class FrameDecoder {
  public:
   enum class Status {
-    kNeedMore,    // no whole message buffered yet
-    kMessage,     // *payload holds the next message
-    kOversize,    // the next message is longer than the limit: the stream is unusable
-    kBadLength,   // the length prefix is not a valid varint: the stream is unusable
+    kNeedMore,   // no whole message buffered yet
+    kMessage,    // *payload holds the next message
+    kOversize,   // the next message is longer than the limit: the stream is unusable
+    kBadLength,  // the length prefix is not a valid varint: the stream is unusable
   };
 
   explicit FrameDecoder(std::size_t max_message_bytes = kMaxMessageBytes);

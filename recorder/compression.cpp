@@ -20,12 +20,9 @@ LZ4F_preferences_t Lz4Preferences(int level, std::size_t content_size) {
 
 std::string_view CompressionName(Compression compression) {
   switch (compression) {
-    case Compression::kZstd:
-      return "zstd";
-    case Compression::kLz4:
-      return "lz4";
-    case Compression::kNone:
-      break;
+    case Compression::kZstd: return "zstd";
+    case Compression::kLz4: return "lz4";
+    case Compression::kNone: break;
   }
   return "";
 }

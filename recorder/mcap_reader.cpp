@@ -102,14 +102,11 @@ McapReader::Step McapReader::TopLevel(McapRecord* out) {
   }
   pos_ += bytes;
   switch (static_cast<Opcode>(r.opcode)) {
-    case Opcode::kHeader:
-      return Corrupt("a second Header");
-    case Opcode::kFooter:
-      return Footer(r.content);
+    case Opcode::kHeader: return Corrupt("a second Header");
+    case Opcode::kFooter: return Footer(r.content);
     case Opcode::kChunk:
       return in_summary_ ? Corrupt("a Chunk after Data End") : OpenChunk(r.content);
-    case Opcode::kDataEnd:
-      return in_summary_ ? Corrupt("a second Data End") : DataEnd(r.content);
+    case Opcode::kDataEnd: return in_summary_ ? Corrupt("a second Data End") : DataEnd(r.content);
     case Opcode::kSchema:
     case Opcode::kChannel:
     case Opcode::kMessage:
@@ -125,13 +122,9 @@ McapReader::Step McapReader::TopLevel(McapRecord* out) {
 McapReader::Step McapReader::InChunk(McapRecord* out) {
   mcap::RecordView r;
   switch (mcap::ReadRecord(chunk_, chunk_pos_, &r)) {
-    case mcap::RecordRead::kEnd:
-      in_chunk_ = false;
-      return Step::kContinue;
-    case mcap::RecordRead::kTruncated:
-      return Corrupt("a record runs past the end of the chunk");
-    case mcap::RecordRead::kOk:
-      break;
+    case mcap::RecordRead::kEnd: in_chunk_ = false; return Step::kContinue;
+    case mcap::RecordRead::kTruncated: return Corrupt("a record runs past the end of the chunk");
+    case mcap::RecordRead::kOk: break;
   }
   const Step step = r.opcode == Op(Opcode::kSchema) || r.opcode == Op(Opcode::kChannel) ||
                             r.opcode == Op(Opcode::kMessage)

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "can/imu_codec.hpp"
 #include <stdexcept>
+#include "can/imu_codec.hpp"
 
 #include "can/motor_protocol.hpp"
 
@@ -26,14 +26,15 @@ CannedReplies::CannedReplies(const config::Config& config) : index_(config.buses
   for (std::size_t j = 0; j < config.joints.size(); ++j) {
     const config::JointConfig& joint = config.joints[j];
     const config::MotorModel& model = config.motor_of(j);
-    if (model.family != config::MotorFamily::kAk || joint.offset_rad != 0 ||
-        joint.direction != 1 || joint.gear_ratio != 1) {
+    if (model.family != config::MotorFamily::kAk || joint.offset_rad != 0 || joint.direction != 1 ||
+        joint.gear_ratio != 1) {
       throw std::invalid_argument("CannedReplies: joint " + joint.name +
                                   " is not an ak motor mounted as its joint (use SimRobot)");
     }
     motors_.push_back({{static_cast<std::uint8_t>(joint.can_id),
                         static_cast<float>(joint.stand_rad), 0.0f, 0.0f, 30, 0},
-                       can::ProtocolOf(model).ranges, can::ProtocolOf(model).layout});
+                       can::ProtocolOf(model).ranges,
+                       can::ProtocolOf(model).layout});
     index_[joint.bus][joint.can_id & CAN_SFF_MASK] = static_cast<std::int16_t>(j);
     frames_.push_back(FrameOn(joint.bus, config.buses[joint.bus].master_id, {}));
     Encode(j);

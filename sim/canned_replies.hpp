@@ -26,9 +26,7 @@ class CannedReplies {
   // Every motor's reply (firmware order), then the IMU's quaternion, gyro and (with
   // imu.accel_id) accelerometer frames.
   std::span<const can::BusFrame> all() const { return frames_; }
-  std::span<const can::BusFrame> imu() const {
-    return std::span(frames_).subspan(motors_.size());
-  }
+  std::span<const can::BusFrame> imu() const { return std::span(frames_).subspan(motors_.size()); }
   // Motor `joint` reports `celsius` from now on (to raise and clear alerts; a classic-layout
   // reply carries no temperature).
   void SetTemperature(std::size_t joint, std::uint8_t celsius);

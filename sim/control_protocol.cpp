@@ -8,8 +8,10 @@
 namespace robot_edge::sim {
 
 const char* const kControlHelp =
-    "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; mount JOINT OFFSET DIR; "
-    "tilt ROLL_DEG PITCH_DEG; imu on|off; battery PERCENT|on|off; gantry HEIGHT_M|off; push BODY FX FY FZ SECONDS; "
+    "commands: temp JOINT CELSIUS|release; silence JOINT on|off; fault JOINT CODE; mount JOINT "
+    "OFFSET DIR; "
+    "tilt ROLL_DEG PITCH_DEG; imu on|off; battery PERCENT|on|off; gantry HEIGHT_M|off; push BODY "
+    "FX FY FZ SECONDS; "
     "truth; record; qpos; busoff BUS; restarted BUS; link BUS down|up; "
     "get JOINT; status; help (JOINT = name or index, BUS = name or interface)";
 

@@ -41,24 +41,24 @@
 namespace robot_edge::sim {
 
 enum class ControlVerb {
-  kTemp,         // joint, celsius
-  kTempRelease,  // joint
-  kSilence,      // joint, on
-  kFault,        // joint, code
-  kMount,        // joint, offset_rad, direction
-  kTilt,         // roll_deg, pitch_deg
-  kImu,          // on
-  kBattery,      // on: the BMS's frames
+  kTemp,           // joint, celsius
+  kTempRelease,    // joint
+  kSilence,        // joint, on
+  kFault,          // joint, code
+  kMount,          // joint, offset_rad, direction
+  kTilt,           // roll_deg, pitch_deg
+  kImu,            // on
+  kBattery,        // on: the BMS's frames
   kBatteryCharge,  // percent
-  kGantry,       // on, height_m
-  kPush,         // body, force_n, seconds
+  kGantry,         // on, height_m
+  kPush,           // body, force_n, seconds
   kTruth,
-  kRecord,       // per joint: peak |torque| and limit hits since the previous record
-  kQpos,         // the physics model's generalized positions (robot-edge-viewer)
-  kBusOff,       // bus
-  kRestarted,    // bus
-  kLink,         // bus, on (= up)
-  kGet,          // joint
+  kRecord,     // per joint: peak |torque| and limit hits since the previous record
+  kQpos,       // the physics model's generalized positions (robot-edge-viewer)
+  kBusOff,     // bus
+  kRestarted,  // bus
+  kLink,       // bus, on (= up)
+  kGet,        // joint
   kStatus,
   kHelp,
 };

@@ -28,9 +28,9 @@ struct HoldingModel::Impl {
   mjModel* model = nullptr;
   mjData* data = nullptr;
   std::vector<ModelJoint> joints;
-  std::vector<int> spanned;        // model dofs the motors move
-  Eigen::MatrixXd shaft_of_dof;    // joints x spanned: shaft position = A * dof positions
-  Eigen::MatrixXd dof_of_shaft;    // its pseudo-inverse
+  std::vector<int> spanned;      // model dofs the motors move
+  Eigen::MatrixXd shaft_of_dof;  // joints x spanned: shaft position = A * dof positions
+  Eigen::MatrixXd dof_of_shaft;  // its pseudo-inverse
   int base_qpos = -1;
   int imu_site = -1;
 

@@ -23,8 +23,8 @@ struct JointRecord {
 
   void Observe(const ShaftState& s) {
     peak_torque_nm = std::max(peak_torque_nm, std::abs(s.torque_nm));
-    const bool at = s.position_rad <= min_rad + kLimitZoneRad ||
-                    s.position_rad >= max_rad - kLimitZoneRad;
+    const bool at =
+        s.position_rad <= min_rad + kLimitZoneRad || s.position_rad >= max_rad - kLimitZoneRad;
     if (at && !at_limit) ++limit_hits;
     at_limit = at;
   }

@@ -73,7 +73,7 @@ int RunSimulator(const CommandLine& c) {
   options.control_path = c.control_path;
   options.status_lines = !c.quiet;
   options.physics = c.physics.empty() ? config.sim.physics : c.physics;
-  options.model_path = !c.model_path.empty()     ? c.model_path
+  options.model_path = !c.model_path.empty()       ? c.model_path
                        : !config.sim.model.empty() ? config.sim.model
                                                    : robot_edge::sim::DefaultModelPath();
   options.gantry_height_m = c.gantry_height_m.value_or(config.sim.gantry_height_m);
@@ -87,8 +87,8 @@ int RunSimulator(const CommandLine& c) {
     robot_edge::sim::Simulator simulator(config, options);
     spdlog::info("{} joints on {} buses from {}{}{}; physics {}{}", config.joints.size(),
                  config.buses.size(), c.config_path,
-                 c.control_path.empty() ? "" : ", control socket ", c.control_path,
-                 options.physics, options.physics == "mujoco" ? " (" + options.model_path + ")" : "");
+                 c.control_path.empty() ? "" : ", control socket ", c.control_path, options.physics,
+                 options.physics == "mujoco" ? " (" + options.model_path + ")" : "");
     if (c.viewer) StartViewer(viewer, c.control_path, options.model_path);
     std::fputs("robot-edge-sim: ready\n", stdout);
     std::fflush(stdout);

@@ -93,12 +93,8 @@ std::optional<SimReply> SimMotor::OnFrame(const can_frame& frame, std::int64_t n
         has_command_ = false;
         pending_count_ = 0;
         break;
-      case can::MotorRequest::kSetZero:
-        zero_offset_rad_ = MotorShaft().position_rad;
-        break;
-      case can::MotorRequest::kClearFault:
-        error_code_ = 0;
-        break;
+      case can::MotorRequest::kSetZero: zero_offset_rad_ = MotorShaft().position_rad; break;
+      case can::MotorRequest::kClearFault: error_code_ = 0; break;
     }
     return MakeReply();
   }
@@ -114,10 +110,9 @@ std::optional<SimReply> SimMotor::OnFrame(const can_frame& frame, std::int64_t n
 }
 
 can::ShaftReading SimMotor::MotorShaft() const {
-  return can::ToMotor(params_.mounting,
-                      can::ShaftReading{static_cast<float>(shaft_.position_rad),
-                                        static_cast<float>(shaft_.velocity_rad_s),
-                                        static_cast<float>(shaft_.torque_nm)});
+  return can::ToMotor(params_.mounting, can::ShaftReading{static_cast<float>(shaft_.position_rad),
+                                                          static_cast<float>(shaft_.velocity_rad_s),
+                                                          static_cast<float>(shaft_.torque_nm)});
 }
 
 SimReply SimMotor::MakeReply() {

@@ -52,11 +52,11 @@ namespace robot_edge::sim {
 
 // Everything a motor needs to know about itself, from the config.
 struct SimMotorParams {
-  std::uint32_t can_id = 1;     // joints[i].can_id
-  std::uint32_t master_id = 0;  // its bus's master_id: where replies go
-  can::MotorProtocol protocol;  // from the motor model: family, ranges, reply layout
+  std::uint32_t can_id = 1;         // joints[i].can_id
+  std::uint32_t master_id = 0;      // its bus's master_id: where replies go
+  can::MotorProtocol protocol;      // from the motor model: family, ranges, reply layout
   config::JointTransform mounting;  // how it turns its joint (see above)
-  double ambient_c = 30.0;  // °C
+  double ambient_c = 30.0;          // °C
   double thermal_time_constant_s = 120.0;
   double heating_c_per_nm2_s = 0.01;      // °C/s per (N·m)²
   std::int64_t can_timeout_us = 100'000;  // limp after this long without a command; 0 = never
@@ -82,8 +82,8 @@ struct SimReply {
 struct SimMotorState {
   double position_rad = 0;        // as reported (motor space, minus the set-zero offset)
   double joint_position_rad = 0;  // true joint position
-  double velocity_rad_s = 0;  // joint side
-  double torque_nm = 0;       // joint side, applied during the last physics step
+  double velocity_rad_s = 0;      // joint side
+  double torque_nm = 0;           // joint side, applied during the last physics step
   double temperature_c = 0;
   bool motor_mode = false;
   bool active = false;  // in motor mode with a fresh command (not limp)

@@ -231,8 +231,7 @@ std::optional<GroundTruth> MujocoPlant::truth() const {
   if (base_body_ < 0) return std::nullopt;
   GroundTruth t;
   std::copy(data_->qpos + base_qpos_, data_->qpos + base_qpos_ + 3, t.base_position_m.begin());
-  std::copy(data_->qpos + base_qpos_ + 3, data_->qpos + base_qpos_ + 7,
-            t.base_quaternion.begin());
+  std::copy(data_->qpos + base_qpos_ + 3, data_->qpos + base_qpos_ + 7, t.base_quaternion.begin());
   std::copy(data_->qvel + base_dof_, data_->qvel + base_dof_ + 3, t.base_velocity_m_s.begin());
   std::copy(data_->qvel + base_dof_ + 3, data_->qvel + base_dof_ + 6,
             t.base_angular_velocity_rad_s.begin());

@@ -89,12 +89,12 @@ class MujocoPlant final : public Plant {
   std::int64_t step_us_ = 1000;
   std::vector<Motor> motors_;
   std::vector<ShaftState> shafts_;
-  int base_body_ = -1;   // the body of the free joint
-  int base_qpos_ = -1;   // its qpos address (x y z qw qx qy qz)
-  int base_dof_ = -1;    // its qvel address (vx vy vz wx wy wz; angular in the body frame)
+  int base_body_ = -1;  // the body of the free joint
+  int base_qpos_ = -1;  // its qpos address (x y z qw qx qy qz)
+  int base_dof_ = -1;   // its qvel address (vx vy vz wx wy wz; angular in the body frame)
   int imu_site_ = -1;
   int quat_adr_ = -1, gyro_adr_ = -1, accel_adr_ = -1;  // sensordata addresses, -1 = none
-  std::vector<bool> is_foot_;  // per body: its name contains "foot"
+  std::vector<bool> is_foot_;                           // per body: its name contains "foot"
   std::optional<double> gantry_height_m_;
   std::array<double, 2> gantry_xy_{};
   double anchor_height_m_ = 0;  // moves towards *gantry_height_m_ at the hoist's speed

@@ -17,16 +17,16 @@ namespace robot_edge::sim {
 extern const char* const kUsage;
 
 struct CommandLine {
-  std::string config_path;         // --config (required unless --help)
-  std::string control_path;        // --control; "" = no control socket
-  std::string log_level = "info";  // --log-level
-  bool quiet = false;              // --quiet: no status line every second
-  bool viewer = false;             // --viewer: start robot-edge-viewer on the control socket
-  std::string physics;             // --physics; "" = the config's
-  std::string model_path;          // --model; "" = the config's
+  std::string config_path;                // --config (required unless --help)
+  std::string control_path;               // --control; "" = no control socket
+  std::string log_level = "info";         // --log-level
+  bool quiet = false;                     // --quiet: no status line every second
+  bool viewer = false;                    // --viewer: start robot-edge-viewer on the control socket
+  std::string physics;                    // --physics; "" = the config's
+  std::string model_path;                 // --model; "" = the config's
   std::optional<double> gantry_height_m;  // --gantry; none = the config's
-  bool help = false;               // --help / -h
-  bool version = false;            // --version
+  bool help = false;                      // --help / -h
+  bool version = false;                   // --version
 };
 
 // Exactly one of the two is set.

@@ -55,15 +55,16 @@ SimRobot::SimRobot(const config::Config& config, std::unique_ptr<Plant> plant,
     records_.push_back({.min_rad = joint.min_rad, .max_rad = joint.max_rad});
     by_bus_[joint.bus].push_back(j);
     const auto family = static_cast<std::size_t>(motors_.back().params().protocol.family);
-    joint_by_id_[joint.bus][family][joint.can_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
+    joint_by_id_[joint.bus][family][joint.can_id & CAN_SFF_MASK] =
+        static_cast<std::uint16_t>(j + 1);
     families_on_bus_[joint.bus] |= static_cast<std::uint8_t>(1u << family);
     const bool missing = std::find(config.sim.missing.begin(), config.sim.missing.end(),
                                    joint.name) != config.sim.missing.end();
     if (missing) motors_.back().SetSilenced(true);
   }
   for (const config::SimExtraMotor& extra : config.sim.extra_motors) {
-    extras_.emplace_back(MotorParamsFor(config, extra.bus, config.motors[extra.motor],
-                                        extra.can_id));
+    extras_.emplace_back(
+        MotorParamsFor(config, extra.bus, config.motors[extra.motor], extra.can_id));
     const auto family = static_cast<std::size_t>(extras_.back().params().protocol.family);
     joint_by_id_[extra.bus][family][extra.can_id & CAN_SFF_MASK] =
         static_cast<std::uint16_t>(motors_.size() + extras_.size());
@@ -80,10 +81,10 @@ std::vector<can_filter> SimRobot::ReceiveFilters() const {
   for (const SimMotor& motor : extras_) all.push_back(&motor);
   for (const SimMotor* motor : all) {
     const SimMotorParams& p = motor->params();
-    const can_filter f = p.protocol.family == config::MotorFamily::kRobstride
-                             ? can_filter{(p.can_id & 0xFF) | CAN_EFF_FLAG,
-                                          0xFF | CAN_EFF_FLAG | CAN_RTR_FLAG}
-                             : can::ExactStandardId(p.can_id);
+    const can_filter f =
+        p.protocol.family == config::MotorFamily::kRobstride
+            ? can_filter{(p.can_id & 0xFF) | CAN_EFF_FLAG, 0xFF | CAN_EFF_FLAG | CAN_RTR_FLAG}
+            : can::ExactStandardId(p.can_id);
     const bool known = std::any_of(filters.begin(), filters.end(), [&](const can_filter& g) {
       return g.can_id == f.can_id && g.can_mask == f.can_mask;
     });
@@ -102,7 +103,8 @@ void SimRobot::OnFrames(std::size_t bus, std::span<const can_frame> frames, std:
       ++totals_.ignored;
       continue;
     }
-    SimMotor& motor = slot <= motors_.size() ? motors_[slot - 1] : extras_[slot - 1 - motors_.size()];
+    SimMotor& motor =
+        slot <= motors_.size() ? motors_[slot - 1] : extras_[slot - 1 - motors_.size()];
     const auto reply = motor.OnFrame(frame, now_us);
     if (!reply) {
       ++totals_.ignored;
@@ -169,18 +171,10 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
   AdvanceAll(now_us);
   SimMotor* m = joint_verb ? &motors_[c.joint] : nullptr;
   switch (c.verb) {
-    case ControlVerb::kTemp:
-      m->PinTemperature(c.celsius);
-      return "ok";
-    case ControlVerb::kTempRelease:
-      m->ReleaseTemperature();
-      return "ok";
-    case ControlVerb::kSilence:
-      m->SetSilenced(c.on);
-      return "ok";
-    case ControlVerb::kFault:
-      m->SetErrorCode(c.code);
-      return "ok";
+    case ControlVerb::kTemp: m->PinTemperature(c.celsius); return "ok";
+    case ControlVerb::kTempRelease: m->ReleaseTemperature(); return "ok";
+    case ControlVerb::kSilence: m->SetSilenced(c.on); return "ok";
+    case ControlVerb::kFault: m->SetErrorCode(c.code); return "ok";
     case ControlVerb::kMount: {
       config::JointTransform mounting = m->params().mounting;
       mounting.offset_rad = static_cast<float>(c.offset_rad);
@@ -188,8 +182,7 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
       m->SetMounting(mounting);
       return "ok";
     }
-    case ControlVerb::kGet:
-      return GetLine(c.joint);
+    case ControlVerb::kGet: return GetLine(c.joint);
     case ControlVerb::kTilt:
       if (kinematic_ == nullptr) {
         return std::string("error: tilt sets the kinematic backend's IMU; in ") + plant_->name() +
@@ -199,28 +192,18 @@ std::string SimRobot::Execute(const ControlCommand& c, std::int64_t now_us) {
       return "ok";
     case ControlVerb::kGantry:
       return plant_->SetGantry(c.on ? std::optional<double>(c.height_m) : std::nullopt);
-    case ControlVerb::kPush:
-      return plant_->Push(c.body, c.force_n, c.seconds);
-    case ControlVerb::kTruth:
-      return TruthLine();
-    case ControlVerb::kRecord:
-      return RecordLine();
-    case ControlVerb::kQpos:
-      return QposLine();
-    case ControlVerb::kImu:
-      imu_.SetEnabled(c.on);
-      return "ok";
+    case ControlVerb::kPush: return plant_->Push(c.body, c.force_n, c.seconds);
+    case ControlVerb::kTruth: return TruthLine();
+    case ControlVerb::kRecord: return RecordLine();
+    case ControlVerb::kQpos: return QposLine();
+    case ControlVerb::kImu: imu_.SetEnabled(c.on); return "ok";
     case ControlVerb::kBattery:
-    case ControlVerb::kBatteryCharge:
-      return ExecuteBattery(c);
-    case ControlVerb::kStatus:
-      return "ok " + StatusLine();
-    case ControlVerb::kHelp:
-      return std::string("ok ") + kControlHelp;
+    case ControlVerb::kBatteryCharge: return ExecuteBattery(c);
+    case ControlVerb::kStatus: return "ok " + StatusLine();
+    case ControlVerb::kHelp: return std::string("ok ") + kControlHelp;
     case ControlVerb::kBusOff:
     case ControlVerb::kRestarted:
-    case ControlVerb::kLink:
-      break;
+    case ControlVerb::kLink: break;
   }
   return "error: not a robot command";
 }
@@ -315,8 +298,8 @@ std::string SimRobot::StatusLine() const {
       "hottest=%s:%.1fC imu=%s tilt=%.1f physics=%s lagged_ms=%.0f battery=%s",
       motor_mode, motors_.size(), active, silenced, faults, commands_per_s_, replies_per_s_,
       motors_.empty() ? "-" : joint_names_[hottest].c_str(), hottest_c,
-      imu_.enabled() ? "on" : "off", TiltFromUprightDeg(plant_->imu().quaternion),
-      plant_->name(), static_cast<double>(totals_.lagged_us) * 1e-3, battery);
+      imu_.enabled() ? "on" : "off", TiltFromUprightDeg(plant_->imu().quaternion), plant_->name(),
+      static_cast<double>(totals_.lagged_us) * 1e-3, battery);
   return line;
 }
 

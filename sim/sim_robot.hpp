@@ -17,8 +17,8 @@
 #include <linux/can.h>
 
 #include <array>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,10 +35,10 @@ namespace robot_edge::sim {
 
 // Frame counts since start; rates over the last UpdateRates() interval.
 struct SimTotals {
-  std::uint64_t frames = 0;   // frames received for a motor of this robot
-  std::uint64_t replies = 0;  // replies produced
-  std::uint64_t ignored = 0;  // frames for an unknown id, or that a motor did not answer
-  std::uint64_t steps = 0;    // physics steps taken
+  std::uint64_t frames = 0;    // frames received for a motor of this robot
+  std::uint64_t replies = 0;   // replies produced
+  std::uint64_t ignored = 0;   // frames for an unknown id, or that a motor did not answer
+  std::uint64_t steps = 0;     // physics steps taken
   std::int64_t lagged_us = 0;  // physics time skipped because it fell behind
 };
 
@@ -111,12 +111,12 @@ class SimRobot {
 
   std::vector<std::string> joint_names_;
   std::unique_ptr<Plant> plant_;
-  KinematicPlant* kinematic_ = nullptr;  // plant_, when it is one (tilt)
-  std::vector<SimMotor> motors_;         // firmware order
-  std::vector<SimMotor> extras_;         // sim.extra_motors: on the buses, on no joint
-  std::vector<TorqueLaw> laws_;          // scratch: one per motor
-  std::vector<JointRecord> records_;     // one per motor
-  std::int64_t physics_us_;              // the plant's time
+  KinematicPlant* kinematic_ = nullptr;           // plant_, when it is one (tilt)
+  std::vector<SimMotor> motors_;                  // firmware order
+  std::vector<SimMotor> extras_;                  // sim.extra_motors: on the buses, on no joint
+  std::vector<TorqueLaw> laws_;                   // scratch: one per motor
+  std::vector<JointRecord> records_;              // one per motor
+  std::int64_t physics_us_;                       // the plant's time
   std::vector<std::vector<std::size_t>> by_bus_;  // bus -> joints on it
   // bus -> family -> (motor id -> joint + 1, 0 = none).
   using IdTable = std::array<std::array<std::uint16_t, CAN_SFF_MASK + 1>, 3>;

@@ -164,10 +164,11 @@ void Simulator::ScheduleStatus() {
     }
     const std::int64_t lag_us = robot_.totals().lagged_us;
     if (lag_us > reported_lag_us_) {
-      spdlog::warn("the physics fell behind real time: {:.0f} ms of simulated time skipped in "
-                   "the last second ({:.0f} ms in all); the machine is too slow for this model",
-                   static_cast<double>(lag_us - reported_lag_us_) * 1e-3,
-                   static_cast<double>(lag_us) * 1e-3);
+      spdlog::warn(
+          "the physics fell behind real time: {:.0f} ms of simulated time skipped in "
+          "the last second ({:.0f} ms in all); the machine is too slow for this model",
+          static_cast<double>(lag_us - reported_lag_us_) * 1e-3,
+          static_cast<double>(lag_us) * 1e-3);
       reported_lag_us_ = lag_us;
     }
     ScheduleStatus();
@@ -183,12 +184,8 @@ std::string Simulator::HandleControlLine(std::string_view line) {
     switch (parsed.command->verb) {
       case ControlVerb::kBusOff:
       case ControlVerb::kRestarted:
-      case ControlVerb::kLink:
-        reply = ExecuteBusCommand(*parsed.command);
-        break;
-      default:
-        reply = robot_.Execute(*parsed.command, NowUs());
-        break;
+      case ControlVerb::kLink: reply = ExecuteBusCommand(*parsed.command); break;
+      default: reply = robot_.Execute(*parsed.command, NowUs()); break;
     }
   }
   spdlog::debug("control: '{}' -> '{}'", line, reply);

@@ -10,7 +10,8 @@
 // Timers: the physics advanced to now and IMU frames at sim.imu_rate_hz on the IMU's bus (one
 // Send() of two frames, three with imu.accel_id), so the robot moves (and falls) between the
 // daemon's frames too; with battery.source can, the BMS frame every 100 ms on battery.bus; the
-// status line once a second, with a warning when the physics fell behind real time. SIGINT/SIGTERM: close everything, remove the control socket, Run() returns.
+// status line once a second, with a warning when the physics fell behind real time. SIGINT/SIGTERM:
+// close everything, remove the control socket, Run() returns.
 //
 // Threads: construction and Run() on the same thread; nothing else touches this object.
 #pragma once
@@ -32,8 +33,8 @@
 namespace robot_edge::sim {
 
 struct SimulatorOptions {
-  std::string control_path;  // --control: Unix socket for fault injection; "" = none
-  bool status_lines = true;  // !--quiet: log the status line every second
+  std::string control_path;           // --control: Unix socket for fault injection; "" = none
+  bool status_lines = true;           // !--quiet: log the status line every second
   std::string physics = "kinematic";  // kinematic | mujoco
   std::string model_path;             // mujoco: the MJCF file
   double gantry_height_m = 0;         // mujoco: start hanging this high; 0 = on the floor

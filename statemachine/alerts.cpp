@@ -17,8 +17,12 @@ Alert MakeAlert(AlertId id, std::uint32_t threshold, std::uint32_t source) {
   return a;
 }
 
-std::uint32_t Rounded(double v) { return static_cast<std::uint32_t>(std::lround(std::max(v, 0.0))); }
-std::uint32_t Ms(std::int64_t us) { return static_cast<std::uint32_t>(std::max<std::int64_t>(us, 0) / 1000); }
+std::uint32_t Rounded(double v) {
+  return static_cast<std::uint32_t>(std::lround(std::max(v, 0.0)));
+}
+std::uint32_t Ms(std::int64_t us) {
+  return static_cast<std::uint32_t>(std::max<std::int64_t>(us, 0) / 1000);
+}
 
 }  // namespace
 
@@ -39,8 +43,8 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
   const auto joint_count = static_cast<std::uint32_t>(c.joints.size());
   for (std::uint32_t j = 0; j < joint_count; ++j) {
     overtemp_.push_back({false, MakeAlert(AlertId::kMotorOvertemp, Rounded(trip_c_), j)});
-    timeout_.push_back({false, MakeAlert(AlertId::kMotorTimeout,
-                                         c.control.motor_reply_timeout_ms, j)});
+    timeout_.push_back(
+        {false, MakeAlert(AlertId::kMotorTimeout, c.control.motor_reply_timeout_ms, j)});
     fault_.push_back({false, MakeAlert(AlertId::kMotorFault, 0, j)});
     range_.push_back({false, MakeAlert(AlertId::kJointOutOfRange,
                                        Rounded(1000.0 * c.safety.joint_limit_margin_rad), j)});
@@ -111,8 +115,8 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     const bool replied = m.last_reply_us >= 0;
     all_replied_ &= replied;
     const std::int64_t age_us = now_us - (replied ? m.last_reply_us : start_us_);
-    const bool silent = replied ? age_us > reply_timeout_us_ && m.unanswered >= kMinUnanswered
-                                : !InGrace(now_us);
+    const bool silent =
+        replied ? age_us > reply_timeout_us_ && m.unanswered >= kMinUnanswered : !InGrace(now_us);
     timeout_[j].alert.reading = static_cast<float>(m.malformed_replies);
     Apply(&timeout_[j], silent, !silent, Ms(age_us), now_us, events);
     if (!replied) continue;
@@ -154,8 +158,8 @@ void AlertMonitor::UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffe
     const bool new_bus_off = s.bus_off_count != last_bus_off_count_[b];
     last_bus_off_count_[b] = s.bus_off_count;
     if (s.bus_off || new_bus_off) slot.last_trip_us = now_us;
-    const bool over = !s.bus_off && slot.last_trip_us >= 0 &&
-                      now_us - slot.last_trip_us >= kBusOffHoldUs;
+    const bool over =
+        !s.bus_off && slot.last_trip_us >= 0 && now_us - slot.last_trip_us >= kBusOffHoldUs;
     Apply(&slot, s.bus_off || new_bus_off, over, static_cast<std::uint32_t>(s.bus_off_count),
           now_us, events);
   }

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <span>
 
-#include "statemachine/modes.hpp"
 #include "statemachine/counters.hpp"
+#include "statemachine/modes.hpp"
 
 namespace robot_edge::sm {
 
@@ -53,16 +53,16 @@ struct JogRequest {
 struct Command {
   CommandKind kind = CommandKind::kMode;
   CommandSource source = CommandSource::kClient;
-  std::uint32_t sequence = 0;   // CloudCommand.sequence
-  std::int64_t received_us = 0; // when the daemon received it
+  std::uint32_t sequence = 0;    // CloudCommand.sequence
+  std::int64_t received_us = 0;  // when the daemon received it
   // When the client sent it, estimated on the same clock from its timestamp_us (see
   // daemon/command_freshness.hpp); received_us when unknown. A command sent before the robot
   // last entered DAMP cannot take it out of DAMP.
   std::int64_t sent_us = 0;
-  Velocity velocity;            // kVelocity
-  ModeRequest mode = ModeRequest::kDamp;  // kMode
-  const Trajectory* trajectory = nullptr; // kTrajectory; read during Submit() only
-  JogRequest jog;                         // kJog
+  Velocity velocity;                                 // kVelocity
+  ModeRequest mode = ModeRequest::kDamp;             // kMode
+  const Trajectory* trajectory = nullptr;            // kTrajectory; read during Submit() only
+  JogRequest jog;                                    // kJog
   const JointStreamCommand* joint_stream = nullptr;  // kJointStream; read during Submit() only
 };
 
@@ -83,8 +83,8 @@ struct JointMeasurement {
   std::int64_t last_reply_us = -1;  // -1 = never replied
   std::uint32_t unanswered = 0;     // commands sent to it since its last reply
   // For bring-up reports (robot-edgectl scan); the state machine does not read them.
-  std::uint32_t raw_fault = 0;           // the family's own fault field
-  std::uint64_t malformed_replies = 0;   // frames from its id that did not decode
+  std::uint32_t raw_fault = 0;          // the family's own fault field
+  std::uint64_t malformed_replies = 0;  // frames from its id that did not decode
 };
 
 struct ImuMeasurement {
@@ -94,7 +94,7 @@ struct ImuMeasurement {
   // frame (imu.accel_id); has_accel stays false without one.
   std::array<float, 3> accel_m_s2{0, 0, 0};
   bool has_accel = false;
-  std::int64_t last_update_us = -1;            // -1 = never received
+  std::int64_t last_update_us = -1;  // -1 = never received
 };
 
 // The battery, from the configured source (config battery.source): the BMS's CAN frame, or
@@ -102,8 +102,8 @@ struct ImuMeasurement {
 enum class BatteryStatus : std::uint8_t { kUnknown, kDischarging, kCharging, kFull, kFault };
 struct BatteryMeasurement {
   float voltage_v = NAN;
-  float current_a = NAN;   // positive: discharging
-  float percent = NAN;     // state of charge, 0..100
+  float current_a = NAN;  // positive: discharging
+  float percent = NAN;    // state of charge, 0..100
   float temperature_c = NAN;
   BatteryStatus status = BatteryStatus::kUnknown;
   std::int64_t last_update_us = -1;  // steady µs of the last reading; -1 = never
@@ -117,7 +117,7 @@ struct BusStatus {
 struct Inputs {
   std::span<const JointMeasurement> joints;  // firmware order, one per configured joint
   ImuMeasurement imu;
-  std::span<const BusStatus> buses;          // one per configured bus
+  std::span<const BusStatus> buses;  // one per configured bus
   double loop_rate_hz = 0;  // the control loop's ticks per second over the last complete second;
                             // 0 = not measured yet
   BatteryMeasurement battery{};  // last_update_us -1 without a battery source
@@ -153,12 +153,12 @@ const char* ToString(AlertId id);
 struct Alert {
   AlertId id = AlertId::kMotorOvertemp;
   Severity severity = Severity::kCritical;
-  std::uint32_t value = 0;      // unit per AlertId (°C, degrees, ms, count, code)
+  std::uint32_t value = 0;  // unit per AlertId (°C, degrees, ms, count, code)
   std::uint32_t threshold = 0;
   std::int64_t first_set_us = 0;
-  std::uint32_t source = 0;     // joint or bus index
-  float reading = 0;            // for the text: kJointOutOfRange the measured position (rad);
-                                // kMotorTimeout the replies from its id that did not decode
+  std::uint32_t source = 0;  // joint or bus index
+  float reading = 0;         // for the text: kJointOutOfRange the measured position (rad);
+                             // kMotorTimeout the replies from its id that did not decode
 };
 
 enum class EventKind : std::uint8_t {
@@ -195,14 +195,14 @@ struct Event {
   Mode from = Mode::kDamp;
   Mode to = Mode::kDamp;
   Cause cause = Cause::kCommand;
-  Alert alert;                       // kAlertRaised / kAlertCleared / kModeBlocked
-  Reason reason = Reason::kCount;    // kModeBlocked: the Reason that kept it in DAMP
-  std::uint32_t silence_ms = 0;      // kTrajectoryTimeout: time since the last packet
+  Alert alert;                                     // kAlertRaised / kAlertCleared / kModeBlocked
+  Reason reason = Reason::kCount;                  // kModeBlocked: the Reason that kept it in DAMP
+  std::uint32_t silence_ms = 0;                    // kTrajectoryTimeout: time since the last packet
   PolicyFault policy_fault = PolicyFault::kStale;  // kPolicyFault
-  std::uint32_t detail = 0;          // kPolicyFault: per PolicyFault
-  std::uint32_t joint = 0;           // kVelocityLimit: firmware index
-  float velocity_rad_s = 0;          // kVelocityLimit: measured
-  float limit_rad_s = 0;             // kVelocityLimit: the command's limit
+  std::uint32_t detail = 0;                        // kPolicyFault: per PolicyFault
+  std::uint32_t joint = 0;                         // kVelocityLimit: firmware index
+  float velocity_rad_s = 0;                        // kVelocityLimit: measured
+  float limit_rad_s = 0;                           // kVelocityLimit: the command's limit
 };
 
 }  // namespace robot_edge::sm

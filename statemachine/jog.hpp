@@ -38,9 +38,9 @@ class Jog {
   std::uint32_t joint_ = 0;
   float target_rad_ = 0;
   float speed_rad_s_ = kDefaultSpeedRadS;
-  float commanded_rad_ = 0;         // where the ramp is
-  std::int64_t renewed_us_ = 0;     // last Set()
-  std::int64_t stepped_us_ = 0;     // last Step()
+  float commanded_rad_ = 0;      // where the ramp is
+  std::int64_t renewed_us_ = 0;  // last Set()
+  std::int64_t stepped_us_ = 0;  // last Step()
 };
 
 }  // namespace robot_edge::sm

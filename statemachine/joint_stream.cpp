@@ -41,7 +41,8 @@ float JointStream::Position(std::size_t j, std::int64_t t_us) const {
   const JointStreamCommand& c = command_;
   if (c.reference_us <= 0 || c.extrapolation_us <= 0) return c.position_rad[j];
   const std::int64_t ahead = std::clamp<std::int64_t>(t_us - c.reference_us, 0, c.extrapolation_us);
-  return c.position_rad[j] + c.velocity_rad_s[j] * static_cast<float>(static_cast<double>(ahead) * 1e-6);
+  return c.position_rad[j] +
+         c.velocity_rad_s[j] * static_cast<float>(static_cast<double>(ahead) * 1e-6);
 }
 
 void JointStream::Targets(std::int64_t now_us, std::span<JointTarget> out) const {

@@ -82,9 +82,7 @@ constexpr std::uint32_t ToFirmwareMode(Mode mode) {
   return 0;
 }
 
-constexpr bool IsMove(Mode mode) {
-  return mode != Mode::kDamp && mode != Mode::kStand;
-}
+constexpr bool IsMove(Mode mode) { return mode != Mode::kDamp && mode != Mode::kStand; }
 
 // The modes a client streams: each command renews the trajectory watchdog.
 constexpr bool IsStreamed(Mode mode) {

@@ -7,8 +7,8 @@
 namespace robot_edge::sm {
 
 struct RampPoint {
-  float fraction;       // 0 at the start, 1 at the end
-  float rate_per_s;     // d(fraction)/dt (1/s)
+  float fraction;    // 0 at the start, 1 at the end
+  float rate_per_s;  // d(fraction)/dt (1/s)
 };
 
 // `elapsed_s` since the ramp started, over `duration_s` (> 0).

@@ -14,7 +14,8 @@ StateMachine::StateMachine(const config::Config& config, const config::JointTabl
       policy_(policy),
       on_policy_fault_(config.policy.on_fault),
       period_us_(config.period_us()),
-      trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) * 1000),
+      trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) *
+                             1000),
       stand_ramp_s_(config.control.stand_ramp_s),
       alerts_(config, joints),
       events_(kEventCapacity),
@@ -37,8 +38,8 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   BeginTick();
   bool continues_stream = false;
   if (IsStreamPacket(command.kind)) {
-    continues_stream = last_packet_us_ >= 0 &&
-                       command.received_us - last_packet_us_ < trajectory_timeout_us_;
+    continues_stream =
+        last_packet_us_ >= 0 && command.received_us - last_packet_us_ < trajectory_timeout_us_;
     last_packet_us_ = command.received_us;
   }
   const Transition t = Decide(mode_, command.kind, command.mode, policy_ != nullptr);
@@ -117,11 +118,8 @@ bool StateMachine::StreamRunning(std::int64_t now_us) const {
 void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next) {
   if (command.kind != CommandKind::kJog) jog_.Stop();  // a DAMP (any command) ends a jog
   switch (command.kind) {
-    case CommandKind::kMode:
-      break;
-    case CommandKind::kVelocity:
-      velocity_ = command.velocity;
-      break;
+    case CommandKind::kMode: break;
+    case CommandKind::kVelocity: velocity_ = command.velocity; break;
     case CommandKind::kTrajectory:
       trajectory_.CopyFrom(*command.trajectory);
       trajectory_start_us_ = now_us;
@@ -137,9 +135,7 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
       jog_.Set(now_us, command.jog, targets_[command.jog.joint].position_rad,
                joints_[command.jog.joint]);
       break;
-    case CommandKind::kStopWalking:
-      velocity_ = Velocity{};
-      break;
+    case CommandKind::kStopWalking: velocity_ = Velocity{}; break;
   }
   if (next != mode_) EnterMode(now_us, next, Cause::kCommand);
 }
@@ -245,13 +241,15 @@ void StateMachine::DampTargets(std::int64_t now_us, const Inputs& in) {
 void StateMachine::StandTargets(std::int64_t now_us, const Inputs& in) {
   if (stand_start_pending_) {
     for (std::size_t j = 0; j < targets_.size(); ++j) {
-      const float measured = j < in.joints.size() ? in.joints[j].position_rad : joints_[j].stand_rad;
+      const float measured =
+          j < in.joints.size() ? in.joints[j].position_rad : joints_[j].stand_rad;
       stand_start_rad_[j] = std::clamp(measured, joints_[j].min_rad, joints_[j].max_rad);
     }
     stand_start_us_ = now_us;
     stand_start_pending_ = false;
   }
-  const RampPoint r = StandRamp(static_cast<double>(now_us - stand_start_us_) * 1e-6, stand_ramp_s_);
+  const RampPoint r =
+      StandRamp(static_cast<double>(now_us - stand_start_us_) * 1e-6, stand_ramp_s_);
   for (std::size_t j = 0; j < targets_.size(); ++j) {
     const float span = joints_[j].stand_rad - stand_start_rad_[j];
     targets_[j] = {stand_start_rad_[j] + r.fraction * span, r.rate_per_s * span, joints_[j].kp,
@@ -261,10 +259,12 @@ void StateMachine::StandTargets(std::int64_t now_us, const Inputs& in) {
 
 void StateMachine::TrajectoryTargets(std::int64_t now_us) {
   if (trajectory_.segments() == 0) return;  // cannot happen in this mode; keep last targets
-  const auto elapsed = static_cast<std::size_t>(std::max<std::int64_t>(0, now_us - trajectory_start_us_) / period_us_);
+  const auto elapsed = static_cast<std::size_t>(
+      std::max<std::int64_t>(0, now_us - trajectory_start_us_) / period_us_);
   const std::size_t s = std::min(elapsed, trajectory_.segments() - 1);
   const auto pos = trajectory_.positions(s), kp = trajectory_.kp(s), kd = trajectory_.kd(s);
-  for (std::size_t j = 0; j < targets_.size(); ++j) targets_[j] = {pos[j], 0.0f, kp[j], kd[j], 0.0f};
+  for (std::size_t j = 0; j < targets_.size(); ++j)
+    targets_[j] = {pos[j], 0.0f, kp[j], kd[j], 0.0f};
 }
 
 // Until the policy's first targets the stand pose holds (MOVE/POLICY is entered from STAND).

@@ -33,10 +33,10 @@ struct Outputs {
   Mode mode = Mode::kDamp;
   std::span<const JointTarget> targets;  // one per joint, firmware order, clamped
   std::uint32_t error_flags = 0;
-  std::span<const Alert> alerts;         // active alerts
+  std::span<const Alert> alerts;  // active alerts
   // Events since the previous Step(), including those of the Submit() calls in between.
   std::span<const Event> events;
-  Velocity velocity;                     // walking velocity in MOVE/POLICY, else 0
+  Velocity velocity;  // walking velocity in MOVE/POLICY, else 0
   std::uint32_t last_command_sequence = 0;
   // MOVE/JOINT_STREAM: the user_command_key of the command these targets come from, and when it
   // was applied (robot time, µs; -1 = no command yet). Kept after the stream ends.

@@ -31,9 +31,9 @@ class TargetShaper {
 
  private:
   struct Limits {
-    float v_max = 0;      // rad/s; 0 = none
-    float a_max = 0;      // rad/s²; 0 = none
-    float low_pass = 1;   // a; 1 = none
+    float v_max = 0;     // rad/s; 0 = none
+    float a_max = 0;     // rad/s²; 0 = none
+    float low_pass = 1;  // a; 1 = none
     bool any() const { return v_max > 0 || a_max > 0 || low_pass < 1; }
   };
   struct State {

@@ -12,7 +12,7 @@ namespace robot_edge::sm {
 
 struct Transition {
   bool allowed = false;
-  Mode next = Mode::kDamp;        // when allowed
+  Mode next = Mode::kDamp;          // when allowed
   Reason refused = Reason::kCount;  // when not allowed
 };
 

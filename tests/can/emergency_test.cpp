@@ -14,7 +14,8 @@ using test::Hexify;
 TEST(EmergencyFrames, DampToEveryMotorThenExitMotorModeAndMissingBusesNamed) {
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   c.buses[0].interface = "lo";  // exists on every machine (the frames are only built here)
-  for (std::size_t b = 1; b < c.buses.size(); ++b) c.buses[b].interface = "nocan" + std::to_string(b);
+  for (std::size_t b = 1; b < c.buses.size(); ++b)
+    c.buses[b].interface = "nocan" + std::to_string(b);
   std::vector<std::string> missing;
   const auto frames = EmergencyFrames(c, &missing);
   EXPECT_EQ(missing, (std::vector<std::string>{"nocan1", "nocan2", "nocan3", "nocan4"}));

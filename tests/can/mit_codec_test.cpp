@@ -55,7 +55,8 @@ TEST(MitCommand, RoundTripWithinHalfAStep) {
               kd_step = 5.0f / 4095, t_step = 36.0f / 4095;
   for (const MitCommand& c :
        {MitCommand{12.5f, 50, 500, 5, 17.9f}, MitCommand{-12.5f, -50, 0, 0, -18},
-        MitCommand{0.123f, -7.7f, 42.0f, 0.3f, 3.3f}, MitCommand{-0.001f, 0.01f, 499.9f, 4.99f, -17.99f}}) {
+        MitCommand{0.123f, -7.7f, 42.0f, 0.3f, 3.3f},
+        MitCommand{-0.001f, 0.01f, 499.9f, 4.99f, -17.99f}}) {
     MitCommand back;
     ASSERT_TRUE(DecodeCommand(EncodeCommand(c, kAk80), kAk80, &back));
     EXPECT_NEAR(back.position_rad, c.position_rad, p_step / 2 + 1e-6);

@@ -15,8 +15,7 @@ MotorProtocol Protocol(config::MotorFamily family) {
   return ProtocolOf(m);
 }
 
-constexpr config::MotorFamily kFamilies[] = {config::MotorFamily::kAk,
-                                             config::MotorFamily::kDamiao,
+constexpr config::MotorFamily kFamilies[] = {config::MotorFamily::kAk, config::MotorFamily::kDamiao,
                                              config::MotorFamily::kRobstride};
 
 TEST(MotorProtocol, CommandsReachTheMotorOfEveryFamily) {
@@ -50,7 +49,8 @@ TEST(MotorProtocol, RequestsOfEveryFamily) {
       }
       ASSERT_TRUE(exists);
       HostFrame host;
-      ASSERT_TRUE(DecodeHostFrame(p, f, &host)) << config::ToString(family) << " " << ToString(request);
+      ASSERT_TRUE(DecodeHostFrame(p, f, &host))
+          << config::ToString(family) << " " << ToString(request);
       EXPECT_FALSE(host.is_command);
       EXPECT_EQ(host.request, request) << config::ToString(family);
     }

@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "can/bms_codec.hpp"
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
-#include "allocation_counter.hpp"
 #include "test_config.hpp"
 
 namespace robot_edge::can {
@@ -42,9 +42,9 @@ can_frame Frame(canid_t id, const Payload& payload, std::uint8_t len) {
 }
 
 // 10 000 ticks of the control loop as the daemon runs it: motor replies, IMU frames, BMS frames
-// (good and garbled), error frames, one motor silent (its FC retries go out), one bus refusing some frames and another
-// whose link is down for a while. Nothing allocates, in Send(), Receive(), EnterMotorMode() or
-// SendDampThenExit().
+// (good and garbled), error frames, one motor silent (its FC retries go out), one bus refusing some
+// frames and another whose link is down for a while. Nothing allocates, in Send(), Receive(),
+// EnterMotorMode() or SendDampThenExit().
 TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   const config::Config& config = test::DefaultConfig();
   std::vector<std::string> interfaces;

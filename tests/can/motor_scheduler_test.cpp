@@ -29,7 +29,7 @@ constexpr std::size_t kBuses = 5;
 constexpr std::size_t kJoints = 25;
 constexpr std::size_t kWaistNeck = 4;  // the IMU's bus, and the BMS's
 constexpr canid_t kBmsId = 0x180;
-constexpr std::int64_t kMs = 1000;     // µs
+constexpr std::int64_t kMs = 1000;  // µs
 constexpr std::int64_t kPeriodUs = 2 * kMs;
 
 // The reference encoding, written from the protocol layout in mit_codec.hpp (not from its code):
@@ -111,7 +111,8 @@ class SchedulerTest : public ::testing::Test {
       : config_(config),
         fake_(Interfaces(config_)),
         recorder_(fake_),
-        scheduler_(std::make_unique<MotorScheduler>(config_, config::BuildJointTable(config_), recorder_)) {}
+        scheduler_(std::make_unique<MotorScheduler>(config_, config::BuildJointTable(config_),
+                                                    recorder_)) {}
 
   void ClearSent() {
     fake_.ClearSent();
@@ -162,9 +163,11 @@ TEST_F(SchedulerTest, DefaultConfigHasTheRobotsLayout) {
 
 TEST_F(SchedulerTest, BusCountMustMatchTheConfig) {
   FakeTransport four({"vcan0", "vcan1", "vcan2", "vcan3"});
-  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), four), std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), four),
+               std::invalid_argument);
   FakeTransport six({"vcan0", "vcan1", "vcan2", "vcan3", "vcan4", "vcan5"});
-  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), six), std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), six),
+               std::invalid_argument);
 }
 
 TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBusInOneBatch) {
@@ -742,7 +745,6 @@ TEST_F(DistinctMasterIdsTest, ReplyCountsOnlyOnTheBusOfItsMasterId) {
   EXPECT_EQ(scheduler_->motors()[2].replies, 1u);
 }
 
-
 // ---- Motor families, mounting, strays, scans (bring-up) ----
 
 // Bus 0 mixes an AK, a Damiao and a Robstride motor; the Damiao one is reversed with an offset,
@@ -761,7 +763,8 @@ joints:
   - {name: Knee, bus: leg, can_id: 2, motor: dm, min: -1, max: 1, kp: 50, kd: 1, stand: 0, direction: -1, offset: 0.25}
   - {name: Ankle, bus: leg, can_id: 3, motor: rs, min: -1, max: 1, kp: 50, kd: 1, stand: 0, gear_ratio: 0.5}
 imu: {bus: leg}
-)", "mixed.yaml");
+)",
+                                                "mixed.yaml");
     const auto problems = config::Validate(parsed);
     if (!problems.empty()) throw std::runtime_error(problems.front());
     return parsed;
@@ -786,8 +789,8 @@ class MixedSchedulerTest : public SchedulerTest {
 
 TEST_F(MixedSchedulerTest, EachMotorIsCommandedInItsFamilysFormatAndInMotorSpace) {
   targets_[0] = {0.5f, 0, 50, 1, 0};
-  targets_[1] = {0.5f, 0, 50, 1, 0};   // damiao: -(0.5 - 0.25) = -0.25 in motor space
-  targets_[2] = {0.5f, 0, 40, 1, 0};   // robstride: 0.5 / 0.5 = 1.0, kp 40 · 0.25 = 10
+  targets_[1] = {0.5f, 0, 50, 1, 0};  // damiao: -(0.5 - 0.25) = -0.25 in motor space
+  targets_[2] = {0.5f, 0, 40, 1, 0};  // robstride: 0.5 / 0.5 = 1.0, kp 40 · 0.25 = 10
   scheduler_->Send(targets_, 0);
   MitCommand sent[3];
   std::size_t found = 0;
@@ -814,7 +817,7 @@ TEST_F(MixedSchedulerTest, EachMotorIsCommandedInItsFamilysFormatAndInMotorSpace
 TEST_F(MixedSchedulerTest, RepliesOfEveryFamilyLandInJointSpace) {
   ReplyFromMotor(0, 0.3f);
   ReplyFromMotor(1, -0.25f);                       // damiao: -(-0.25) + 0.25 = 0.5 at the joint
-  ReplyFromMotor(2, 1.0f, MotorError::kOvertemp);   // robstride: 1.0 · 0.5 = 0.5, overtemperature
+  ReplyFromMotor(2, 1.0f, MotorError::kOvertemp);  // robstride: 1.0 · 0.5 = 0.5, overtemperature
   scheduler_->Receive(7);
   const auto m = scheduler_->motors();
   EXPECT_NEAR(m[0].position_rad, 0.3f, 1e-3f);
@@ -885,7 +888,8 @@ TEST_F(MixedSchedulerTest, SetZeroGoesOutOnceWithTheNextSend) {
     int n = 0;
     for (const can_frame& f : Sent(0)) {
       HostFrame host;
-      n += DecodeHostFrame(rs, f, &host) && !host.is_command && host.request == MotorRequest::kSetZero;
+      n += DecodeHostFrame(rs, f, &host) && !host.is_command &&
+           host.request == MotorRequest::kSetZero;
     }
     return n;
   };
@@ -920,7 +924,8 @@ TEST_F(MixedSchedulerTest, ClearFaultIsFollowedByEnableOnceWithTheNextSend) {
         requests.push_back(host.request);
       }
     }
-    EXPECT_EQ(requests, (std::vector<MotorRequest>{MotorRequest::kClearFault, MotorRequest::kEnable}))
+    EXPECT_EQ(requests,
+              (std::vector<MotorRequest>{MotorRequest::kClearFault, MotorRequest::kEnable}))
         << "joint " << j;
     EXPECT_TRUE(command_after) << "joint " << j;
     ReplyFromMotor(j, 0.0f);

@@ -17,7 +17,9 @@ using test::Hexify;
 // CyberGear: angle ±4π, velocity ±30 rad/s, torque ±12 N·m, kp 0..500, kd 0..5.
 constexpr MitRanges kCyberGear{4.0f * static_cast<float>(M_PI), 30.0f, 12.0f, 500.0f, 5.0f};
 
-std::string Data(const can_frame& f) { return Hexify(std::span<const std::uint8_t>(f.data, f.len)); }
+std::string Data(const can_frame& f) {
+  return Hexify(std::span<const std::uint8_t>(f.data, f.len));
+}
 
 TEST(RobstrideCodec, OperationControlGoldenFrame) {
   // Torque 0 -> round(32767.5) = 0x8000 in bits 23..8; type 1; motor 0x7F.
@@ -31,7 +33,8 @@ TEST(RobstrideCodec, OperationControlRoundTripsAndClampsNaNToZero) {
   const MitCommand in{1.5f, -3.0f, 40.0f, 1.25f, -2.0f};
   std::uint8_t id = 0;
   MitCommand out;
-  ASSERT_TRUE(DecodeOperationControl(EncodeOperationControl(9, in, kCyberGear), kCyberGear, &id, &out));
+  ASSERT_TRUE(
+      DecodeOperationControl(EncodeOperationControl(9, in, kCyberGear), kCyberGear, &id, &out));
   EXPECT_EQ(id, 9);
   EXPECT_NEAR(out.position_rad, 1.5f, 8 * M_PI / 65535);
   EXPECT_NEAR(out.velocity_rad_s, -3.0f, 60.0f / 65535);
@@ -39,8 +42,8 @@ TEST(RobstrideCodec, OperationControlRoundTripsAndClampsNaNToZero) {
   EXPECT_NEAR(out.kd, 1.25f, 5.0f / 65535);
   EXPECT_NEAR(out.torque_nm, -2.0f, 24.0f / 65535);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  ASSERT_TRUE(DecodeOperationControl(EncodeOperationControl(9, {nan, nan, nan, nan, nan}, kCyberGear),
-                                     kCyberGear, &id, &out));
+  ASSERT_TRUE(DecodeOperationControl(
+      EncodeOperationControl(9, {nan, nan, nan, nan, nan}, kCyberGear), kCyberGear, &id, &out));
   EXPECT_NEAR(out.kp, 0.0f, 1e-6f);
   EXPECT_NEAR(out.kd, 0.0f, 1e-6f);
   EXPECT_NEAR(out.torque_nm, 0.0f, 24.0f / 65535);

@@ -91,8 +91,8 @@ TEST(EdgectlOptions, SineDefaultsAndBounds) {
   EXPECT_EQ(MakeHello(sine).controller(), "cloud");
   EXPECT_TRUE(MakeHello(sine).want_command_results());
   EXPECT_FALSE(MakeHello(sine).no_telemetry()) << "the echoed keys come with telemetry";
-  const Options fast = Parse({"sine", "L_Elbow", "--rate", "1000", "--amplitude=0.3",
-                              "--frequency", "2", "--kp", "80", "--kd", "2"});
+  const Options fast = Parse({"sine", "L_Elbow", "--rate", "1000", "--amplitude=0.3", "--frequency",
+                              "2", "--kp", "80", "--kd", "2"});
   EXPECT_DOUBLE_EQ(fast.rate_hz, 1000.0);
   EXPECT_DOUBLE_EQ(fast.amplitude_rad, 0.3);
   EXPECT_DOUBLE_EQ(fast.frequency_hz, 2.0);

@@ -28,7 +28,7 @@ TEST(TimeSync, AsymmetricDelaysErrByHalfTheirDifference) {
 
 TEST(TimeSync, TheShortestRoundTripWins) {
   const std::vector<TimeSyncSample> samples = {
-      {0, 5'000 + 4'000, 5'000 + 4'000, 4'100},    // queued 4 ms on the way out
+      {0, 5'000 + 4'000, 5'000 + 4'000, 4'100},            // queued 4 ms on the way out
       {10'000, 15'000 + 10'100, 15'000 + 10'100, 10'200},  // 100 µs each way: offset 15'000
       {20'000, 35'000 + 20'000, 35'000 + 20'000, 23'000},  // 3 ms back
   };

@@ -33,7 +33,8 @@ void OnAllocation(const volatile void*, std::size_t) {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
 }
 void OnFree(const volatile void*) {}
-[[maybe_unused]] const int g_hooks = __sanitizer_install_malloc_and_free_hooks(OnAllocation, OnFree);
+[[maybe_unused]] const int g_hooks =
+    __sanitizer_install_malloc_and_free_hooks(OnAllocation, OnFree);
 }  // namespace
 
 #else

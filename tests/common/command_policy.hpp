@@ -34,8 +34,8 @@ class CommandPolicy {
 // The config edit (RobotOptions::config_edits) that adds a policy: section for `model` with
 // `gains`, the observation this policy reads, and a 300 ms stall timeout (user-mode-linux can
 // hold a thread that long).
-std::pair<std::string, std::string> PolicyConfigEdit(const std::string& model,
-                                                     const std::string& gains = "kp: 77\n  kd: 2.5");
+std::pair<std::string, std::string> PolicyConfigEdit(
+    const std::string& model, const std::string& gains = "kp: 77\n  kd: 2.5");
 
 // Joint i's target for the command (vx, vy, vyaw): its stand pose + 0.25 × action, clamped.
 float PolicyTarget(const config::Config& c, int i, float vx, float vy, float vyaw);

@@ -79,7 +79,8 @@ std::vector<int> JointsOffBus(const config::Config& c, const std::string& interf
 
 // µs from `t0` until every joint of `joints` has been sent a frame `safe` accepts; nullopt when
 // that does not happen within `timeout`.
-std::optional<std::int64_t> TimeToSafe(Robot& robot, std::int64_t t0, const std::vector<int>& joints,
+std::optional<std::int64_t> TimeToSafe(Robot& robot, std::int64_t t0,
+                                       const std::vector<int>& joints,
                                        const std::function<bool(int, const SeenFrame&)>& safe,
                                        Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -103,8 +104,8 @@ std::optional<std::int64_t> TimeToSafe(Robot& robot, std::int64_t t0, const std:
 
 std::optional<std::int64_t> TimeToDamp(Robot& robot, std::int64_t t0,
                                        const std::vector<int>& joints) {
-  return TimeToSafe(robot, t0, joints, [](int, const SeenFrame& f) { return IsDampFrame(f); },
-                    Millis(5000));
+  return TimeToSafe(
+      robot, t0, joints, [](int, const SeenFrame& f) { return IsDampFrame(f); }, Millis(5000));
 }
 
 // STAND for the policy's joints: a frame with the joint's own (stand) gains.
@@ -196,7 +197,8 @@ Trial StaleBurst(Session& s) {
   }
   const auto result = s.cloud.WaitCommandResult(last, Millis(3000));
   std::this_thread::sleep_for(Millis(300));
-  if (AnyStiffFrame(s.robot, delivered)) return {std::nullopt, "a stale packet re-engaged the motors"};
+  if (AnyStiffFrame(s.robot, delivered))
+    return {std::nullopt, "a stale packet re-engaged the motors"};
   if (!result || result->reason() != "command_stale") {
     return {std::nullopt, "the burst's last packet was not dropped as command_stale"};
   }
@@ -238,13 +240,14 @@ bool Walk(Session& s) {
   if (!Command(s.cloud, Velocity(0.4f, 0, 0)).accepted()) return false;
   const float want = PolicyTarget(s.robot.config(), 0, 0.4f, 0, 0);
   return s.robot.monitor()
-      .WaitFor(NowUs(),
-               [&](const SeenFrame& f) {
-                 return !f.special && s.robot.monitor().JointOf(f) == 0 &&
-                        std::abs(f.command.kp - kPolicyKp) < 0.2f &&
-                        std::abs(f.command.position_rad - want) < 1e-3f;
-               },
-               Millis(3000))
+      .WaitFor(
+          NowUs(),
+          [&](const SeenFrame& f) {
+            return !f.special && s.robot.monitor().JointOf(f) == 0 &&
+                   std::abs(f.command.kp - kPolicyKp) < 0.2f &&
+                   std::abs(f.command.position_rad - want) < 1e-3f;
+          },
+          Millis(3000))
       .has_value();
 }
 
@@ -256,7 +259,8 @@ Trial PolicyNonFinite(Session& s) {
   const config::Config& c = s.robot.config();
   for (const SeenFrame& f : s.robot.monitor().Since(t0)) {
     const int j = s.robot.monitor().JointOf(f);
-    if (f.special || j < 0 || j >= kPolicyJoints || std::abs(f.command.kp - kPolicyKp) > 0.2f) continue;
+    if (f.special || j < 0 || j >= kPolicyJoints || std::abs(f.command.kp - kPolicyKp) > 0.2f)
+      continue;
     const auto& joint = c.joints[static_cast<std::size_t>(j)];
     if (std::abs(f.command.position_rad - joint.max_rad) < 1e-3 ||
         std::abs(f.command.position_rad - joint.min_rad) < 1e-3) {
@@ -302,8 +306,8 @@ Trial Death(int signal, bool exec_stop_post, const Setup& setup) {
   const int status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
   const int expected = signal == SIGTERM ? 0 : 128 + signal;
   if (status != expected) {
-    return {std::nullopt, "robot-edged exited " + std::to_string(status) + ", not " +
-                              std::to_string(expected)};
+    return {std::nullopt,
+            "robot-edged exited " + std::to_string(status) + ", not " + std::to_string(expected)};
   }
   if (exec_stop_post) {
     std::string output;
@@ -452,7 +456,8 @@ double BoundMs(Fault fault, const config::Config& c, double margin_ms) {
     case Fault::kBusOff:
     case Fault::kOvertemp:
     case Fault::kSigterm: return ticks + margin_ms;
-    case Fault::kFall: return c.safety.fall_hold_ms + 1000.0 / c.sim.imu_rate_hz + ticks + margin_ms;
+    case Fault::kFall:
+      return c.safety.fall_hold_ms + 1000.0 / c.sim.imu_rate_hz + ticks + margin_ms;
     case Fault::kSigkill: return kProcessStartMs + margin_ms;
     case Fault::kSigabrt:
     case Fault::kSigsegv: return margin_ms;
@@ -484,7 +489,8 @@ FaultRun RunFault(Fault fault, int trials, double margin_ms,
       t = {std::nullopt, e.what()};
     }
     if (t.latency_us) run.latency_ms.push_back(static_cast<double>(*t.latency_us) / 1000.0);
-    if (!t.problem.empty()) run.problems.push_back("trial " + std::to_string(k + 1) + ": " + t.problem);
+    if (!t.problem.empty())
+      run.problems.push_back("trial " + std::to_string(k + 1) + ": " + t.problem);
     if (progress) {
       progress(std::string(InfoOf(fault).name) + " #" + std::to_string(k + 1) + ": " +
                (t.latency_us ? std::to_string(*t.latency_us / 1000) + " ms" : t.problem));

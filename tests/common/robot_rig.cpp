@@ -72,8 +72,9 @@ void BusMonitor::Run() {
       f.special = can::DecodeSpecial(data, &f.which);
       const int joint = JointOf(f);
       if (!f.special && joint >= 0) {
-        can::DecodeCommand(data, can::ProtocolOf(config_.motor_of(static_cast<std::size_t>(joint))).ranges,
-                           &f.command);
+        can::DecodeCommand(
+            data, can::ProtocolOf(config_.motor_of(static_cast<std::size_t>(joint))).ranges,
+            &f.command);
       }
       frames_.push_back(f);
     }
@@ -141,7 +142,8 @@ NotifySocket::~NotifySocket() { ::close(fd_); }
 std::vector<std::string> NotifySocket::Messages(Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
     pollfd pfd{fd_, POLLIN, 0};
     if (::poll(&pfd, 1, static_cast<int>(std::max<long>(0, left.count()))) <= 0) break;
     char buffer[4096];
@@ -172,9 +174,10 @@ std::string Robot::ConfigText(RobotOptions options) {
                                  {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
   }
   // Each robot's own: its recordings beside its config, its live view on a free port.
-  options.config_edits.insert(options.config_edits.begin(),
-                              {{"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
-                               {"address: 127.0.0.1:8765 ", "address: 127.0.0.1:0    "}});
+  options.config_edits.insert(
+      options.config_edits.begin(),
+      {{"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
+       {"address: 127.0.0.1:8765 ", "address: 127.0.0.1:0    "}});
   for (const auto& [from, to] : options.config_edits) {
     const auto at = yaml.find(from);
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
@@ -195,10 +198,9 @@ Robot::Robot(RobotOptions options) {
 
   notify_ = std::make_unique<NotifySocket>(dir_ + "/notify.sock");
   monitor_ = std::make_unique<BusMonitor>(config_);
-  sim_ = std::make_unique<Child>(
-      std::vector<std::string>{ROBOT_EDGE_SIM, "--config", config_path, "--control", sim_socket_,
-                               "--quiet"},
-      dir_ + "/sim");
+  sim_ = std::make_unique<Child>(std::vector<std::string>{ROBOT_EDGE_SIM, "--config", config_path,
+                                                          "--control", sim_socket_, "--quiet"},
+                                 dir_ + "/sim");
   if (!Eventually([this] { return sim_->Stdout().find("ready") != std::string::npos; }, 20s)) {
     throw std::runtime_error("robot-edge-sim did not start:\n" + sim_->Stderr());
   }
@@ -214,7 +216,8 @@ Robot::Robot(RobotOptions options) {
 }
 
 void Robot::DumpLogs() const {
-  std::fprintf(stderr, "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
+  std::fprintf(stderr,
+               "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
                Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
 }
 
@@ -234,9 +237,10 @@ std::string ThreadStates(pid_t pid) {
     };
     const std::string stat = read("stat");
     const std::size_t paren = stat.rfind(')');
-    out += "  " + task.path().filename().string() + " " + read("comm") + " state " +
-           (paren != std::string::npos && paren + 2 < stat.size() ? stat.substr(paren + 2, 1) : "?") +
-           " wchan " + read("wchan") + "\n";
+    out +=
+        "  " + task.path().filename().string() + " " + read("comm") + " state " +
+        (paren != std::string::npos && paren + 2 < stat.size() ? stat.substr(paren + 2, 1) : "?") +
+        " wchan " + read("wchan") + "\n";
   }
   return out;
 }
@@ -336,7 +340,8 @@ StoppedThread::StoppedThread(pid_t pid, const std::string& name) {
     while (!comm.empty() && comm.back() == '\n') comm.pop_back();
     if (comm == name) tid_ = std::stoi(entry.path().filename().string());
   }
-  if (tid_ < 0) throw std::runtime_error("no thread '" + name + "' in process " + std::to_string(pid));
+  if (tid_ < 0)
+    throw std::runtime_error("no thread '" + name + "' in process " + std::to_string(pid));
   if (::ptrace(PTRACE_SEIZE, tid_, nullptr, nullptr) != 0 ||
       ::ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) {
     throw std::runtime_error("ptrace(" + name + "): " + std::strerror(errno));
@@ -400,7 +405,8 @@ std::optional<edge::EdgeTelemetry> WaitTelemetry(
     Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
     const auto t = c.WaitTelemetry(left);
     if (t && match(*t)) return t;
   }
@@ -412,7 +418,8 @@ std::optional<edge::EdgeEvent> WaitEvent(client::Client& c,
                                          Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
     const auto e = c.WaitEvent(left);
     if (e && match(*e)) return e;
   }
@@ -433,7 +440,8 @@ std::optional<edge::ServerMessage> WaitMessage(
     const std::function<bool(const edge::ServerMessage&)>& match, Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
     const auto m = c.ReadUntil(kind, left);
     if (m && match(*m)) return m;
   }
@@ -490,7 +498,8 @@ edge::CloudCommand Trajectory(const std::vector<float>& pose, const std::vector<
 }
 
 bool MotorsReady(client::Client& c, Millis timeout) {
-  return WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, timeout)
+  return WaitTelemetry(
+             c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, timeout)
       .has_value();
 }
 

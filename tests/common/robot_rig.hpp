@@ -51,7 +51,8 @@ class BusMonitor {
   // The joint a frame is for, or -1.
   int JointOf(const SeenFrame& f) const;
   // Waits until some frame recorded after `t_us` satisfies `match`; returns it.
-  std::optional<SeenFrame> WaitFor(std::int64_t t_us, const std::function<bool(const SeenFrame&)>& match,
+  std::optional<SeenFrame> WaitFor(std::int64_t t_us,
+                                   const std::function<bool(const SeenFrame&)>& match,
                                    Millis timeout) const;
   // Forgets the frames recorded before `t_us` (a long benchmark would keep gigabytes).
   void Forget(std::int64_t t_us);
@@ -86,9 +87,9 @@ class NotifySocket {
 // Options of one robot: the default config with some text replaced.
 struct RobotOptions {
   std::vector<std::pair<std::string, std::string>> config_edits;  // {from, to} in the YAML text
-  std::vector<std::string> daemon_env;                             // e.g. "WATCHDOG_USEC=200000"
-  std::vector<std::pair<std::string, std::string>> files = {};  // {name, content} written beside the
-                                                           // config (token files)
+  std::vector<std::string> daemon_env;                            // e.g. "WATCHDOG_USEC=200000"
+  // {name, content} written beside the config (token files)
+  std::vector<std::pair<std::string, std::string>> files = {};
   // user-mode-linux on a busy host can hold a process for 100 ms and more: the IMU and motor
   // reply timeouts get room for that (300 ms and 150 ms instead of 100 and 50), so that a test
   // is not failed by the emulator. The trajectory session timeout (200 ms) is never changed.
@@ -162,17 +163,17 @@ class StoppedThread {
 };
 
 // Sends `command` (sequence set by the caller) and returns its CommandResult.
-edge::CommandResult Command(client::Client& c, edge::CloudCommand command,
-                            Millis timeout = 3s);
+edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout = 3s);
 // The next telemetry frame satisfying `match` within `timeout`.
-std::optional<edge::EdgeTelemetry> WaitTelemetry(client::Client& c,
-                                                 const std::function<bool(const edge::EdgeTelemetry&)>& match,
-                                                 Millis timeout);
+std::optional<edge::EdgeTelemetry> WaitTelemetry(
+    client::Client& c, const std::function<bool(const edge::EdgeTelemetry&)>& match,
+    Millis timeout);
 // The next EdgeEvent satisfying `match` within `timeout`.
 std::optional<edge::EdgeEvent> WaitEvent(client::Client& c,
                                          const std::function<bool(const edge::EdgeEvent&)>& match,
                                          Millis timeout);
-std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& code, Millis timeout);
+std::optional<edge::EdgeEvent> WaitError(client::Client& c, const std::string& code,
+                                         Millis timeout);
 // The next telemetry frame, with robot-edge's TelemetryExtension beside it, satisfying `match`.
 std::optional<edge::ServerMessage> WaitTelemetryMessage(
     client::Client& c, const std::function<bool(const edge::ServerMessage&)>& match,

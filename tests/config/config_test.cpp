@@ -38,12 +38,12 @@ std::vector<std::string> Problems(const std::string& text) {
 
 TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   const Config c = LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  const char* names[] = {"L_Hip_Pitch", "L_Hip_Roll", "L_Hip_Yaw", "L_Knee", "L_Ankle_A",
-                         "L_Ankle_B", "R_Hip_Pitch", "R_Hip_Roll", "R_Hip_Yaw", "R_Knee",
-                         "R_Ankle_A", "R_Ankle_B", "L_Shoulder_Pitch", "L_Shoulder_Roll",
-                         "L_Shoulder_Yaw", "L_Elbow", "L_Wrist_Yaw", "R_Shoulder_Pitch",
-                         "R_Shoulder_Roll", "R_Shoulder_Yaw", "R_Elbow", "R_Wrist_Yaw",
-                         "Waist_Yaw", "Neck_Pitch", "Neck_Yaw"};
+  const char* names[] = {
+      "L_Hip_Pitch", "L_Hip_Roll",  "L_Hip_Yaw",        "L_Knee",          "L_Ankle_A",
+      "L_Ankle_B",   "R_Hip_Pitch", "R_Hip_Roll",       "R_Hip_Yaw",       "R_Knee",
+      "R_Ankle_A",   "R_Ankle_B",   "L_Shoulder_Pitch", "L_Shoulder_Roll", "L_Shoulder_Yaw",
+      "L_Elbow",     "L_Wrist_Yaw", "R_Shoulder_Pitch", "R_Shoulder_Roll", "R_Shoulder_Yaw",
+      "R_Elbow",     "R_Wrist_Yaw", "Waist_Yaw",        "Neck_Pitch",      "Neck_Yaw"};
   ASSERT_EQ(c.joints.size(), 25u);
   for (std::size_t i = 0; i < 25; ++i) EXPECT_EQ(c.joints[i].name, names[i]);
   ASSERT_EQ(c.buses.size(), 5u);
@@ -173,22 +173,31 @@ INSTANTIATE_TEST_SUITE_P(
     EveryRule, Rejects,
     testing::Values(
         // The issue's own example: joints[3] is L_Knee.
-        Case{"joint kp range", "kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
-             "kp: 700, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
-             "joints[3].kp", "700 is outside 0..500"},
-        Case{"joint kd range", "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: 2.4, kp:  60, kd: 2.0",
-             "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: 2.4, kp:  60, kd: 6.0",
+        Case{"joint kp range",
+             "kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+             "kp: 700, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A", "joints[3].kp",
+             "700 is outside 0..500"},
+        Case{"joint kd range",
+             "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: "
+             "2.4, kp:  60, kd: 2.0",
+             "name: L_Elbow,          bus: left_arm,   can_id: 4, motor: ak80_9, min: -0.2, max: "
+             "2.4, kp:  60, kd: 6.0",
              "joints[15].kd", "6 is outside 0..5"},
         Case{"joint damp_kd range", "stand:  0.00, damp_kd: 0.5}\n  - {name: R_Shoulder_Pitch",
              "stand:  0.00, damp_kd: 9}\n  - {name: R_Shoulder_Pitch", "joints[16].damp_kd",
              "9 is outside 0..5"},
-        Case{"joint min below max", "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: -1.0, max: 1.0",
-             "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: 1.0, max: -1.0",
+        Case{"joint min below max",
+             "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: -1.0, max: "
+             "1.0",
+             "name: Waist_Yaw,        bus: waist_neck, can_id: 1, motor: ak80_9, min: 1.0, max: "
+             "-1.0",
              "joints[22].min", "must be below max"},
-        Case{"joint limits within the motor's range", "name: Neck_Yaw,         bus: waist_neck, can_id: 3, motor: ak80_9, min: -1.2",
+        Case{"joint limits within the motor's range",
+             "name: Neck_Yaw,         bus: waist_neck, can_id: 3, motor: ak80_9, min: -1.2",
              "name: Neck_Yaw,         bus: waist_neck, can_id: 3, motor: ak80_9, min: -13",
              "joints[24].min", "-13 is outside -12.5..12.5"},
-        Case{"stand pose within limits", "max: 2.4, kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
+        Case{"stand pose within limits",
+             "max: 2.4, kp: 150, kd: 4.0, stand:  0.60, damp_kd: 1.5}\n  - {name: L_Ankle_A",
              "max: 2.4, kp: 150, kd: 4.0, stand:  3.00, damp_kd: 1.5}\n  - {name: L_Ankle_A",
              "joints[3].stand", "3 is outside 0..2.4"},
         Case{"unique joint names", "{name: R_Knee,", "{name: L_Knee,", "joints[9].name",
@@ -202,13 +211,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"can id unique per bus", "name: Neck_Pitch,       bus: waist_neck, can_id: 2",
              "name: Neck_Pitch,       bus: waist_neck, can_id: 1", "joints[23].can_id",
              "1 is used twice on bus 'waist_neck'"},
-        Case{"can id differs from master id", "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 0",
-             "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 3", "joints[14].can_id",
-             "equals the master_id of bus 'left_arm'", false},
-        Case{"joint bus must exist", "name: L_Knee,           bus: left_leg,",
-             "name: L_Knee,           bus: left_lge,", "joints[3].bus",
-             "unknown bus 'left_lge' (known: left_leg, right_leg, left_arm, right_arm, waist_neck)"},
-        Case{"joint motor must exist", "name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak80_9",
+        Case{"can id differs from master id",
+             "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 0",
+             "interface: vcan2, bitrate: 1000000, restart_ms: 100, master_id: 3",
+             "joints[14].can_id", "equals the master_id of bus 'left_arm'", false},
+        Case{
+            "joint bus must exist", "name: L_Knee,           bus: left_leg,",
+            "name: L_Knee,           bus: left_lge,", "joints[3].bus",
+            "unknown bus 'left_lge' (known: left_leg, right_leg, left_arm, right_arm, waist_neck)"},
+        Case{"joint motor must exist",
+             "name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak80_9",
              "name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak10", "joints[3].motor",
              "unknown motor 'ak10' (known: ak80_9)"},
         Case{"joint keys are required", "{name: L_Knee,           bus: left_leg,   can_id: 4,",
@@ -229,8 +241,8 @@ INSTANTIATE_TEST_SUITE_P(
              "0 is outside 0.1..10"},
         Case{"max segments", "max_segments: 100", "max_segments: 0", "control.max_segments",
              "0 is outside 1..4096"},
-        Case{"max segments play within the watchdog", "max_segments: 100",
-             "max_segments: 101", "control.max_segments",
+        Case{"max segments play within the watchdog", "max_segments: 100", "max_segments: 101",
+             "control.max_segments",
              "101 segments play for 202 ms, longer than control.trajectory_timeout_ms (200): at "
              "most 100"},
         Case{"motor reply timeout vs period", "motor_reply_timeout_ms: 50",
@@ -251,10 +263,10 @@ INSTANTIATE_TEST_SUITE_P(
              "safety.overtemp_clear_c", "85 must be below overtemp_trip_c (80)"},
         Case{"fall tilt range", "fall_tilt_deg: 60", "fall_tilt_deg: 5", "safety.fall_tilt_deg",
              "5 is outside 10..90"},
-        Case{"fall clear range", "fall_clear_deg: 30", "fall_clear_deg: 0",
-             "safety.fall_clear_deg", "0 is outside 1..90"},
-        Case{"fall hysteresis", "fall_clear_deg: 30", "fall_clear_deg: 70",
-             "safety.fall_clear_deg", "70 must be below fall_tilt_deg (60)"},
+        Case{"fall clear range", "fall_clear_deg: 30", "fall_clear_deg: 0", "safety.fall_clear_deg",
+             "0 is outside 1..90"},
+        Case{"fall hysteresis", "fall_clear_deg: 30", "fall_clear_deg: 70", "safety.fall_clear_deg",
+             "70 must be below fall_tilt_deg (60)"},
         Case{"loop rate floor", "min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 1.5",
              "safety.min_loop_rate_fraction", "1.5 is outside 0..0.95"},
         Case{"fall hold", "fall_hold_ms: 100", "fall_hold_ms: 5000", "safety.fall_hold_ms",
@@ -281,8 +293,8 @@ INSTANTIATE_TEST_SUITE_P(
              "'can' is not a reply format (ak, classic)"},
         Case{"unique bus names", "{name: right_leg,  interface: vcan1",
              "{name: left_leg,  interface: vcan1", "buses[1].name", "'left_leg' is used twice"},
-        Case{"unique bus interfaces", "interface: vcan3", "interface: vcan2",
-             "buses[3].interface", "'vcan2' is used by two buses"},
+        Case{"unique bus interfaces", "interface: vcan3", "interface: vcan2", "buses[3].interface",
+             "'vcan2' is used by two buses"},
         Case{"interface name length", "interface: vcan3", "interface: vcan3456789012345",
              "buses[3].interface", "is not a network interface name (1..15 characters)"},
         Case{"bitrate", "interface: vcan3, bitrate: 1000000", "interface: vcan3, bitrate: 5",
@@ -293,8 +305,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"master id range", "interface: vcan3, bitrate: 1000000, restart_ms: 100, master_id: 0",
              "interface: vcan3, bitrate: 1000000, restart_ms: 100, master_id: 0x800",
              "buses[3].master_id", "2048 is outside 0..2047"},
-        Case{"bus needs an interface", "{name: right_arm,  interface: vcan3,",
-             "{name: right_arm,", "buses[3]", "missing required key 'interface'"},
+        Case{"bus needs an interface", "{name: right_arm,  interface: vcan3,", "{name: right_arm,",
+             "buses[3]", "missing required key 'interface'"},
         Case{"imu ids distinct", "gyro_id: 0x102", "gyro_id: 0x101", "imu.gyro_id",
              "equals imu.quat_id"},
         Case{"imu id range", "gyro_id: 0x102", "gyro_id: 0x900", "imu.gyro_id",
@@ -309,7 +321,8 @@ INSTANTIATE_TEST_SUITE_P(
              "0 is outside 5..5000"},
         Case{"imu id vs joints", "quat_id: 0x101", "quat_id: 2", "imu",
              "an IMU id collides with joint Neck_Pitch on bus 'waist_neck'"},
-        Case{"imu id vs master id", "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
+        Case{"imu id vs master id",
+             "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0",
              "interface: vcan4, bitrate: 1000000, restart_ms: 100, master_id: 0x101", "imu",
              "an IMU id equals the master_id of bus 'waist_neck'", false},
         Case{"imu accel id vs joints", "accel_id: 0x103", "accel_id: 2", "imu",
@@ -322,8 +335,8 @@ INSTANTIATE_TEST_SUITE_P(
              "unknown bus 'neck'"},
         Case{"battery source known", "source: can,", "source: bms,", "battery.source",
              "'bms' is not none, can or sysfs"},
-        Case{"battery bus must exist", "bus: waist_neck, can_id: 0x180",
-             "bus: neck, can_id: 0x180", "battery.bus",
+        Case{"battery bus must exist", "bus: waist_neck, can_id: 0x180", "bus: neck, can_id: 0x180",
+             "battery.bus",
              "unknown bus 'neck' (known: left_leg, right_leg, left_arm, right_arm, waist_neck)"},
         Case{"battery bus required with can", "source: can, bus: waist_neck,", "source: can,",
              "battery.bus", "required with source can (known: left_leg,"},
@@ -361,12 +374,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"battery unknown key", "low_percent: 20", "low_pct: 20", "battery.low_pct",
              "unknown key"},
         Case{"battery must be a mapping",
-             "battery: {source: can, bus: waist_neck, can_id: 0x180, low_percent: 20, clear_percent: 25}",
+             "battery: {source: can, bus: waist_neck, can_id: 0x180, low_percent: 20, "
+             "clear_percent: 25}",
              "battery: can", "battery", "expected a mapping"},
         Case{"api needs a socket", "unix_socket: /run/robot-edge/api.sock", "unix_socket: \"\"",
              "api", "neither unix_socket nor tcp is set", false},
         Case{"unix socket path length", "unix_socket: /run/robot-edge/api.sock",
-             "unix_socket: /run/robot-edge/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock",
+             "unix_socket: "
+             "/run/robot-edge/"
+             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+             "aaaaaaaaaaaaaaaa.sock",
              "api.unix_socket", "longer than 107 characters"},
         Case{"one shared token is refused", "tcp: \"\"", "token: \"abc\"", "api.token",
              "one shared token is no longer accepted: give each role its own, in a file "
@@ -377,8 +394,8 @@ INSTANTIATE_TEST_SUITE_P(
              "'pilot' is not a role: observer, or a name of api.controllers"},
         Case{"a role grants somebody", "roles: {}", "roles: {cloud: {}}", "api.roles.cloud",
              "grants nobody: give users, groups or a token_file"},
-        Case{"unknown role key", "roles: {}", "roles: {cloud: {user: [x]}}",
-             "api.roles.cloud.user", "unknown key"},
+        Case{"unknown role key", "roles: {}", "roles: {cloud: {user: [x]}}", "api.roles.cloud.user",
+             "unknown key"},
         Case{"command age", "max_command_age_ms: 100", "max_command_age_ms: 5",
              "api.max_command_age_ms", "5 is outside 10..10000"},
         Case{"motor can timeout", "can_timeout_ms: 100}", "can_timeout_ms: 70000}",
@@ -393,8 +410,8 @@ INSTANTIATE_TEST_SUITE_P(
              "maintenance_roles: [janitor]", "api.maintenance_roles",
              "'janitor' is not a name of api.controllers"},
         Case{"joint limit margin", "min_loop_rate_fraction: 0.5",
-             "min_loop_rate_fraction: 0.5\n  joint_limit_margin_rad: 2", "safety.joint_limit_margin_rad",
-             "2 is outside 0.01..1", false},
+             "min_loop_rate_fraction: 0.5\n  joint_limit_margin_rad: 2",
+             "safety.joint_limit_margin_rad", "2 is outside 0.01..1", false},
         Case{"controller idle timeout", "controller_idle_timeout_ms: 10000",
              "controller_idle_timeout_ms: 0", "api.controller_idle_timeout_ms",
              "0 is outside 100..3600000"},
@@ -455,78 +472,113 @@ INSTANTIATE_TEST_SUITE_P(
              "target_limits[1].joints[1]", "'L_Elbow' is already in an earlier group", false},
         Case{"target limit velocity range", "max_velocity: 3.0", "max_velocity: -3",
              "target_limits[0].max_velocity", "-3 is outside 0..1000"},
-        Case{"target limit low pass", "    max_acceleration: 6.28", "    max_acceleration: 6.28\n    low_pass: 0",
-             "target_limits[0].low_pass", "must be > 0 and <= 1", false},
-        Case{"policy model required", SIM, P("joints: [L_Knee], action_scale: 0.25, observation: [{term: command}]"),
-             "policy", "missing required key 'model'"},
+        Case{"target limit low pass", "    max_acceleration: 6.28",
+             "    max_acceleration: 6.28\n    low_pass: 0", "target_limits[0].low_pass",
+             "must be > 0 and <= 1", false},
+        Case{"policy model required", SIM,
+             P("joints: [L_Knee], action_scale: 0.25, observation: [{term: command}]"), "policy",
+             "missing required key 'model'"},
         Case{"policy model not empty", SIM, P("model: \"\", " J1 ", action_scale: 0.25, " O),
              "policy.model", "must name an ONNX file"},
-        Case{"policy fault action", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, on_fault: fly, " O),
-             "policy.on_fault", "'fly' is not stand or damp"},
-        Case{"policy stall timeout", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, stall_timeout_ms: 5, " O),
-             "policy.stall_timeout_ms", "5 must be at least one policy period (20 ms) and at most 2000"},
+        Case{"policy fault action", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, on_fault: fly, " O), "policy.on_fault",
+             "'fly' is not stand or damp"},
+        Case{"policy stall timeout", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, stall_timeout_ms: 5, " O),
+             "policy.stall_timeout_ms",
+             "5 must be at least one policy period (20 ms) and at most 2000"},
         Case{"policy rate", SIM, P("model: m.onnx, rate_hz: 600, " J1 ", action_scale: 0.25, " O),
              "policy.rate_hz", "600 is outside 1..500"},
         Case{"policy joints required", SIM, P("model: m.onnx, action_scale: 0.25, " O), "policy",
              "missing required key 'joints'"},
         Case{"policy joints not empty", SIM, P("model: m.onnx, joints: [], action_scale: 0.25, " O),
              "policy.joints", "at least one joint is required"},
-        Case{"policy joint must exist", SIM, P("model: m.onnx, joints: [L_Knee, L_Knees], action_scale: 0.25, " O),
+        Case{"policy joint must exist", SIM,
+             P("model: m.onnx, joints: [L_Knee, L_Knees], action_scale: 0.25, " O),
              "policy.joints[1]", "unknown joint 'L_Knees'"},
-        Case{"policy joint once", SIM, P("model: m.onnx, joints: [L_Knee, L_Knee], action_scale: 0.25, " O),
+        Case{"policy joint once", SIM,
+             P("model: m.onnx, joints: [L_Knee, L_Knee], action_scale: 0.25, " O),
              "policy.joints[1]", "'L_Knee' is listed twice"},
-        Case{"policy default pose per joint", SIM, P("model: m.onnx, " J2 ", default_pose: [0.6], action_scale: 0.25, " O),
+        Case{"policy default pose per joint", SIM,
+             P("model: m.onnx, " J2 ", default_pose: [0.6], action_scale: 0.25, " O),
              "policy.default_pose", "has 1 values: give one per policy joint (2)"},
-        Case{"policy default pose within limits", SIM, P("model: m.onnx, " J1 ", default_pose: [3.0], action_scale: 0.25, " O),
+        Case{"policy default pose within limits", SIM,
+             P("model: m.onnx, " J1 ", default_pose: [3.0], action_scale: 0.25, " O),
              "policy.default_pose[0]", "3 is outside 0..2.4"},
         Case{"policy action scale required", SIM, P("model: m.onnx, " J1 ", " O), "policy",
              "missing required key 'action_scale'"},
-        Case{"policy action scale count", SIM, P("model: m.onnx, joints: [L_Knee, R_Knee, L_Hip_Roll], action_scale: [0.1, 0.2], " O),
+        Case{"policy action scale count", SIM,
+             P("model: m.onnx, joints: [L_Knee, R_Knee, L_Hip_Roll], action_scale: [0.1, 0.2], " O),
              "policy.action_scale", "has 2 values: give one, or one per policy joint (3)"},
         Case{"policy action scale range", SIM, P("model: m.onnx, " J1 ", action_scale: 20, " O),
              "policy.action_scale", "20 is outside -10..10"},
-        Case{"policy action scale is a number", SIM, P("model: m.onnx, " J1 ", action_scale: big, " O),
-             "policy.action_scale", "'big' is not a number"},
-        Case{"policy action clip", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, action_clip: -1, " O),
+        Case{"policy action scale is a number", SIM,
+             P("model: m.onnx, " J1 ", action_scale: big, " O), "policy.action_scale",
+             "'big' is not a number"},
+        Case{"policy action clip", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, action_clip: -1, " O),
              "policy.action_clip", "-1 is outside 0..1000"},
-        Case{"policy kp count", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kp: [1, 2, 3], " O),
-             "policy.kp", "has 3 values: give one, or one per policy joint (2)"},
+        Case{"policy kp count", SIM,
+             P("model: m.onnx, " J2 ", action_scale: 0.25, kp: [1, 2, 3], " O), "policy.kp",
+             "has 3 values: give one, or one per policy joint (2)"},
         Case{"policy kp range", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kp: 600, " O),
              "policy.kp", "600 is outside 0..500"},
-        Case{"policy kd range per joint", SIM, P("model: m.onnx, " J2 ", action_scale: 0.25, kd: [1, 7], " O),
-             "policy.kd[1]", "7 is outside 0..5"},
-        Case{"policy observation required", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25"), "policy",
-             "missing required key 'observation'"},
-        Case{"policy observation not empty", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: []"),
-             "policy.observation", "at least one term is required"},
-        Case{"policy observation is a list", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: 5"),
-             "policy.observation", "expected a list of terms"},
-        Case{"policy observation term known", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_torque}]"),
+        Case{"policy kd range per joint", SIM,
+             P("model: m.onnx, " J2 ", action_scale: 0.25, kd: [1, 7], " O), "policy.kd[1]",
+             "7 is outside 0..5"},
+        Case{"policy observation required", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25"),
+             "policy", "missing required key 'observation'"},
+        Case{"policy observation not empty", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: []"), "policy.observation",
+             "at least one term is required"},
+        Case{"policy observation is a list", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: 5"), "policy.observation",
+             "expected a list of terms"},
+        Case{"policy observation term known", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_torque}]"),
              "policy.observation[0].term",
-             "'joint_torque' is not an observation term (base_ang_vel, projected_gravity, command, joint_pos, joint_vel, last_action)"},
-        Case{"policy observation term required", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{scale: 1}]"),
+             "'joint_torque' is not an observation term (base_ang_vel, projected_gravity, command, "
+             "joint_pos, joint_vel, last_action)"},
+        Case{"policy observation term required", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{scale: 1}]"),
              "policy.observation[0]", "missing required key 'term'"},
-        Case{"policy observation scale count", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, scale: [1, 2]}]"),
-             "policy.observation[0].scale", "has 2 values: give one, or one per value of command (3)"},
-        Case{"policy observation scale finite", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, scale: .nan}]"),
+        Case{"policy observation scale count", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, scale: [1, 2]}]"),
+             "policy.observation[0].scale",
+             "has 2 values: give one, or one per value of command (3)"},
+        Case{"policy observation scale finite", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, scale: .nan}]"),
              "policy.observation[0].scale", "nan is not a finite number"},
-        Case{"policy observation joints only for joint terms", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, joints: [L_Knee]}]"),
+        Case{"policy observation joints only for joint terms", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, joints: [L_Knee]}]"),
              "policy.observation[0].joints", "only joint_pos and joint_vel take joints"},
-        Case{"policy observation joint must exist", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_pos, joints: [Tail]}]"),
+        Case{"policy observation joint must exist", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: joint_pos, joints: [Tail]}]"),
              "policy.observation[0].joints[0]", "unknown joint 'Tail'"},
-        Case{"policy observation joints not empty", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_vel, joints: []}]"),
+        Case{"policy observation joints not empty", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: joint_vel, joints: []}]"),
              "policy.observation[0].joints", "empty: leave it out to use policy.joints"},
         Case{"policy history", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history: 0, " O),
              "policy.history", "0 is outside 1..64"},
-        Case{"policy history layout", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history_layout: interleaved, " O),
-             "policy.history_layout", "'interleaved' is not a history layout (frame_major, term_major)"},
-        Case{"policy observation clip", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, observation_clip: -5, " O),
+        Case{"policy history layout", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, history_layout: interleaved, " O),
+             "policy.history_layout",
+             "'interleaved' is not a history layout (frame_major, term_major)"},
+        Case{"policy observation clip", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation_clip: -5, " O),
              "policy.observation_clip", "-5 is outside 0..10000"},
-        Case{"policy unknown key", SIM, P("modle: m.onnx, model: m.onnx, " J1 ", action_scale: 0.25, " O),
-             "policy.modle", "unknown key"},
+        Case{"policy unknown key", SIM,
+             P("modle: m.onnx, model: m.onnx, " J1 ", action_scale: 0.25, " O), "policy.modle",
+             "unknown key"},
         Case{"policy must be a mapping", SIM, "policy: 5\n" SIM, "policy", "expected a mapping"},
         Case{"unknown section", "sim:                                      #",
-             "policies: {}\nsim:                                      #", "policies", "unknown key"},
+             "policies: {}\nsim:                                      #", "policies",
+             "unknown key"},
         Case{"unknown key in a section", "stand_ramp_s: 2.0", "stand_ramps: 2.0",
              "control.stand_ramps", "unknown key"},
         Case{"negative unsigned", "fall_hold_ms: 100", "fall_hold_ms: -3", "safety.fall_hold_ms",
@@ -653,10 +705,10 @@ TEST(Battery, AbsentMeansNoSource) {
 // A power supply that is not there (yet) is the daemon's to report at run time, not a reason to
 // refuse the file.
 TEST(Battery, SysfsPathIsNotCheckedForExistence) {
-  const Config c = ParseConfig(
-      Replaced(DefaultYaml(), "source: can, bus: waist_neck, can_id: 0x180",
-               "source: sysfs, path: /nonexistent/power_supply/BAT9, timeout_ms: 5000"),
-      "x.yaml");
+  const Config c =
+      ParseConfig(Replaced(DefaultYaml(), "source: can, bus: waist_neck, can_id: 0x180",
+                           "source: sysfs, path: /nonexistent/power_supply/BAT9, timeout_ms: 5000"),
+                  "x.yaml");
   EXPECT_EQ(c.battery.source, BatteryConfig::Source::kSysfs);
   EXPECT_EQ(c.battery.path, "/nonexistent/power_supply/BAT9");
   EXPECT_EQ(c.battery.timeout_ms, 5000u);
@@ -690,8 +742,8 @@ TEST(Warnings, ClassicRepliesCannotReportTemperatureOrFaults) {
 }
 
 TEST(Warnings, TcpWithoutAnyRoleTokenAdmitsNobody) {
-  const Config c = ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""),
-                               "x.yaml");
+  const Config c =
+      ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""), "x.yaml");
   ASSERT_TRUE(Validate(c).empty());
   const auto w = Warnings(c);
   ASSERT_EQ(w.size(), 1u);
@@ -711,8 +763,8 @@ TEST(Warnings, LoopbackWithoutATokenIsOpenToEveryLocalUser) {
 }
 
 TEST(Warnings, AMotorWithoutACanTimeoutHoldsItsLastCommand) {
-  const Config c = ParseConfig(Replaced(DefaultYaml(), "can_timeout_ms: 100}", "can_timeout_ms: 0}"),
-                               "x.yaml");
+  const Config c =
+      ParseConfig(Replaced(DefaultYaml(), "can_timeout_ms: 100}", "can_timeout_ms: 0}"), "x.yaml");
   ASSERT_TRUE(Validate(c).empty());
   const auto w = Warnings(c);
   ASSERT_EQ(w.size(), 1u);
@@ -721,8 +773,8 @@ TEST(Warnings, AMotorWithoutACanTimeoutHoldsItsLastCommand) {
 }
 
 TEST(Rejects, AKeyGivenTwiceNamesBothLines) {
-  const std::string text = Replaced(DefaultYaml(), "  stand_ramp_s: 2.0",
-                                    "  stand_ramp_s: 2.0\n  stand_ramp_s: 0.2");
+  const std::string text =
+      Replaced(DefaultYaml(), "  stand_ramp_s: 2.0", "  stand_ramp_s: 2.0\n  stand_ramp_s: 0.2");
   const auto p = Problems(text);
   ASSERT_EQ(p.size(), 1u);
   const int first = LineOf(text, text.find("stand_ramp_s: 2.0"));
@@ -732,9 +784,8 @@ TEST(Rejects, AKeyGivenTwiceNamesBothLines) {
 }
 
 TEST(Rejects, DuplicatesInsideFlowMappingsAndListsToo) {
-  const std::string text =
-      Replaced(DefaultYaml(), "{name: L_Knee,           bus: left_leg,",
-               "{name: L_Knee, name: L_Knie,          bus: left_leg,");
+  const std::string text = Replaced(DefaultYaml(), "{name: L_Knee,           bus: left_leg,",
+                                    "{name: L_Knee, name: L_Knie,          bus: left_leg,");
   const auto p = Problems(text);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_NE(p[0].find("joints[3].name: given twice"), std::string::npos) << p[0];
@@ -743,7 +794,8 @@ TEST(Rejects, DuplicatesInsideFlowMappingsAndListsToo) {
 // Found by fuzz_config: a complex key (YAML's "? [a]") used to escape as a yaml-cpp exception.
 TEST(Rejects, AKeyThatIsAListOrAMappingIsAnErrorNotAnException) {
   for (const char* key : {"? [cloud]\n    : {}", "? {cloud: 1}\n    : {}", "? \n    : {}"}) {
-    const std::string text = Replaced(DefaultYaml(), "roles: {}", std::string("roles:\n    ") + key);
+    const std::string text =
+        Replaced(DefaultYaml(), "roles: {}", std::string("roles:\n    ") + key);
     const auto p = Problems(text);
     ASSERT_EQ(p.size(), 1u) << key;
     EXPECT_NE(p[0].find("api.roles: a key must be a plain name"), std::string::npos) << p[0];
@@ -824,8 +876,8 @@ policy:
 TEST(Where, FallsBackToTheNearestParentLine) {
   const Config c = ParseConfig(DefaultYaml(), "robot-edge.yaml");
   const int joint3 = c.lines.at("joints[3]");
-  EXPECT_EQ(c.Where("joints[3].damp_kd"), "robot-edge.yaml:" + std::to_string(joint3) +
-                                              ": joints[3].damp_kd");
+  EXPECT_EQ(c.Where("joints[3].damp_kd"),
+            "robot-edge.yaml:" + std::to_string(joint3) + ": joints[3].damp_kd");
   EXPECT_EQ(c.Where("nothing.here"), "robot-edge.yaml: nothing.here");
 }
 

@@ -70,8 +70,7 @@ TEST(JointTable, DefaultsAreTheMotorMountedAsItsJoint) {
 TEST(JointTable, AGearedJointSeesTheMotorsFieldsThroughTheRatio) {
   // A 2:1 reduction after the motor: the joint turns half as fast with twice the torque, and
   // the motor's gain fields carry a quarter of the joint's gains.
-  const Config c =
-      ParseConfig(Yaml(", offset: 0.3, direction: -1, gear_ratio: 0.5"), "robot.yaml");
+  const Config c = ParseConfig(Yaml(", offset: 0.3, direction: -1, gear_ratio: 0.5"), "robot.yaml");
   ASSERT_TRUE(Validate(c).empty()) << Validate(c).front();
   const JointParams knee = BuildJointTable(c)[1];
   EXPECT_FLOAT_EQ(knee.transform.offset_rad, 0.3f);
@@ -133,11 +132,14 @@ TEST(Calibration, UnknownJointsWrongTypesAndHugeOffsetsAreAllReported) {
   } catch (const ConfigError& e) {
     ASSERT_EQ(e.problems().size(), 4u) << e.what();
     EXPECT_NE(std::string(e.what()).find("calibration.yaml:2: offsets.Elbow: no joint"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("calibration.yaml:3: offsets.Hip: expected an offset"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("calibration.yaml:4: offsets.Knee: offset beyond"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("extra: unknown key"), std::string::npos) << e.what();
   }
   EXPECT_DOUBLE_EQ(c.joints[1].offset_rad, 0.0);

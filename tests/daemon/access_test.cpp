@@ -30,8 +30,7 @@ Peer Tcp(bool loopback) {
 }
 
 AccessPolicy Policy(bool allow_loopback = false) {
-  return AccessPolicy({{"cloud", {1001}, {2001}, "cloud-secret"},
-                       {"observer", {}, {2002}, ""}},
+  return AccessPolicy({{"cloud", {1001}, {2001}, "cloud-secret"}, {"observer", {}, {2002}, ""}},
                       kSelf, allow_loopback);
 }
 
@@ -51,8 +50,9 @@ TEST(Access, AUnixUserTakesOnlyTheRolesGrantedToItsUidOrGroups) {
   EXPECT_FALSE(p.Refusal("cloud", UnixUser(1500, 100, {5, 2001}), "")) << "supplementary";
   const auto impostor = p.Refusal("cloud", UnixUser(1500, 100, {5}), "cloud-secret");
   ASSERT_TRUE(impostor) << "a token does not help on the Unix socket";
-  EXPECT_EQ(*impostor, "uid 1500 may not take the role 'cloud' (not in api.roles.cloud.users or "
-                       ".groups)");
+  EXPECT_EQ(*impostor,
+            "uid 1500 may not take the role 'cloud' (not in api.roles.cloud.users or "
+            ".groups)");
   const auto ble = p.Refusal("ble", UnixUser(1001, 100), "");
   ASSERT_TRUE(ble);
   EXPECT_EQ(*ble, "uid 1001 may not take the role 'ble' (api.roles.ble grants it to nobody)");

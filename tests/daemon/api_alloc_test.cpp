@@ -49,12 +49,13 @@ TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
   std::size_t queued = 0;
   const auto feed = [&](std::size_t i) {
     const std::int64_t now_us = 20'000 * static_cast<std::int64_t>(i + 1) + 500;
-    reader.Feed(std::span(reinterpret_cast<const std::uint8_t*>(commands[i].data()), commands[i].size()),
-                [&](const edge::ClientMessage& m) {
-                  queued += intake.Submit(client, m.command(), now_us).kind ==
-                            CommandIntake::Outcome::Kind::kQueued;
-                  return true;
-                });
+    reader.Feed(
+        std::span(reinterpret_cast<const std::uint8_t*>(commands[i].data()), commands[i].size()),
+        [&](const edge::ClientMessage& m) {
+          queued += intake.Submit(client, m.command(), now_us).kind ==
+                    CommandIntake::Outcome::Kind::kQueued;
+          return true;
+        });
     while (CommandSlot* slot = channels.commands.Receive()) channels.commands.Release(slot);
   };
   for (std::size_t i = 0; i < 200; ++i) feed(i);  // warm up: every slot used once

@@ -19,8 +19,7 @@ struct Client {
   std::int64_t clock_step_us = 0;  // the client's clock stepped by this
 
   // A command the client sends at `sent_us` (our clock) that arrives `delay_us` later.
-  CommandFreshness::Verdict Send(std::int64_t sent_us, std::int64_t delay_us,
-                                 bool damp = false) {
+  CommandFreshness::Verdict Send(std::int64_t sent_us, std::int64_t delay_us, bool damp = false) {
     const auto stamp = static_cast<std::uint64_t>(static_cast<std::int64_t>(kClientClock) +
                                                   sent_us + clock_step_us);
     return freshness.Judge(sent_us + delay_us, stamp, ++sequence, damp);
@@ -117,8 +116,8 @@ TEST(CommandFreshness, ACommandWithoutTimestampIsDropped) {
 TEST(CommandFreshness, AnAbsurdTimestampIsDroppedAsUnjudgeableAndLeavesTheClientWorking) {
   Client c;
   ASSERT_FALSE(c.Send(0, 2 * kMs).drop);
-  for (const std::uint64_t absurd : {~std::uint64_t{0}, std::uint64_t{1} << 63,
-                                     CommandFreshness::kMaxTimestampUs + 1}) {
+  for (const std::uint64_t absurd :
+       {~std::uint64_t{0}, std::uint64_t{1} << 63, CommandFreshness::kMaxTimestampUs + 1}) {
     const auto v = c.freshness.Judge(10 * kMs, absurd, ++c.sequence, /*is_damp=*/false);
     EXPECT_EQ(v.drop, sm::Reason::kNoTimestamp) << absurd;
     EXPECT_FALSE(c.freshness.Judge(11 * kMs, absurd, ++c.sequence, /*is_damp=*/true).drop)

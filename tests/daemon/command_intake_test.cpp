@@ -14,8 +14,10 @@ using Kind = CommandIntake::Outcome::Kind;
 
 class Intake : public testing::Test {
  protected:
-  Intake() : config_(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)), channels_(config_, 4, 64),
-             intake_(config_, &channels_) {}
+  Intake()
+      : config_(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)),
+        channels_(config_, 4, 64),
+        intake_(config_, &channels_) {}
 
   // A STAND from `client`, sent at `sent_us` (our clock), received at `now_us`.
   CommandIntake::Outcome Stand(const CommandIntake::Client& client, std::uint32_t sequence,

@@ -107,7 +107,8 @@ TEST_F(Validation, TrajectoryOfTwentyFivePositionsIsAccepted) {
 }
 
 TEST_F(Validation, TrajectoryWithPositionsNotTwentyFiveLongIsDropped) {
-  for (int n : {0, 1, 24, 26, 50}) EXPECT_EQ(Run(Trajectory(1, n)), Reason::kTrajectoryBadLength) << n;
+  for (int n : {0, 1, 24, 26, 50})
+    EXPECT_EQ(Run(Trajectory(1, n)), Reason::kTrajectoryBadLength) << n;
   auto mixed = Trajectory(2, 25);
   mixed.mutable_trajectory()->mutable_full()->mutable_segments(1)->add_positions(0);  // 26
   EXPECT_EQ(Run(mixed), Reason::kTrajectoryBadLength) << "one bad segment drops the request";
@@ -354,8 +355,7 @@ TEST_F(JointValidation, WhatIsDroppedAndWhy) {
        Reason::kJointStreamNonFinite},
       {"infinite torque", [](edge::JointCommand* c) { c->set_torque(5, kInf); },
        Reason::kJointStreamNonFinite},
-      {"NaN kd", [](edge::JointCommand* c) { c->set_kd(5, kNaN); },
-       Reason::kJointStreamNonFinite},
+      {"NaN kd", [](edge::JointCommand* c) { c->set_kd(5, kNaN); }, Reason::kJointStreamNonFinite},
       {"NaN limit", [](edge::JointCommand* c) { c->set_velocity_safety_limit(kNaN); },
        Reason::kJointStreamNonFinite},
       {"no end time", [](edge::JointCommand* c) { c->set_end_time_us(0); },

@@ -5,11 +5,9 @@
 // nothing either.
 #include <gtest/gtest.h>
 
-
-#include "daemon/control_loop.hpp"
 #include "allocation_counter.hpp"
+#include "daemon/control_loop.hpp"
 #include "sim/in_memory_robot.hpp"
-
 
 namespace robot_edge::daemon {
 namespace {
@@ -60,7 +58,7 @@ TEST(ControlLoopAllocation, SteadyStateTicksAllocateNothing) {
         if (i % 10 == 0) send(sm::CommandKind::kTrajectory, sm::ModeRequest::kStand);
         tick();
       }
-      for (int i = 0; i < 150; ++i) tick();  // trajectory timeout -> DAMP
+      for (int i = 0; i < 150; ++i) tick();       // trajectory timeout -> DAMP
       robot.robot().motor(4).PinTemperature(90);  // alert raised ...
       for (int i = 0; i < 5; ++i) tick();
       robot.robot().motor(4).PinTemperature(30);  // ... and cleared

@@ -54,7 +54,8 @@ class ControlLoopTest : public testing::Test {
     for (const can_frame& f : robot_.transport().sent(joint.bus)) {
       can::MitCommand c;
       if (f.can_id == joint.can_id &&
-          can::DecodeCommand(std::span(f.data, 8), can::ProtocolOf(Config().motor_of(j)).ranges, &c)) {
+          can::DecodeCommand(std::span(f.data, 8), can::ProtocolOf(Config().motor_of(j)).ranges,
+                             &c)) {
         return c;
       }
     }
@@ -126,7 +127,7 @@ TEST_F(ControlLoopTest, AnUrgentDampIsAppliedAfterThePipesCommandsOnTheNextTick)
   EXPECT_EQ(channels_.urgent.load(), 0u) << "the request is consumed";
   for (std::size_t j = 0; j < 25; ++j) EXPECT_EQ(Sent(j).kp, 0.0f) << j;
   stand.received_us = stand.sent_us = 22 * kMs;  // a new STAND, sent after the DAMP
-  Send(stand);  // and the DAMP is not applied again
+  Send(stand);                                   // and the DAMP is not applied again
   Run(22 * kMs, 24 * kMs);
   EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
 }

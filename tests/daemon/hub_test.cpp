@@ -161,9 +161,10 @@ void SendCommands(int fd, const std::vector<edge::CloudCommand>& commands) {
 edge::CloudCommand ModeCommandOf(edge::Mode mode, std::uint32_t sequence) {
   edge::CloudCommand c;
   c.set_sequence(sequence);
-  c.set_timestamp_us(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                    std::chrono::system_clock::now().time_since_epoch())
-                                                    .count()));
+  c.set_timestamp_us(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count()));
   c.mutable_mode()->set_mode(mode);
   return c;
 }
@@ -253,9 +254,8 @@ TEST_F(HubTest, WhenEveryClientHasSaidHelloANewcomerIsRefused) {
 }
 
 std::size_t CountTelemetry(const std::vector<edge::ServerMessage>& messages) {
-  return static_cast<std::size_t>(std::count_if(messages.begin(), messages.end(), [](const auto& m) {
-    return m.has_telemetry();
-  }));
+  return static_cast<std::size_t>(std::count_if(messages.begin(), messages.end(),
+                                                [](const auto& m) { return m.has_telemetry(); }));
 }
 
 TEST_F(HubTest, AClientThatStopsReadingGetsFreshTelemetryNotABacklogOfStaleFrames) {

@@ -137,7 +137,8 @@ TEST(Errors, JointOutOfRangeNamesTheJointAndItsReading) {
   EXPECT_EQ(error->code(), "JOINT_OUT_OF_RANGE");
   EXPECT_NE(error->message().find("L_Knee"), std::string::npos);
   EXPECT_NE(error->message().find("reads 3.000 rad, beyond its limits [0.00, 2.40]"),
-            std::string::npos) << error->message();
+            std::string::npos)
+      << error->message();
 }
 
 TEST(Errors, TrajectoryTimeoutBlamesTheControllersLink) {

@@ -7,9 +7,9 @@ namespace {
 
 TEST(CommandLine, ParsesEveryOption) {
   std::string error;
-  const auto cl = ParseCommandLine({"--config", "a.yaml", "--api-socket", "/tmp/s",
-                                    "--log-level", "debug", "--check-config"},
-                                   &error);
+  const auto cl = ParseCommandLine(
+      {"--config", "a.yaml", "--api-socket", "/tmp/s", "--log-level", "debug", "--check-config"},
+      &error);
   ASSERT_TRUE(cl) << error;
   EXPECT_EQ(cl->config_path, "a.yaml");
   EXPECT_EQ(cl->api_socket, "/tmp/s");

@@ -135,15 +135,15 @@ TEST(RecordMessages, AClientsDescriptionCrossesTheRingAndAMalformedOneIsRefused)
   EXPECT_EQ(info.controller, "ble");
   std::string bad = payload;
   bad[8] = '\x7f';  // a peer length beyond the payload
-  EXPECT_FALSE(ParseClientPayload(
-      {reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size()}, &id, &info));
+  EXPECT_FALSE(ParseClientPayload({reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size()},
+                                  &id, &info));
   EXPECT_FALSE(ParseClientPayload({}, &id, &info));
 }
 
 TEST(RecordMessages, CriticalAlertsAndPolicyFaultsWriteTheBlackBoxOtherErrorsDoNot) {
-  for (const char* code : {"FALL_DETECTED", "MOTOR_OVERTEMP", "FW_LINK_TIMEOUT", "CAN_BUS_OFF",
-                           "MOTOR_FAULT", "IMU_TIMEOUT", "JOINT_OUT_OF_RANGE", "POLICY_FAULT",
-                           "CONTROL_LOOP_SLOW"}) {
+  for (const char* code :
+       {"FALL_DETECTED", "MOTOR_OVERTEMP", "FW_LINK_TIMEOUT", "CAN_BUS_OFF", "MOTOR_FAULT",
+        "IMU_TIMEOUT", "JOINT_OUT_OF_RANGE", "POLICY_FAULT", "CONTROL_LOOP_SLOW"}) {
     EXPECT_TRUE(TriggersBlackBox(code)) << code;
   }
   for (const char* code : {"TRAJECTORY_TIMEOUT", "MODE_BLOCKED", "COMMAND_STALE", ""}) {

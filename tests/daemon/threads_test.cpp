@@ -56,7 +56,8 @@ TEST(DaemonThreads, CommandsTelemetryAndAnUrgentDampAcrossTheThreads) {
 
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-  hub.Accept(Session::Socket(asio::local::stream_protocol::socket(io, asio::local::stream_protocol(), fds[1])),
+  hub.Accept(Session::Socket(
+                 asio::local::stream_protocol::socket(io, asio::local::stream_protocol(), fds[1])),
              UnixPeer(fds[1]));
   edge::ClientMessage hello;
   hello.mutable_hello()->set_controller("cloud");

@@ -88,9 +88,10 @@ class AdamPeer {
       for (dds_return_t i = 0; i < n; ++i) {
         if (!infos[i].valid_data) continue;
         const auto* s = static_cast<const pnd_adam_msg_dds__LowState_*>(samples[i]);
-        State state{infos[i].source_timestamp / 1000, s->tick, s->motor_state._length, {},
-                    s->battery_data.voltage,
-                    s->battery_data.status ? s->battery_data.status : ""};
+        State state{
+            infos[i].source_timestamp / 1000, s->tick,
+            s->motor_state._length,           {},
+            s->battery_data.voltage,          s->battery_data.status ? s->battery_data.status : ""};
         for (std::uint32_t j = 0; j < s->motor_state._length; ++j) {
           state.q.push_back(s->motor_state._buffer[j].q);
         }

@@ -9,7 +9,8 @@ namespace robot_edge::e2e {
 namespace {
 
 std::optional<edge::ControllerEvent> NextControllerEvent(client::Client& c, Millis timeout) {
-  const auto e = WaitEvent(c, [](const auto& msg) { return msg.has_controller(); }, timeout);
+  const auto e = WaitEvent(
+      c, [](const auto& msg) { return msg.has_controller(); }, timeout);
   if (!e) return std::nullopt;
   return e->controller();
 }
@@ -29,7 +30,8 @@ float LoopRate(client::Client& observer) {
 
 // Stands the robot and returns the loop rate measured while standing.
 float StandAndMeasure(Robot& robot, client::Client& cloud, client::Client& observer) {
-  EXPECT_TRUE(WaitTelemetry(cloud, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+  EXPECT_TRUE(WaitTelemetry(
+      cloud, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
   EXPECT_TRUE(Command(cloud, Mode(edge::MODE_STAND)).accepted());
   (void)robot;
   return LoopRate(observer);
@@ -40,7 +42,8 @@ float StandAndMeasure(Robot& robot, client::Client& cloud, client::Client& obser
 // have timed its motors out and DAMPed), and it still ticks. Its exact rate is not judged here:
 // under user-mode-linux on a shared host it swings by a third on its own; bench/ measures it.
 void ExpectStillOnTime(client::Client& cloud, client::Client& observer, float baseline_hz) {
-  const auto t = WaitTelemetry(cloud, [](const auto&) { return true; }, 3s);
+  const auto t = WaitTelemetry(
+      cloud, [](const auto&) { return true; }, 3s);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fw_mode(), edge::FW_MODE_STAND);
   EXPECT_EQ(t->active_alerts_size(), 0);
@@ -70,7 +73,8 @@ TEST(Controllers, AcquireOverrideAndDisconnect) {
     EXPECT_EQ(e->current(), "ble");
     EXPECT_EQ(e->reason(), "override");
     EXPECT_EQ(Command(cloud, Mode(edge::MODE_STAND)).reason(), "not_controller");
-    const auto diag = WaitEvent(observer, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
+    const auto diag = WaitEvent(
+        observer, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
     ASSERT_TRUE(diag);
     EXPECT_EQ(diag->diagnostics().controller(), "ble");
     EXPECT_TRUE(diag->diagnostics().ble_connected());
@@ -100,7 +104,8 @@ TEST(Events, AReconnectingClientResumesWhatItMissedInOrder) {
   std::uint32_t last_seen = 0;
   {
     auto first = robot.Connect("");
-    const auto e = WaitEvent(first, [](const auto&) { return true; }, 3s);  // a diagnostics
+    const auto e = WaitEvent(
+        first, [](const auto&) { return true; }, 3s);  // a diagnostics
     ASSERT_TRUE(e);
     last_seen = e->sequence();
   }
@@ -117,7 +122,8 @@ TEST(Events, AReconnectingClientResumesWhatItMissedInOrder) {
   std::vector<edge::EdgeEvent> resumed;
   while (resumed.empty() || resumed.back().sequence() < newest) {
     const auto e = back.WaitEvent(3s);
-    ASSERT_TRUE(e) << "missing events after " << (resumed.empty() ? last_seen : resumed.back().sequence());
+    ASSERT_TRUE(e) << "missing events after "
+                   << (resumed.empty() ? last_seen : resumed.back().sequence());
     resumed.push_back(*e);
   }
   for (std::size_t i = 0; i < resumed.size(); ++i) {
@@ -272,7 +278,8 @@ TEST(Hello, OverTcpEachRoleNeedsItsOwnToken) {
 TEST(Telemetry, ArrivesAtTenHertzWithEveryField) {
   Robot robot;
   auto c = robot.Connect("");
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
   std::vector<edge::EdgeTelemetry> frames;
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < 2s) {

@@ -28,10 +28,12 @@ TEST(Battery, TheBmsFrameReachesTheStateTelemetryAndDiagnostics) {
   WaitMotorsReady(c);
   ASSERT_EQ(robot.Sim("battery 60").rfind("ok", 0), 0u);
   const auto t = WaitTelemetryMessage(
-      c, [](const auto& m) {
+      c,
+      [](const auto& m) {
         return m.telemetry_extension().has_battery() &&
                std::fabs(m.telemetry_extension().battery().percent() - 60.0f) < 1.0f;
-      }, 3s);
+      },
+      3s);
   ASSERT_TRUE(t) << "no battery at 60 % in telemetry";
   const edge::BatteryState& b = t->telemetry_extension().battery();
   EXPECT_GT(b.voltage_v(), 40.0f);
@@ -51,9 +53,8 @@ TEST(Battery, TheBmsFrameReachesTheStateTelemetryAndDiagnostics) {
   EXPECT_NEAR(state->battery().percent(), 60.0f, 1.0f);
   EXPECT_GE(state->battery().wh_accumulated(), 0.0f);
 
-  const auto d = WaitDiagnostics(c, 3s, [](const auto& m) {
-    return m.diagnostics_extension().has_battery();
-  });
+  const auto d =
+      WaitDiagnostics(c, 3s, [](const auto& m) { return m.diagnostics_extension().has_battery(); });
   ASSERT_TRUE(d) << "no battery in the diagnostics";
   EXPECT_NEAR(d->diagnostics_extension().battery().percent(), 60.0f, 1.0f);
 }
@@ -77,18 +78,20 @@ TEST(Battery, LowBatteryIsAWarningWithHysteresis) {
     }
   }
   EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted()) << "a warning does not block STAND";
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_STAND; },
-                            5s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_STAND; }, 5s));
 
   ASSERT_EQ(robot.Sim("battery 22").rfind("ok", 0), 0u);
   std::this_thread::sleep_for(1s);
-  const auto still = WaitTelemetry(c, [](const auto&) { return true; }, 2s);
+  const auto still = WaitTelemetry(
+      c, [](const auto&) { return true; }, 2s);
   ASSERT_TRUE(still);
   EXPECT_TRUE(BatteryLowActive(*still)) << "cleared below clear_percent (25)";
   EXPECT_EQ(still->fw_mode(), edge::FW_MODE_STAND) << "never DAMP for a low battery";
 
   ASSERT_EQ(robot.Sim("battery 30").rfind("ok", 0), 0u);
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& t) { return !BatteryLowActive(t); }, 3s))
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return !BatteryLowActive(t); }, 3s))
       << "not cleared at 30 %";
   Command(c, Mode(edge::MODE_DAMP));
 }

@@ -29,11 +29,12 @@ constexpr int kLKnee = 3, kRKnee = 9, kLElbow = 15, kWaist = 22;
 RobotOptions MixedRobot() {
   RobotOptions o;
   o.config_edits = {
-      {"  ak80_9: {", "  dm_j8009: {family: damiao, p_max: 12.5, v_max: 45.0, t_max: 18.0, kp_max: "
-                      "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n"
-                      "  rs03: {family: robstride, p_max: 12.5, v_max: 20.0, t_max: 18.0, kp_max: "
-                      "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n"
-                      "  ak80_9: {"},
+      {"  ak80_9: {",
+       "  dm_j8009: {family: damiao, p_max: 12.5, v_max: 45.0, t_max: 18.0, kp_max: "
+       "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n"
+       "  rs03: {family: robstride, p_max: 12.5, v_max: 20.0, t_max: 18.0, kp_max: "
+       "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n"
+       "  ak80_9: {"},
       {"{name: L_Knee,           bus: left_leg,   can_id: 4, motor: ak80_9,",
        "{name: L_Knee,           bus: left_leg,   can_id: 4, motor: dm_j8009, direction: -1, "
        "offset: 0.25,"},
@@ -60,7 +61,8 @@ TEST(MixedFamilies, AReversedOffsetGearedMixedRobotStandsInJointSpace) {
   const auto r = Command(c, Mode(edge::MODE_STAND));
   ASSERT_TRUE(r.accepted()) << r.reason();
   const auto pose = StandPose(robot.config());
-  const auto settled = WaitTelemetry(c, [&](const auto& t) { return AtPose(t, pose, 0.03f); }, 8s);
+  const auto settled = WaitTelemetry(
+      c, [&](const auto& t) { return AtPose(t, pose, 0.03f); }, 8s);
   ASSERT_TRUE(settled) << "telemetry never showed the stand pose";
   // The simulator's own joints are where telemetry says: every conversion agrees with the motors.
   for (int j : {kLKnee, kRKnee, kLElbow, kWaist}) {
@@ -83,7 +85,8 @@ TEST(JointOutOfRange, AJointFarBeyondItsLimitsHoldsDampWithItsNameUntilFixed) {
   EXPECT_NE(error->error().message().find("L_Knee"), std::string::npos);
   EXPECT_NE(error->error().message().find("reads 3.0"), std::string::npos)
       << error->error().message();
-  const auto out = WaitTelemetry(c, [](const auto& t) { return HasAlert(t, edge::ALERT_JOINT_OUT_OF_RANGE, kLKnee); }, 3s);
+  const auto out = WaitTelemetry(
+      c, [](const auto& t) { return HasAlert(t, edge::ALERT_JOINT_OUT_OF_RANGE, kLKnee); }, 3s);
   ASSERT_TRUE(out);
   EXPECT_NEAR(out->active_alerts(0).value(), 600u, 30u) << "mrad beyond the 2.4 rad limit";
   EXPECT_EQ(out->active_alerts(0).threshold(), 150u);
@@ -93,7 +96,8 @@ TEST(JointOutOfRange, AJointFarBeyondItsLimitsHoldsDampWithItsNameUntilFixed) {
   EXPECT_EQ(blocked.reason(), "blocked_by_alert");
 
   ASSERT_EQ(robot.Sim("mount L_Knee 0 1").rfind("ok", 0), 0u);
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s));
   EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
 }
 
@@ -108,10 +112,10 @@ TEST(JointOutOfRange, AnEncoderThatSlipsWhileStandingDamps) {
   // The knee's encoder slips by 2.5 rad: it reads ~3.1 rad while the knee is at 0.6.
   ASSERT_EQ(robot.Sim("mount L_Knee -2.5 1").rfind("ok", 0), 0u);
   ASSERT_TRUE(WaitError(observer, "JOINT_OUT_OF_RANGE", 3s));
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
       << "a joint read beyond its limit while driven, and the robot kept standing";
 }
-
 
 // ---- The bring-up tools (robot-edgectl scan, jog, calibrate, zero) ----
 
@@ -140,7 +144,8 @@ RobotOptions MixedRobotWithMissingAndExtra() {
 TEST(Scan, FindsEveryMotorWithItsFamilyTheMissingOneAndTheExtraOne) {
   Robot robot(MixedRobotWithMissingAndExtra());
   auto m = robot.Connect("maintainer");
-  ASSERT_TRUE(WaitTelemetry(m, [](const auto&) { return true; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      m, [](const auto&) { return true; }, 10s));
   std::this_thread::sleep_for(1s);  // every present motor has replied (R_Elbow never will)
   const auto result = Ask(m, ScanRequest(), 8s);
   ASSERT_TRUE(result);
@@ -170,7 +175,8 @@ TEST(Scan, OnlyForAMaintenanceRoleAndOnlyInDamp) {
   EXPECT_NE(refused->error().find("may not run bring-up tools"), std::string::npos)
       << refused->error();
   ASSERT_TRUE(Command(cloud, Mode(edge::MODE_STAND)).accepted());
-  ASSERT_TRUE(WaitTelemetry(cloud, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_STAND; }, 3s));
+  ASSERT_TRUE(WaitTelemetry(
+      cloud, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_STAND; }, 3s));
   auto m = robot.Connect("maintainer");
   const auto standing = Ask(m, ScanRequest());
   ASSERT_TRUE(standing);
@@ -283,7 +289,8 @@ TEST(ClearFault, ClearsALatchedFaultInADamiaoMotorAndIsRefusedForAnAk) {
   ASSERT_TRUE(done);
   ASSERT_TRUE(done->ok()) << done->error();
   EXPECT_NE(done->clear_fault().note().find("FB"), std::string::npos) << done->clear_fault().note();
-  ASSERT_TRUE(WaitTelemetry(cloud, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s))
+  ASSERT_TRUE(WaitTelemetry(
+      cloud, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s))
       << "the motor's fault was not cleared";
   EXPECT_TRUE(Command(cloud, Mode(edge::MODE_STAND)).accepted());
 }
@@ -293,7 +300,8 @@ TEST(Zero, WritesTheMotorsOwnZeroOnlyWhenConfirmed) {
   auto m = robot.Connect("maintainer");
   WaitMotorsReady(m);
   ASSERT_EQ(robot.Sim("mount L_Wrist_Yaw 0.4 1").rfind("ok", 0), 0u);  // reads -0.4 at rest
-  ASSERT_TRUE(WaitTelemetry(m, [](const auto& t) { return std::fabs(t.joint_pos(16) + 0.4f) < 0.01f; }, 3s));
+  ASSERT_TRUE(WaitTelemetry(
+      m, [](const auto& t) { return std::fabs(t.joint_pos(16) + 0.4f) < 0.01f; }, 3s));
   edge::MaintenanceRequest zero;
   zero.mutable_zero()->set_joint(16);
   const auto unconfirmed = Ask(m, zero);
@@ -304,7 +312,8 @@ TEST(Zero, WritesTheMotorsOwnZeroOnlyWhenConfirmed) {
   ASSERT_TRUE(done);
   ASSERT_TRUE(done->ok()) << done->error();
   EXPECT_NE(done->zero().note().find("calibrate"), std::string::npos);
-  EXPECT_TRUE(WaitTelemetry(m, [](const auto& t) { return std::fabs(t.joint_pos(16)) < 0.01f; }, 3s))
+  EXPECT_TRUE(WaitTelemetry(
+      m, [](const auto& t) { return std::fabs(t.joint_pos(16)) < 0.01f; }, 3s))
       << "the motor's own zero did not move";
 }
 

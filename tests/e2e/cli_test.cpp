@@ -1,9 +1,9 @@
 // End to end on vcan: robot-edgectl against the real daemon.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <cmath>
 
 #include <cstdio>
 
@@ -33,7 +33,8 @@ CtlResult Ctl(const Robot& robot, const std::string& args, const std::string& as
 TEST(Cli, StatusStandWalkMoveAndDamp) {
   Robot robot;
   auto observer = robot.Connect("");
-  ASSERT_TRUE(WaitTelemetry(observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
 
   CtlResult r = Ctl(robot, "status");
   EXPECT_EQ(r.status, 0) << r.output;
@@ -82,7 +83,8 @@ TEST(Cli, SineStreamsOneJointAndMeasuresTheLatency) {
   auto observer = robot.Connect("");
   WaitMotorsReady(observer);
   const std::int64_t t0 = NowUs();
-  const CtlResult r = Ctl(robot, "sine L_Elbow --amplitude 0.2 --frequency 0.5 --duration 2.5 --json");
+  const CtlResult r =
+      Ctl(robot, "sine L_Elbow --amplitude 0.2 --frequency 0.5 --duration 2.5 --json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("\"latency_us\":{\"min\":"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("\"latency_samples\":0"), std::string::npos) << r.output;
@@ -103,12 +105,14 @@ TEST(Cli, BringUpScanJogCheckDirectionCalibrateZero) {
   o.config_edits = {{"robot:\n", "calibration: calibration.yaml\nrobot:\n"}};
   Robot robot(o);
   auto observer = robot.Connect("");
-  ASSERT_TRUE(WaitTelemetry(observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      observer, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
 
   CtlResult r = Ctl(robot, "scan --max-id 8");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("25 configured: 25 answer, 0 missing, 0 with faults; 0 unexpected ids"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   r = Ctl(robot, "jog L_Elbow 0.4 --speed 0.5");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("arrived; DAMP"), std::string::npos) << r.output;
@@ -149,16 +153,17 @@ TEST(Cli, CheckDirectionByGravityCatchesAReversedMotorAndConfirmsACorrectOne) {
 // The config says R_Hip_Pitch's motor is a Robstride; an AK is fitted: scan names the family.
 TEST(Cli, ScanNamesAMotorOfAnotherFamilyThanTheConfigSays) {
   RobotOptions o;
-  o.config_edits = {
-      {"  ak80_9: {", "  rs03: {family: robstride, p_max: 12.5, v_max: 20.0, t_max: 18.0, kp_max: "
-                      "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n  ak80_9: {"},
-      {"{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: ak80_9,",
-       "{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: rs03,"},
-      {"sim:                                      # robot-edge-sim only",
-       "sim:\n  fitted: {R_Hip_Pitch: ak80_9}"}};
+  o.config_edits = {{"  ak80_9: {",
+                     "  rs03: {family: robstride, p_max: 12.5, v_max: 20.0, t_max: 18.0, kp_max: "
+                     "500.0, kd_max: 5.0, torque_constant: 0.8, can_timeout_ms: 100}\n  ak80_9: {"},
+                    {"{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: ak80_9,",
+                     "{name: R_Hip_Pitch,      bus: right_leg,  can_id: 1, motor: rs03,"},
+                    {"sim:                                      # robot-edge-sim only",
+                     "sim:\n  fitted: {R_Hip_Pitch: ak80_9}"}};
   Robot robot(o);
   auto observer = robot.Connect("");
-  ASSERT_TRUE(WaitTelemetry(observer, [](const auto&) { return true; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      observer, [](const auto&) { return true; }, 10s));
   std::this_thread::sleep_for(1s);  // every present motor has replied (R_Hip_Pitch never will)
   const CtlResult r = Ctl(robot, "scan --max-id 8");
   EXPECT_EQ(r.status, 1) << r.output;

@@ -78,7 +78,8 @@ TEST(Death, AFatalSignalDampsEveryMotorFromItsHandler) {
     const std::int64_t sent = NowUs();
     EXPECT_EQ(robot.StopDaemon(10s, signal), 128 + signal) << "it still dies of the signal";
     EXPECT_NE(robot.DaemonLog().find("DAMP sent to every motor"), std::string::npos)
-        << strsignal(signal) << "\n" << robot.DaemonLog();
+        << strsignal(signal) << "\n"
+        << robot.DaemonLog();
     const std::int64_t damped = ExpectDampThenExitOnEveryMotor(robot, sent);
     ASSERT_GT(damped, 0) << strsignal(signal);
     EXPECT_LT(damped - sent, 1'000'000) << strsignal(signal);
@@ -118,15 +119,19 @@ TEST(Death, AnApiThreadStallIsReportedAndStarvesTheWatchdog) {
     status |= m.find("STATUS=API thread stalled") != std::string::npos;
   }
   EXPECT_TRUE(status) << "the stall is reported to systemd";
-  EXPECT_TRUE(test::Eventually([&] {
-    return robot.DaemonLog().find("API thread responsive again") != std::string::npos;
-  }, 3s)) << robot.DaemonLog();
+  EXPECT_TRUE(test::Eventually(
+      [&] { return robot.DaemonLog().find("API thread responsive again") != std::string::npos; },
+      3s))
+      << robot.DaemonLog();
   EXPECT_NE(robot.DaemonLog().find("API thread stalled for"), std::string::npos);
-  EXPECT_TRUE(test::Eventually([&] {
-    std::size_t fed = 0;
-    for (const auto& m : robot.notify().Messages(50ms)) fed += m == "WATCHDOG=1";
-    return fed > fed_during;
-  }, 3s)) << "fed again";
+  EXPECT_TRUE(test::Eventually(
+      [&] {
+        std::size_t fed = 0;
+        for (const auto& m : robot.notify().Messages(50ms)) fed += m == "WATCHDOG=1";
+        return fed > fed_during;
+      },
+      3s))
+      << "fed again";
 }
 
 }  // namespace

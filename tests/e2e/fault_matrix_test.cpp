@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdio>
 
-
 namespace robot_edge::test {
 namespace {
 
@@ -25,8 +24,9 @@ TEST_P(EveryFault, ReachesItsSafeStateWithinItsBound) {
   const int trials = info.fault == Fault::kStaleBurst ? 1 : 2;
   const double margin =
       kEmulatorMarginMs + (info.fault == Fault::kSigkill ? kEmulatorProcessStartMs : 0);
-  const FaultRun run = RunFault(info.fault, trials, margin,
-                                [](const std::string& line) { std::printf("  %s\n", line.c_str()); });
+  const FaultRun run = RunFault(info.fault, trials, margin, [](const std::string& line) {
+    std::printf("  %s\n", line.c_str());
+  });
   for (const std::string& p : run.problems) ADD_FAILURE() << info.name << ": " << p;
   ASSERT_EQ(run.latency_ms.size(), static_cast<std::size_t>(trials)) << info.name;
   const double worst = *std::max_element(run.latency_ms.begin(), run.latency_ms.end());

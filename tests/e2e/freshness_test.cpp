@@ -35,7 +35,8 @@ TEST(Freshness, AStaleBurstAfterANetworkStallNeverReengagesTheMotors) {
     c.Send(Packet(robot, ++sequence, client::WallClockMicros()));
     std::this_thread::sleep_for(20ms);
   }
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_MOVE; }, 2s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_MOVE; }, 2s));
   const std::uint64_t stall_began = client::WallClockMicros();
   ASSERT_TRUE(WaitError(observer, "TRAJECTORY_TIMEOUT", 2s)) << "the watchdog fires";
   std::this_thread::sleep_for(3s);
@@ -85,7 +86,8 @@ TEST(Freshness, ReplayedDuplicatedAndReorderedPacketsAreDropped) {
   r = Command(c, Packet(robot, 12, client::WallClockMicros()));
   EXPECT_FALSE(r.accepted());
   EXPECT_EQ(r.reason(), "sequence_not_increasing");
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 1s));
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 1s));
 }
 
 TEST(Freshness, ACommandWithoutTimestampIsDroppedAndSaysWhy) {

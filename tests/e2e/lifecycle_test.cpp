@@ -12,7 +12,8 @@ TEST(Shutdown, SigtermDampsEveryMotorThenExitsMotorModeAndExitsZero) {
   Robot robot;
   {
     auto c = robot.Connect("cloud");
-    ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+    ASSERT_TRUE(WaitTelemetry(
+        c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
     ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
     std::this_thread::sleep_for(300ms);  // standing: motors are stiff
   }
@@ -50,7 +51,8 @@ TEST(Startup, ASecondDaemonOnTheSameBusesRefusesToStartAndTheFirstRunsOn) {
   EXPECT_NE(second.Stderr().find("another robot-edged already drives vcan0"), std::string::npos)
       << second.Stderr();
   auto c = robot.Connect("cloud");
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s))
       << "the first daemon still drives the robot";
   EXPECT_TRUE(robot.DaemonRunning());
 }

@@ -26,7 +26,8 @@ TEST(Boot, InDampWithZeroStiffnessOnEveryMotor) {
   Robot robot;
   auto c = robot.Connect("");
   WaitMotorsReady(c);
-  const auto t = WaitTelemetry(c, [](const auto&) { return true; }, 3s);
+  const auto t = WaitTelemetry(
+      c, [](const auto&) { return true; }, 3s);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fw_mode(), edge::FW_MODE_DAMP);
   const std::int64_t since = NowUs();
@@ -55,7 +56,8 @@ TEST(Stand, ReachesTheStandPoseInAboutTwoSeconds) {
   ASSERT_TRUE(r.accepted()) << r.reason();
   EXPECT_EQ(r.control_mode(), edge::CONTROL_MODE_STAND);
   const auto pose = StandPose(robot.config());
-  const auto settled = WaitTelemetry(c, [&](const auto& t) { return AtPose(t, pose, 0.03f); }, 6s);
+  const auto settled = WaitTelemetry(
+      c, [&](const auto& t) { return AtPose(t, pose, 0.03f); }, 6s);
   ASSERT_TRUE(settled) << "the stand pose was not reached";
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GT(took, 1500ms) << "the ramp lasts ~2 s; arriving earlier means no ramp";
@@ -136,9 +138,9 @@ TEST(Trajectory, GainsAreAllOrNothing) {
   const std::vector<float> pose(25, 0.0f);
   // 24 values: every frame carries the edge's defaults (L_Hip_Pitch kp 150, kd 4).
   std::int64_t t = NowUs();
-  ASSERT_TRUE(Command(c, Trajectory(pose, std::vector<float>(24, 300.0f),
-                                    std::vector<float>(24, 4.9f)))
-                  .accepted());
+  ASSERT_TRUE(
+      Command(c, Trajectory(pose, std::vector<float>(24, 300.0f), std::vector<float>(24, 4.9f)))
+          .accepted());
   std::this_thread::sleep_for(100ms);
   auto frames = Driving(robot, 0, t);
   ASSERT_FALSE(frames.empty());
@@ -148,9 +150,9 @@ TEST(Trajectory, GainsAreAllOrNothing) {
   }
   // 25 values: used as sent.
   t = NowUs();
-  ASSERT_TRUE(Command(c, Trajectory(pose, std::vector<float>(25, 300.0f),
-                                    std::vector<float>(25, 4.5f)))
-                  .accepted());
+  ASSERT_TRUE(
+      Command(c, Trajectory(pose, std::vector<float>(25, 300.0f), std::vector<float>(25, 4.5f)))
+          .accepted());
   const auto f = robot.monitor().WaitFor(
       t, [&](const SeenFrame& s) { return robot.monitor().JointOf(s) == 0 && s.command.kp > 200; },
       2s);
@@ -179,8 +181,8 @@ TEST(Validation, NonFiniteDroppedAndOutOfRangeClampedAsTheSeedSays) {
   std::vector<float> far(25, 0.0f);
   far[3] = 5.0f;  // L_Knee, max 2.4
   const std::int64_t t = NowUs();
-  const auto r = Command(c, Trajectory(far, std::vector<float>(25, 700.0f),
-                                       std::vector<float>(25, 9.0f)));
+  const auto r =
+      Command(c, Trajectory(far, std::vector<float>(25, 700.0f), std::vector<float>(25, 9.0f)));
   ASSERT_TRUE(r.accepted()) << r.reason();
   const auto f = robot.monitor().WaitFor(
       t, [&](const SeenFrame& s) { return robot.monitor().JointOf(s) == 3 && s.command.kp > 0; },

@@ -1,8 +1,8 @@
 // End to end on vcan with the physics backend: robot-edged drives robot-edge-sim's MuJoCo
 // humanoid (sim/models/humanoid.xml) through the CAN buses. STAND on the gantry, lowered and
-// released: the robot stands on its own for 10 s. A push topples it: FALL_DETECTED and DAMP, measured from
-// the simulator's ground truth. DAMP while standing: it sinks without a violent collapse, and the
-// fall detector catches it when it tips over.
+// released: the robot stands on its own for 10 s. A push topples it: FALL_DETECTED and DAMP,
+// measured from the simulator's ground truth. DAMP while standing: it sinks without a violent
+// collapse, and the fall detector catches it when it tips over.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -123,8 +123,9 @@ TEST(Policy, VelocityInStandWalksWithTheNetworksTargetsUntilStandOrDamp) {
 TEST(Policy, TheDemonstrationModelSwingsTheSimulatedLegs) {
   // config/examples/sim-with-policy.yaml's section, with the model's absolute path.
   RobotOptions options;
-  options.config_edits = {PolicyConfigEdit(
-      ROBOT_EDGE_DEMO_POLICY, "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0")};
+  options.config_edits = {
+      PolicyConfigEdit(ROBOT_EDGE_DEMO_POLICY,
+                       "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0")};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   WaitMotorsReady(c);
@@ -204,7 +205,9 @@ TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
   }
   const auto t_stand = WaitTelemetryMessage(
       c,
-      [](const auto& m) { return m.telemetry_extension().control_mode() == edge::CONTROL_MODE_STAND; },
+      [](const auto& m) {
+        return m.telemetry_extension().control_mode() == edge::CONTROL_MODE_STAND;
+      },
       2s);
   ASSERT_TRUE(t_stand);
   // Walking stopped: a new, sane velocity walks again.

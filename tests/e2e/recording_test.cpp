@@ -72,10 +72,12 @@ std::optional<edge::RecorderResult> Recorder(client::Client& c, edge::RecorderRe
 // Until the daemon says one black box was written and none is being written (a file is written
 // while it fills: complete only then).
 bool WaitBlackBoxWritten(client::Client& c) {
-  return Eventually([&] {
-    const auto s = Recorder(c, edge::RecorderRequest::OP_STATUS);
-    return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
-  }, 8s);
+  return Eventually(
+      [&] {
+        const auto s = Recorder(c, edge::RecorderRequest::OP_STATUS);
+        return s && s->status().black_box_written() == 1 && !s->status().black_box_writing();
+      },
+      8s);
 }
 
 // A program's exit status and its output.
@@ -113,7 +115,8 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   const auto& states = got.times.at("/joint_state");
   const double seconds = static_cast<double>(states.back() - states.front()) * 1e-9;
   // 500 Hz; user-mode-linux runs the loop at ~400-500 Hz and the recorder loses nothing.
-  EXPECT_GT(static_cast<double>(states.size()) / seconds, 300.0) << states.size() << " in " << seconds;
+  EXPECT_GT(static_cast<double>(states.size()) / seconds, 300.0)
+      << states.size() << " in " << seconds;
   EXPECT_EQ(status->status().messages_lost(), 0u);
   EXPECT_TRUE(std::is_sorted(states.begin(), states.end()));
   EXPECT_GE(got.times.at("/telemetry").size(), 30u);
@@ -124,7 +127,8 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
     edge::CommandRecord r;
     ASSERT_TRUE(r.ParseFromString(bytes));
     if (!r.decided()) continue;
-    if (r.command().has_mode() && r.command().mode().mode() == edge::MODE_STAND) stand += r.accepted();
+    if (r.command().has_mode() && r.command().mode().mode() == edge::MODE_STAND)
+      stand += r.accepted();
     if (!r.has_command() && !r.accepted() && r.reason() == "velocity_no_policy") ++velocity;
     EXPECT_EQ(r.controller(), "cloud");
     EXPECT_NE(r.peer().find("unix"), std::string::npos) << r.peer();
@@ -142,8 +146,8 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   EXPECT_TRUE(stood);
 
   // An independent reader: @mcap/core's indexed reader (tests/js/recording_check.mjs).
-  const auto [exit, out] = Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/recording_check.mjs " +
-                               files[0]);
+  const auto [exit, out] =
+      Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/recording_check.mjs " + files[0]);
   EXPECT_EQ(exit, 0) << out;
   EXPECT_NE(out.find("\"/joint_state\":" + std::to_string(states.size())), std::string::npos)
       << out;
@@ -249,11 +253,12 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
   ASSERT_FALSE(welcome.live_url().empty()) << "the Welcome names the live view";
   ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
   const std::string ws = "ws" + welcome.live_url().substr(4);  // http://h:p/ -> ws://h:p/
-  const auto [exit, out] = Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs " +
-                               ws + " op-secret");
+  const auto [exit, out] =
+      Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs " + ws + " op-secret");
   EXPECT_EQ(exit, 0) << out;
   // The DAMP button's service, called with the operator token, stopped the robot.
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
       << out;
   EXPECT_NE(robot.DaemonLog().find("DAMP from the live view"), std::string::npos);
 }
@@ -264,7 +269,8 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
 TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
   RobotOptions o;
   o.config_edits = {{"record_on_start: false", "record_on_start: true "}};
-  const std::string kept = fs::temp_directory_path() / ("robot-edge-replay-" + std::to_string(::getpid()));
+  const std::string kept =
+      fs::temp_directory_path() / ("robot-edge-replay-" + std::to_string(::getpid()));
   fs::remove_all(kept);  // a failed earlier run's (user-mode-linux boots reuse pids)
   fs::create_directories(kept);
   const std::string recorded = kept + "/recorded.mcap", replayed = kept + "/replayed.mcap";
@@ -304,14 +310,16 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
     ASSERT_EQ(files.size(), 1u);
     fs::copy_file(files[0], replayed);
   }
-  const auto [exit, json] = Shell(std::string(ROBOT_EDGE_REPLAY) + " compare " + recorded + " " +
-                                  replayed + " --json");
+  const auto [exit, json] =
+      Shell(std::string(ROBOT_EDGE_REPLAY) + " compare " + recorded + " " + replayed + " --json");
   ASSERT_EQ(exit, 0) << json;
   double states = 0, agreement = 0, rms = 0, max = 0;
   ASSERT_EQ(std::sscanf(json.c_str(),
                         "{\"states\": %lf, \"seconds\": %*f, \"mode_agreement\": %lf, "
                         "\"q_des_rms_rad\": %lf, \"q_des_max_rad\": %lf",
-                        &states, &agreement, &rms, &max), 4) << json;
+                        &states, &agreement, &rms, &max),
+            4)
+      << json;
   std::printf("replayed run against the recorded one: %s\n", json.c_str());
   EXPECT_GT(states, 1500) << "6 s of the run at 300-500 Hz";
   // The runs differ by when the replayed commands arrive (the emulator's scheduling): a mode

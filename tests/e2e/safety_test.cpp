@@ -8,7 +8,8 @@ namespace robot_edge::e2e {
 namespace {
 
 void StandUp(client::Client& c) {
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_age_ms() < 100; }, 10s));
   const auto r = Command(c, Mode(edge::MODE_STAND));
   ASSERT_TRUE(r.accepted()) << r.reason();
 }
@@ -23,8 +24,10 @@ TEST(Overtemp, At81AlertsDampsBlocksStandUntilBelow70ThenClears) {
   const auto error = WaitError(observer, "MOTOR_OVERTEMP", 3s);
   ASSERT_TRUE(error);
   EXPECT_EQ(error->error().subsystem(), edge::SUBSYSTEM_FIRMWARE);
-  EXPECT_NE(error->error().message().find("L_Elbow"), std::string::npos) << error->error().message();
-  const auto hot = WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 1, 15); }, 3s);
+  EXPECT_NE(error->error().message().find("L_Elbow"), std::string::npos)
+      << error->error().message();
+  const auto hot = WaitTelemetry(
+      c, [](const auto& msg) { return HasAlert(msg, 1, 15); }, 3s);
   ASSERT_TRUE(hot);
   EXPECT_EQ(hot->fw_mode(), edge::FW_MODE_DAMP);
   EXPECT_EQ(hot->error_flags() & 0x01u, 0x01u);
@@ -43,10 +46,12 @@ TEST(Overtemp, At81AlertsDampsBlocksStandUntilBelow70ThenClears) {
   const auto why = WaitError(observer, "MODE_BLOCKED", 3s);
   ASSERT_TRUE(why);
   EXPECT_NE(why->error().message().find("MOTOR_OVERTEMP"), std::string::npos);
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 1, 15); }, 1s));
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return HasAlert(msg, 1, 15); }, 1s));
 
   ASSERT_EQ(robot.Sim("temp L_Elbow 65").rfind("ok", 0), 0u);
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s))
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s))
       << "the alert did not clear below 70 °C";
   const auto r = Command(c, Mode(edge::MODE_STAND));
   EXPECT_TRUE(r.accepted()) << r.reason();
@@ -60,12 +65,14 @@ TEST(Fall, ATiltedImuIsAFallAndTheRobotDamps) {
   ASSERT_EQ(robot.Sim("tilt 0 75").rfind("ok", 0), 0u);
   const auto error = WaitError(observer, "FALL_DETECTED", 3s);
   ASSERT_TRUE(error);
-  const auto t = WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 2, 0); }, 3s);
+  const auto t = WaitTelemetry(
+      c, [](const auto& msg) { return HasAlert(msg, 2, 0); }, 3s);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fw_mode(), edge::FW_MODE_DAMP);
   EXPECT_NEAR(t->imu_gravity(0), 0.966f, 0.02f) << "pitched 75°: gravity mostly along +x";
   ASSERT_EQ(robot.Sim("tilt 0 0").rfind("ok", 0), 0u);
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
 }
 
 TEST(Imu, ASilentImuIsCriticalAndNamesItsBus) {
@@ -79,12 +86,14 @@ TEST(Imu, ASilentImuIsCriticalAndNamesItsBus) {
   EXPECT_EQ(error->error().subsystem(), edge::SUBSYSTEM_FW_LINK);
   EXPECT_NE(error->error().message().find("waist_neck (vcan4)"), std::string::npos)
       << error->error().message();
-  const auto t = WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 6, 0); }, 3s);
+  const auto t = WaitTelemetry(
+      c, [](const auto& msg) { return HasAlert(msg, 6, 0); }, 3s);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fw_mode(), edge::FW_MODE_DAMP);
   EXPECT_EQ(Command(c, Mode(edge::MODE_STAND)).reason(), "blocked_by_alert");
   ASSERT_EQ(robot.Sim("imu on").rfind("ok", 0), 0u);
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s));
   EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
 }
 
@@ -103,7 +112,8 @@ TEST(LoopSlow, AControlThreadHeldUpRaisesControlLoopSlowAndDamps) {
   ASSERT_TRUE(error);
   EXPECT_NE(error->error().message().find("over the last second"), std::string::npos)
       << error->error().message();
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& m) { return m.fw_mode() == edge::FW_MODE_DAMP; }, 3s));
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& m) { return m.fw_mode() == edge::FW_MODE_DAMP; }, 3s));
   EXPECT_TRUE(robot.DaemonRunning());
 }
 
@@ -117,13 +127,15 @@ TEST(MotorTimeout, ASilencedMotorGivesFwLinkTimeoutNamingIt) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->error().subsystem(), edge::SUBSYSTEM_FW_LINK);
   EXPECT_NE(error->error().message().find("R_Knee"), std::string::npos) << error->error().message();
-  const auto t = WaitTelemetry(c, [](const auto& msg) { return HasAlert(msg, 3, 9); }, 3s);
+  const auto t = WaitTelemetry(
+      c, [](const auto& msg) { return HasAlert(msg, 3, 9); }, 3s);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fw_mode(), edge::FW_MODE_DAMP);
   EXPECT_GE(t->fw_age_ms(), robot.config().control.motor_reply_timeout_ms)
       << "the oldest motor sample is the silent motor's";
   ASSERT_EQ(robot.Sim("silence R_Knee off").rfind("ok", 0), 0u);
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s))
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 3s))
       << "the motor answers again: the alert clears";
 }
 
@@ -136,7 +148,8 @@ TEST(MotorFault, AnErrorCodeFromAMotorIsCritical) {
   const auto error = WaitError(observer, "MOTOR_FAULT", 3s);
   ASSERT_TRUE(error);
   EXPECT_NE(error->error().message().find("overcurrent"), std::string::npos);
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_mode() == edge::FW_MODE_DAMP; }, 2s));
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_mode() == edge::FW_MODE_DAMP; }, 2s));
 }
 
 TEST(BusOff, AnInjectedBusOffIsCountedReportedAndDamps) {
@@ -148,8 +161,10 @@ TEST(BusOff, AnInjectedBusOffIsCountedReportedAndDamps) {
   const auto error = WaitError(observer, "CAN_BUS_OFF", 3s);
   ASSERT_TRUE(error);
   EXPECT_NE(error->error().message().find("vcan2"), std::string::npos) << error->error().message();
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.fw_mode() == edge::FW_MODE_DAMP; }, 2s));
-  const auto diag = WaitEvent(observer, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.fw_mode() == edge::FW_MODE_DAMP; }, 2s));
+  const auto diag = WaitEvent(
+      observer, [](const auto& msg) { return msg.has_diagnostics(); }, 3s);
   ASSERT_TRUE(diag);
   ASSERT_EQ(diag->diagnostics().can_health_size(), 5);
   EXPECT_EQ(diag->diagnostics().can_health(2).bus_off_count(), 1u);
@@ -172,7 +187,8 @@ TEST(Link, ABusTakenDownIsReportedAndRecoversWhenItComesBack) {
   EXPECT_TRUE(down->diagnostics_extension().can_buses(0).link_up())
       << "the other buses are unaffected";
   ASSERT_EQ(robot.Sim("link right_leg up").rfind("ok", 0), 0u);
-  ASSERT_TRUE(WaitTelemetry(c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 5s))
+  ASSERT_TRUE(WaitTelemetry(
+      c, [](const auto& msg) { return msg.active_alerts_size() == 0; }, 5s))
       << "the right leg did not come back";
   const auto up = WaitDiagnostics(
       observer, 4s, [](const auto& m) { return m.diagnostics_extension().can_buses(1).link_up(); });

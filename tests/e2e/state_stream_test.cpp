@@ -20,7 +20,8 @@ std::vector<edge::JointState> ReadStates(client::Client& c, Millis duration) {
   std::vector<edge::JointState> states;
   const auto deadline = std::chrono::steady_clock::now() + duration;
   for (;;) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
     if (left <= 0ms) return states;
     auto m = c.Read(left);
     if (m && m->has_joint_state()) states.push_back(std::move(*m->mutable_joint_state()));
@@ -97,7 +98,9 @@ TEST(StateStream, RateZeroStopsItAndItCanStartAgain) {
   ASSERT_EQ(c.StreamState(0, 2s), 0u);
   ReadStates(c, 200ms);  // what was already sent
   EXPECT_TRUE(ReadStates(c, 500ms).empty()) << "still streaming after rate 0";
-  EXPECT_TRUE(WaitTelemetry(c, [](const auto&) { return true; }, 2s)) << "telemetry stopped";
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto&) { return true; }, 2s))
+      << "telemetry stopped";
   ASSERT_EQ(c.StreamState(100, 2s), 100u);
   EXPECT_GE(ReadStates(c, 500ms).size(), 10u);
 }

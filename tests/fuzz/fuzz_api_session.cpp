@@ -2,10 +2,10 @@
 // socket — MessageReader (framing, arena parse), the Hello (AccessPolicy), CommandIntake
 // (controller arbitration, freshness, seed 000's validation and the joint stream's, the hand-off
 // into the command pipe) — and on into the state machine, which the control thread would step.
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unistd.h>
 
 #include "daemon/access.hpp"
 #include "daemon/command_intake.hpp"

@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     robstride.family = config::MotorFamily::kRobstride;
     c.motors.push_back(damiao);
     c.motors.push_back(robstride);
-    for (std::size_t j : {1, 7}) c.joints[j].motor = 1;   // L_Hip_Roll, R_Hip_Roll
-    for (std::size_t j : {3, 9}) {                         // L_Knee, R_Knee
+    for (std::size_t j : {1, 7}) c.joints[j].motor = 1;  // L_Hip_Roll, R_Hip_Roll
+    for (std::size_t j : {3, 9}) {                       // L_Knee, R_Knee
       c.joints[j].motor = 2;
       c.joints[j].gear_ratio = 0.5;
     }
@@ -77,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t flags = data[i + 3];
     if (flags & 0x10) {
       f.can_id = CAN_EFF_FLAG | (static_cast<canid_t>(flags >> 5) << 24) |
-                 (static_cast<canid_t>(data[i + 1]) << 16) | (static_cast<canid_t>(data[i + 2]) << 8);
+                 (static_cast<canid_t>(data[i + 1]) << 16) |
+                 (static_cast<canid_t>(data[i + 2]) << 8);
     } else {
       f.can_id = ((static_cast<canid_t>(data[i + 1]) << 8) | data[i + 2]) & CAN_SFF_MASK;
     }

@@ -23,7 +23,8 @@ inline std::vector<std::string> InterfacesOf(const config::Config& c) {
 
 class HealthyRobot {
  public:
-  explicit HealthyRobot(const config::Config& c) : joints_(c.joints.size()), buses_(c.buses.size()) {}
+  explicit HealthyRobot(const config::Config& c)
+      : joints_(c.joints.size()), buses_(c.buses.size()) {}
   sm::Inputs At(std::int64_t now_us) {
     for (auto& j : joints_) j.last_reply_us = now_us;
     imu_.last_update_us = now_us;

@@ -11,9 +11,9 @@
 #include "can/bms_codec.hpp"
 #include "can/damiao_codec.hpp"
 #include "can/imu_codec.hpp"
-#include "can/robstride_codec.hpp"
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
+#include "can/robstride_codec.hpp"
 #include "client/commands.hpp"
 #include "config/config.hpp"
 #include "edge_api.pb.h"
@@ -71,18 +71,20 @@ void ApiSeeds(const config::Config& c, const fs::path& dir) {
   }
   const auto stand = client::MakeMode(edge::MODE_STAND);
   const auto damp = client::MakeMode(edge::MODE_DAMP);
-  Write(dir, "stand-walk-damp", Hello("cloud") + CommandBytes(stand, 1) +
-                                    CommandBytes(client::MakeVelocity(0.3f, 0, 0.1f), 2) +
-                                    CommandBytes(damp, 3));
+  Write(dir, "stand-walk-damp",
+        Hello("cloud") + CommandBytes(stand, 1) +
+            CommandBytes(client::MakeVelocity(0.3f, 0, 0.1f), 2) + CommandBytes(damp, 3));
   std::string stream = Hello("cloud");
   for (std::uint32_t s = 1; s <= 6; ++s) {
-    stream += CommandBytes(s % 2 ? client::MakeTrajectory(pose, kp, kd) : client::MakeTrajectory(pose), s);
+    stream += CommandBytes(
+        s % 2 ? client::MakeTrajectory(pose, kp, kd) : client::MakeTrajectory(pose), s);
   }
   Write(dir, "trajectory-stream", stream);
   std::vector<std::vector<float>> segments(8, pose);
-  Write(dir, "trajectory-segments", Hello("ble") + CommandBytes(client::MakeTrajectory(segments), 1));
-  Write(dir, "replay", Hello("cloud") + CommandBytes(stand, 5) + CommandBytes(stand, 5) +
-                           CommandBytes(stand, 4));
+  Write(dir, "trajectory-segments",
+        Hello("ble") + CommandBytes(client::MakeTrajectory(segments), 1));
+  Write(dir, "replay",
+        Hello("cloud") + CommandBytes(stand, 5) + CommandBytes(stand, 5) + CommandBytes(stand, 4));
   Write(dir, "observer-damp", Hello("") + CommandBytes(damp, 1) + CommandBytes(stand, 2));
 
   std::vector<float> velocity(pose.size(), 0.3f), torque(pose.size(), -0.5f);
@@ -130,12 +132,16 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
     for (std::size_t j = 0; j < c.joints.size(); ++j) {
       const auto& joint = c.joints[j];
       can::MitReply reply{static_cast<std::uint8_t>(joint.can_id),
-                          static_cast<float>(joint.stand_rad), 0.1f, 0.5f,
+                          static_cast<float>(joint.stand_rad),
+                          0.1f,
+                          0.5f,
                           static_cast<std::uint8_t>(tick == 3 && j == 3 ? 85 : 35),
                           static_cast<std::uint8_t>(tick == 2 && j == 9 ? 2 : 0)};
       can::Payload p;
-      const auto len = can::EncodeReply(reply, can::ProtocolOf(c.motor_of(j)).ranges, can::ProtocolOf(c.motor_of(j)).layout, &p);
-      healthy += Frame(static_cast<std::uint8_t>(joint.bus), c.buses[joint.bus].master_id, p.data(), len);
+      const auto len = can::EncodeReply(reply, can::ProtocolOf(c.motor_of(j)).ranges,
+                                        can::ProtocolOf(c.motor_of(j)).layout, &p);
+      healthy +=
+          Frame(static_cast<std::uint8_t>(joint.bus), c.buses[joint.bus].master_id, p.data(), len);
     }
     const auto q = can::EncodeImuQuaternion({0.99f, 0.0f, 0.1f, 0.0f});
     healthy += Frame(static_cast<std::uint8_t>(c.imu.bus), c.imu.quat_id, q.data(), 8);
@@ -189,16 +195,18 @@ void CanSeeds(const config::Config& c, const fs::path& dir) {
 }
 
 void SimSeeds(const config::Config& c, const fs::path& dir) {
-  std::string lines = "temp L_Knee 81\nsilence R_Knee on\nfault L_Elbow 2\ntilt 10 -20\nimu off\n"
-                      "battery 15\nbattery off\nbattery on\n"
-                      "get Neck_Yaw\nstatus\nhelp\ntemp L_Knee release\n\n";
+  std::string lines =
+      "temp L_Knee 81\nsilence R_Knee on\nfault L_Elbow 2\ntilt 10 -20\nimu off\n"
+      "battery 15\nbattery off\nbattery on\n"
+      "get Neck_Yaw\nstatus\nhelp\ntemp L_Knee release\n\n";
   const auto enter = can::EncodeSpecial(can::SpecialCommand::kEnterMotorMode);
   for (std::size_t j = 0; j < c.joints.size(); ++j) {
     lines += static_cast<char>(c.joints[j].bus);
     lines += static_cast<char>(c.joints[j].can_id);
     lines += '\x08';
     lines.append(reinterpret_cast<const char*>(enter.data()), 8);
-    const auto cmd = can::EncodeCommand({0.2f, 0.0f, 60.0f, 2.0f, 0.5f}, can::ProtocolOf(c.motor_of(j)).ranges);
+    const auto cmd =
+        can::EncodeCommand({0.2f, 0.0f, 60.0f, 2.0f, 0.5f}, can::ProtocolOf(c.motor_of(j)).ranges);
     lines += static_cast<char>(c.joints[j].bus);
     lines += static_cast<char>(c.joints[j].can_id);
     lines += '\x08';
@@ -220,8 +228,9 @@ void McapSeeds(const fs::path& dir) {
     o.chunk_size = 256;
     recorder::McapWriter w(sink, o);
     const std::string schema = R"({"type":"object"})";
-    const std::uint16_t s = w.AddSchema(
-        "Joint", "jsonschema", {reinterpret_cast<const std::uint8_t*>(schema.data()), schema.size()});
+    const std::uint16_t s =
+        w.AddSchema("Joint", "jsonschema",
+                    {reinterpret_cast<const std::uint8_t*>(schema.data()), schema.size()});
     const std::uint16_t a = w.AddChannel(s, "/joints", "json", {{"rate_hz", "500"}});
     const std::uint16_t b = w.AddChannel(0, "/log", "json");
     w.AddMetadata("robot", {{"name", "h1"}});
@@ -254,7 +263,8 @@ int main(int argc, char** argv) {
   CanSeeds(c, out / "fuzz_can_receive");
   SimSeeds(c, out / "fuzz_sim_control");
   McapSeeds(out / "fuzz_mcap");
-  for (const char* file : {"robot-edge.yaml", "examples/hardware.yaml", "examples/sim-with-policy.yaml"}) {
+  for (const char* file :
+       {"robot-edge.yaml", "examples/hardware.yaml", "examples/sim-with-policy.yaml"}) {
     std::ifstream in(std::string(ROBOT_EDGE_CONFIG_DIR) + "/" + file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     Write(out / "fuzz_config", fs::path(file).filename().string(), text);

@@ -30,8 +30,8 @@ std::vector<std::string> DrainAll(FrameDecoder* d, Status* last) {
 }
 
 TEST(Varint, EncodesAndDecodesBoundaries) {
-  for (std::uint64_t v : {0ull, 1ull, 127ull, 128ull, 300ull, 16383ull, 16384ull, 65536ull,
-                          0xFFFFFFFFull}) {
+  for (std::uint64_t v :
+       {0ull, 1ull, 127ull, 128ull, 300ull, 16383ull, 16384ull, 65536ull, 0xFFFFFFFFull}) {
     std::string bytes;
     AppendVarint(v, &bytes);
     std::uint64_t decoded = 0;

@@ -44,10 +44,22 @@ TEST(Enums, ErrorFlagBitIsAlertIdMinusOne) {
 
 TEST(Messages, TelemetryHasEveryFieldOfTheSpecificationInTableOrder) {
   const auto* d = edge::EdgeTelemetry::descriptor();
-  const char* names[] = {"timestamp_us", "fw_timestamp_us", "sequence", "fw_mode", "joint_pos",
-                         "joint_vel", "joint_current", "joint_temp", "imu_quat", "imu_gyro",
-                         "imu_gravity", "error_flags", "active_alerts", "fw_age_ms",
-                         "last_video_timestamp_us", "last_audio_timestamp_us"};
+  const char* names[] = {"timestamp_us",
+                         "fw_timestamp_us",
+                         "sequence",
+                         "fw_mode",
+                         "joint_pos",
+                         "joint_vel",
+                         "joint_current",
+                         "joint_temp",
+                         "imu_quat",
+                         "imu_gyro",
+                         "imu_gravity",
+                         "error_flags",
+                         "active_alerts",
+                         "fw_age_ms",
+                         "last_video_timestamp_us",
+                         "last_audio_timestamp_us"};
   for (int i = 0; i < 16; ++i) {
     const auto* f = d->FindFieldByName(names[i]);
     ASSERT_NE(f, nullptr) << names[i];
@@ -67,9 +79,9 @@ TEST(Messages, CloudCommandIsAOneofOfTheThreeCommands) {
 }
 
 TEST(Messages, DiagnosticsAndEventsHaveTheSpecificationsFields) {
-  for (const char* f : {"can_health", "onnx_avg_ms", "onnx_max_ms", "onnx_count", "controller",
-                        "provisioned", "cloud_connected", "ble_connected", "camera_active",
-                        "mic_active"}) {
+  for (const char* f :
+       {"can_health", "onnx_avg_ms", "onnx_max_ms", "onnx_count", "controller", "provisioned",
+        "cloud_connected", "ble_connected", "camera_active", "mic_active"}) {
     EXPECT_NE(edge::EdgeDiagnostics::descriptor()->FindFieldByName(f), nullptr) << f;
   }
   for (const char* f : {"previous", "current", "reason"}) {
@@ -88,10 +100,10 @@ TEST(Messages, DiagnosticsAndEventsHaveTheSpecificationsFields) {
 TEST(Messages, EdgeCloudProtoIsTheSpecificationAndNothingElse) {
   const google::protobuf::FileDescriptor* file = edge::EdgeTelemetry::descriptor()->file();
   const std::map<std::string, int> fields = {
-      {"CloudCommand", 5},      {"VelocityCommand", 3}, {"TrajectoryRequest", 2},
-      {"FullTrajectory", 1},    {"JointSegment", 3},    {"ModeCommand", 1},
-      {"FirmwareAlert", 6},     {"EdgeTelemetry", 16},  {"EdgeEvent", 5},
-      {"EdgeError", 3},         {"CanBusHealth", 5},    {"EdgeDiagnostics", 10},
+      {"CloudCommand", 5},   {"VelocityCommand", 3}, {"TrajectoryRequest", 2},
+      {"FullTrajectory", 1}, {"JointSegment", 3},    {"ModeCommand", 1},
+      {"FirmwareAlert", 6},  {"EdgeTelemetry", 16},  {"EdgeEvent", 5},
+      {"EdgeError", 3},      {"CanBusHealth", 5},    {"EdgeDiagnostics", 10},
       {"ControllerEvent", 3}};
   ASSERT_EQ(file->message_type_count(), static_cast<int>(fields.size()));
   for (int i = 0; i < file->message_type_count(); ++i) {

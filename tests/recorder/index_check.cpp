@@ -93,15 +93,9 @@ std::string CheckIndex(std::span<const std::uint8_t> file, IndexFacts* facts) {
       return "summary record outside its Summary Offset group";
     }
     switch (static_cast<Opcode>(r.opcode)) {
-      case Opcode::kSchema:
-        ++facts->schemas;
-        break;
-      case Opcode::kChannel:
-        ++facts->channels;
-        break;
-      case Opcode::kMetadataIndex:
-        ++facts->metadata_indexes;
-        break;
+      case Opcode::kSchema: ++facts->schemas; break;
+      case Opcode::kChannel: ++facts->channels; break;
+      case Opcode::kMetadataIndex: ++facts->metadata_indexes; break;
       case Opcode::kStatistics:
         if (!mcap::ParseStatistics(r.content, &facts->statistics)) return "bad Statistics";
         break;
@@ -114,8 +108,7 @@ std::string CheckIndex(std::span<const std::uint8_t> file, IndexFacts* facts) {
         ++facts->chunk_indexes;
         break;
       }
-      default:
-        return "unexpected record in the summary";
+      default: return "unexpected record in the summary";
     }
     pos += mcap::kRecordPrefixBytes + r.content.size();
   }

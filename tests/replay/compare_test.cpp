@@ -17,14 +17,14 @@ constexpr std::uint64_t kMs = 1'000'000;  // ns
 // A run of `ticks` 2 ms states from `t0_ns`; its one command at `command_ms`; joint 0 held at
 // q(tick) by kp 100 from `stand_tick` on (DAMP, kp 0, before).
 Recording MakeRun(std::uint64_t t0_ns, int ticks, int command_ms, int stand_tick,
-              float (*q)(int tick)) {
+                  float (*q)(int tick)) {
   Recording r;
   r.channels = {{"/joint_state", "protobuf", "edge.JointState", "protobuf", ""},
                 {"/commands", "protobuf", "edge.CommandRecord", "protobuf", ""}};
   edge::CommandRecord command;
   command.mutable_command()->mutable_mode()->set_mode(edge::MODE_STAND);
-  r.messages.push_back({1, t0_ns + static_cast<std::uint64_t>(command_ms) * kMs,
-                        command.SerializeAsString()});
+  r.messages.push_back(
+      {1, t0_ns + static_cast<std::uint64_t>(command_ms) * kMs, command.SerializeAsString()});
   for (int i = 0; i < ticks; ++i) {
     edge::JointState s;
     const bool standing = i >= stand_tick;
@@ -34,7 +34,8 @@ Recording MakeRun(std::uint64_t t0_ns, int ticks, int command_ms, int stand_tick
       s.add_kp(standing ? 100.0f : 0.0f);
       s.add_kd(standing ? 4.0f : 1.0f);
     }
-    r.messages.push_back({0, t0_ns + static_cast<std::uint64_t>(i) * 2 * kMs, s.SerializeAsString()});
+    r.messages.push_back(
+        {0, t0_ns + static_cast<std::uint64_t>(i) * 2 * kMs, s.SerializeAsString()});
   }
   return r;
 }
@@ -44,8 +45,8 @@ float RampPlusTenth(int tick) { return 0.001f * static_cast<float>(tick) + 0.1f;
 
 TEST(Compare, IdenticalRunsOnDifferentClocksAreTheSame) {
   // The command at 100 ms in both; the second run recorded an hour later.
-  const Comparison c = Compare(MakeRun(0, 1000, 100, 50, Ramp),
-                               MakeRun(3600'000 * kMs, 1000, 100, 50, Ramp));
+  const Comparison c =
+      Compare(MakeRun(0, 1000, 100, 50, Ramp), MakeRun(3600'000 * kMs, 1000, 100, 50, Ramp));
   EXPECT_GT(c.states, 500u);
   EXPECT_DOUBLE_EQ(c.mode_agreement, 1.0);
   EXPECT_NEAR(c.q_des_rms_rad, 0.0, 1e-9);

@@ -21,8 +21,8 @@ TEST(CommandLine, AllOptions) {
 }
 
 TEST(CommandLine, PhysicsModelAndGantry) {
-  const auto r = Parse({"--config=robot.yaml", "--physics", "mujoco", "--model=my_robot.xml",
-                        "--gantry", "0.9"});
+  const auto r = Parse(
+      {"--config=robot.yaml", "--physics", "mujoco", "--model=my_robot.xml", "--gantry", "0.9"});
   ASSERT_TRUE(r.command_line.has_value()) << r.error;
   EXPECT_EQ(r.command_line->physics, "mujoco");
   EXPECT_EQ(r.command_line->model_path, "my_robot.xml");

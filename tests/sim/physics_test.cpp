@@ -84,7 +84,7 @@ TEST(Physics, DampWhileStandingSinksWithoutAViolentCollapse) {
     fastest_fall = std::max(fastest_fall, -Truth(d).base_velocity_m_s[2]);
   });
   EXPECT_LT(Truth(d).torso_height_m, standing - 0.15);  // it went down
-  EXPECT_LT(fastest_fall, 2.5);                           // m/s: sinking, not dropping
+  EXPECT_LT(fastest_fall, 2.5);                         // m/s: sinking, not dropping
 }
 
 TEST(Physics, ALateralPushTopplesAStandingRobot) {
@@ -131,7 +131,7 @@ TEST(Physics, QposGivesTheWholeModelsPositionsForAViewer) {
   const auto& plant = dynamic_cast<const MujocoPlant&>(d.robot().plant());
   ASSERT_EQ(q.size(), plant.generalized_positions().size());
   EXPECT_GE(q.size(), 7u + 25u);  // the free base (x y z and a quaternion), then the joints
-  EXPECT_NEAR(q[2], 1.0, 0.05);    // hanging at the gantry's 1 m
+  EXPECT_NEAR(q[2], 1.0, 0.05);   // hanging at the gantry's 1 m
   EXPECT_NEAR(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6], 1.0, 1e-4);
 }
 

@@ -376,7 +376,8 @@ TEST(SimRobotMissingAndExtra, AMissingMotorIsSilentAndAnExtraOneAnswers) {
   EXPECT_EQ(replies[0].data[0], 7);
   EXPECT_EQ(replies[1].data[0], 1);
   bool passes_7 = false;
-  for (const can_filter& f : robot.ReceiveFilters()) passes_7 |= (7 & f.can_mask) == (f.can_id & f.can_mask);
+  for (const can_filter& f : robot.ReceiveFilters())
+    passes_7 |= (7 & f.can_mask) == (f.can_id & f.can_mask);
   EXPECT_TRUE(passes_7) << "the kernel filter must let the extra motor's frames through";
 }
 

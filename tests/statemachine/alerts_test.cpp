@@ -339,7 +339,8 @@ Inputs WithBattery(Inputs in, float percent, std::int64_t read_us) {
 TEST(BatteryLow, AWarningWithHysteresisThatNeverDampsNorBlocks) {
   Machine m;
   m.BringTo(Mode::kMoveTrajectory, 0);
-  EXPECT_TRUE(m.sm.Step(10 * kMs, WithBattery(m.robot.At(10 * kMs), 20.5f, 10 * kMs)).alerts.empty());
+  EXPECT_TRUE(
+      m.sm.Step(10 * kMs, WithBattery(m.robot.At(10 * kMs), 20.5f, 10 * kMs)).alerts.empty());
   const Outputs& low = m.sm.Step(20 * kMs, WithBattery(m.robot.At(20 * kMs), 19.6f, 20 * kMs));
   EXPECT_EQ(low.mode, Mode::kMoveTrajectory) << "a walking robot must not collapse for it";
   ASSERT_EQ(low.alerts.size(), 1u);

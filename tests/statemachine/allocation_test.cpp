@@ -3,10 +3,8 @@
 // replaced global allocator (the model: ros2_control's test_rt_allocation).
 #include <gtest/gtest.h>
 
-
 #include "allocation_counter.hpp"
 #include "fixture.hpp"
-
 
 namespace robot_edge::sm {
 namespace {

@@ -56,7 +56,7 @@ TEST(YawPitchRoll, RecoversEachAngleAndTheirComposition) {
   EXPECT_FLOAT_EQ(upright[0], 0);
   EXPECT_FLOAT_EQ(upright[1], 0);
   EXPECT_FLOAT_EQ(upright[2], 0);
-  const float h = static_cast<float>(M_PI) / 12;  // half of 30°
+  const float h = static_cast<float>(M_PI) / 12;                                // half of 30°
   EXPECT_NEAR(YawPitchRoll({std::cos(h), 0, 0, std::sin(h)})[0], 2 * h, 1e-6);  // yaw
   EXPECT_NEAR(YawPitchRoll({std::cos(h), 0, std::sin(h), 0})[1], 2 * h, 1e-6);  // pitch
   EXPECT_NEAR(YawPitchRoll({std::cos(h), std::sin(h), 0, 0})[2], 2 * h, 1e-6);  // roll

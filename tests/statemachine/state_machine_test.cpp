@@ -238,8 +238,7 @@ TEST(DampLatch, AnAlertThatClearsDoesNotLetTheStreamResume) {
   m.Step(120 * kMs);
   m.robot.joints[3].temperature_c = 60;  // cleared
   m.Step(130 * kMs);
-  EXPECT_EQ(m.sm.Submit(140 * kMs, m.traj.Zero(140 * kMs)).reason,
-            Reason::kTrajectoryStreamDamped);
+  EXPECT_EQ(m.sm.Submit(140 * kMs, m.traj.Zero(140 * kMs)).reason, Reason::kTrajectoryStreamDamped);
   EXPECT_TRUE(HasEvent(m.Step(140 * kMs), EventKind::kModeBlocked)) << "a new reason is reported";
 }
 

@@ -19,8 +19,8 @@ struct Row {
   ModeRequest request;
   bool policy;
   bool allowed;
-  Mode next;          // when allowed
-  Reason refused;     // when not
+  Mode next;       // when allowed
+  Reason refused;  // when not
 };
 
 constexpr auto V = CommandKind::kVelocity;
@@ -148,7 +148,8 @@ TEST(Reasons, EveryReasonHasASnakeCaseName) {
   for (std::size_t i = 0; i < kReasonCount; ++i) {
     const std::string name = ToString(static_cast<Reason>(i));
     EXPECT_NE(name, "?");
-    for (char c : name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '_') << name;
+    for (char c : name)
+      EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '_') << name;
   }
   EXPECT_TRUE(IsDrop(Reason::kVelocityInDamp));
   EXPECT_FALSE(IsDrop(Reason::kGainsDefaulted));

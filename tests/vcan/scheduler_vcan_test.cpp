@@ -11,8 +11,8 @@
 #include <sstream>
 #include <thread>
 
-#include "can/link_supervisor.hpp"
 #include "can/imu_codec.hpp"
+#include "can/link_supervisor.hpp"
 #include "can/motor_scheduler.hpp"
 #include "can/socketcan_transport.hpp"
 #include "config/config.hpp"
@@ -149,9 +149,9 @@ TEST_F(SchedulerVcanTest, CandumpSeesExactlyWhatTheSchedulerSent) {
       const auto& joint = robot.config.joints[j];
       char id[8];
       std::snprintf(id, sizeof(id), "%03X#", joint.can_id);
-      const Payload bytes = pass == 0
-                                ? EncodeSpecial(SpecialCommand::kEnterMotorMode)
-                                : EncodeCommand(targets[j], ProtocolOf(robot.config.motor_of(j)).ranges);
+      const Payload bytes =
+          pass == 0 ? EncodeSpecial(SpecialCommand::kEnterMotorMode)
+                    : EncodeCommand(targets[j], ProtocolOf(robot.config.motor_of(j)).ranges);
       expected[robot.config.buses[joint.bus].interface].push_back(id + UpperHex(bytes.data(), 8));
     }
   }

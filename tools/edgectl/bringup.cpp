@@ -73,12 +73,12 @@ int RunScan(Context& ctx) {
     *ctx.out << "\n";
   }
   for (const edge::StrayMotor& s : scan.strays()) {
-    const bool explained = std::any_of(scan.motors().begin(), scan.motors().end(),
-                                       [&](const auto& m) { return !m.answers() && StrayAt(scan, m) == &s; });
+    const bool explained =
+        std::any_of(scan.motors().begin(), scan.motors().end(),
+                    [&](const auto& m) { return !m.answers() && StrayAt(scan, m) == &s; });
     if (!ctx.options.json && !explained) {
       *ctx.out << "UNEXPECTED        bus " << s.bus() << "  id " << s.motor_id() << "  "
-               << s.family() << "-shaped replies (" << s.frames()
-               << "): a motor no joint names\n";
+               << s.family() << "-shaped replies (" << s.frames() << "): a motor no joint names\n";
     }
   }
   if (!ctx.options.json) {
@@ -93,14 +93,16 @@ int RunJog(Context& ctx) {
   const Options& o = ctx.options;
   const std::uint32_t joint = JointIndex(ctx, o.joint);
   float position = 0;
-  const bool arrived =
-      JogTo(ctx, joint, o.target_rad, o.speed_rad_s,
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration_s)),
-            &position);
+  const bool arrived = JogTo(
+      ctx, joint, o.target_rad, o.speed_rad_s,
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration_s)),
+      &position);
   const int damped = Damp(ctx);
   if (!o.json) {
     *ctx.out << o.joint << Fmt(" at %+.3f rad (target %+.3f): ", position, o.target_rad)
-             << (arrived ? "arrived" : ctx.interrupted() ? "interrupted" : "not arrived")
+             << (arrived             ? "arrived"
+                 : ctx.interrupted() ? "interrupted"
+                                     : "not arrived")
              << "; DAMP\n";
   }
   return arrived && damped == kExitOk ? kExitOk : kExitFailed;
@@ -136,7 +138,8 @@ int RunClearFault(Context& ctx) {
   request.mutable_clear_fault()->set_joint(JointIndex(ctx, ctx.options.joint));
   const auto result = Ask(ctx, request, ctx.timeout());
   if (!result) return kExitFailed;
-  if (!ctx.options.json) *ctx.out << ctx.options.joint << ": " << result->clear_fault().note() << "\n";
+  if (!ctx.options.json)
+    *ctx.out << ctx.options.joint << ": " << result->clear_fault().note() << "\n";
   return kExitOk;
 }
 

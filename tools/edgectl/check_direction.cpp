@@ -45,7 +45,8 @@ Frame FrameOf(const edge::ServerMessage& m) {
   f.dq.assign(t.joint_vel().begin(), t.joint_vel().end());
   f.tau.assign(m.telemetry_extension().joint_torque().begin(),
                m.telemetry_extension().joint_torque().end());
-  for (int i = 0; i < 4 && i < t.imu_quat_size(); ++i) f.imu[static_cast<std::size_t>(i)] = t.imu_quat(i);
+  for (int i = 0; i < 4 && i < t.imu_quat_size(); ++i)
+    f.imu[static_cast<std::size_t>(i)] = t.imu_quat(i);
   return f;
 }
 
@@ -65,7 +66,8 @@ RestSample Average(const std::deque<Frame>& window) {
   s.q.assign(window.front().q.size(), 0.0);
   s.tau.assign(window.front().tau.size(), 0.0);
   for (const Frame& f : window) {
-    for (std::size_t j = 0; j < s.q.size(); ++j) s.q[j] += f.q[j] / static_cast<double>(window.size());
+    for (std::size_t j = 0; j < s.q.size(); ++j)
+      s.q[j] += f.q[j] / static_cast<double>(window.size());
     for (std::size_t j = 0; j < s.tau.size(); ++j) {
       s.tau[j] += f.tau[j] / static_cast<double>(window.size());
     }
@@ -83,9 +85,8 @@ std::optional<RestSample> HoldStill(Context& ctx, std::uint32_t joint, std::opti
                                     float from) {
   std::deque<Frame> window;
   const double ramp_s = target ? std::fabs(*target - from) / ctx.options.speed_rad_s : 0.0;
-  const Clock::time_point ramped =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(ramp_s + 0.2));
+  const Clock::time_point ramped = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                      std::chrono::duration<double>(ramp_s + 0.2));
   const Clock::time_point end = ramped + kSettleLimit;
   Clock::time_point next_jog = Clock::now();
   std::uint32_t request_id = 0x40000000;  // apart from Ask()'s

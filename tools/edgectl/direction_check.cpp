@@ -32,8 +32,8 @@ sim::Holding Evidence(const sim::HoldingModel& model, std::span<const RestSample
 
 std::string Beyond(const sim::Holding& h) {
   char text[160];
-  std::snprintf(text, sizeof(text), "%s would be %.2f rad beyond its range",
-                h.beyond_joint.c_str(), h.beyond_range_rad);
+  std::snprintf(text, sizeof(text), "%s would be %.2f rad beyond its range", h.beyond_joint.c_str(),
+                h.beyond_range_rad);
   return text;
 }
 
@@ -55,9 +55,8 @@ bool ClearlyBetter(const sim::Holding& a, const sim::Holding& b) {
 
 }  // namespace
 
-DirectionFinding JudgeDirection(const sim::HoldingModel& model,
-                                std::span<const RestSample> samples, std::size_t joint,
-                                double pivot_rad) {
+DirectionFinding JudgeDirection(const sim::HoldingModel& model, std::span<const RestSample> samples,
+                                std::size_t joint, double pivot_rad) {
   DirectionFinding f;
   f.as_configured = Evidence(model, samples, joint, false, pivot_rad);
   f.if_reversed = Evidence(model, samples, joint, true, pivot_rad);

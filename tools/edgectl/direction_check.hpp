@@ -32,7 +32,7 @@ struct DirectionFinding {
   Verdict verdict = Verdict::kInconclusive;
   sim::Holding as_configured;  // summed over the samples (worst joint: the last sample's worst)
   sim::Holding if_reversed;
-  std::string why;             // one sentence: what decided it
+  std::string why;  // one sentence: what decided it
 };
 
 // The model explains one hypothesis at least this much better (in unexplained N²·m², a ratio and
@@ -42,8 +42,7 @@ inline constexpr double kDecisiveMarginNm2 = 1.0;
 // A pose with a joint this far beyond its range cannot be the robot's.
 inline constexpr double kImpossibleBeyondRad = 0.08;
 
-DirectionFinding JudgeDirection(const sim::HoldingModel& model,
-                                std::span<const RestSample> samples, std::size_t joint,
-                                double pivot_rad);
+DirectionFinding JudgeDirection(const sim::HoldingModel& model, std::span<const RestSample> samples,
+                                std::size_t joint, double pivot_rad);
 
 }  // namespace robot_edge::edgectl

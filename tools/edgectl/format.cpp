@@ -38,14 +38,10 @@ float At(const google::protobuf::RepeatedField<float>& values, std::size_t i) {
 
 const char* SeverityName(std::uint32_t severity) {
   switch (severity) {
-    case edge::SEVERITY_CRITICAL:
-      return "critical";
-    case edge::SEVERITY_WARNING:
-      return "warning";
-    case edge::SEVERITY_INFO:
-      return "info";
-    default:
-      return "severity ?";
+    case edge::SEVERITY_CRITICAL: return "critical";
+    case edge::SEVERITY_WARNING: return "warning";
+    case edge::SEVERITY_INFO: return "info";
+    default: return "severity ?";
   }
 }
 
@@ -60,23 +56,19 @@ std::string AlertDetail(const edge::FirmwareAlert& a, std::span<const std::strin
   switch (a.id()) {
     case edge::ALERT_MOTOR_OVERTEMP:
       return Fmt("%s: %u °C (trips at %u °C)", joint.c_str(), a.value(), a.threshold());
-    case edge::ALERT_FALL_DETECTED:
-      return Fmt("tilt %u° (limit %u°)", a.value(), a.threshold());
+    case edge::ALERT_FALL_DETECTED: return Fmt("tilt %u° (limit %u°)", a.value(), a.threshold());
     case edge::ALERT_MOTOR_TIMEOUT:
       return Fmt("%s: no reply for %u ms (timeout %u ms)", joint.c_str(), a.value(), a.threshold());
-    case edge::ALERT_CAN_BUS_OFF:
-      return Fmt("bus %u: %u bus-off", a.source_id(), a.value());
+    case edge::ALERT_CAN_BUS_OFF: return Fmt("bus %u: %u bus-off", a.source_id(), a.value());
     case edge::ALERT_MOTOR_FAULT:
       return Fmt("%s: fault code %u (%s)", joint.c_str(), a.value(), MotorFaultName(a.value()));
-    case edge::ALERT_IMU_TIMEOUT:
-      return Fmt("no IMU frame for %u ms", a.value());
+    case edge::ALERT_IMU_TIMEOUT: return Fmt("no IMU frame for %u ms", a.value());
     case edge::ALERT_CONTROL_LOOP_SLOW:
       return Fmt("control loop at %u Hz (floor %u Hz)", a.value(), a.threshold());
     case edge::ALERT_JOINT_OUT_OF_RANGE:
       return Fmt("%s: %u mrad beyond its limits (margin %u mrad): offset? encoder?", joint.c_str(),
                  a.value(), a.threshold());
-    default:
-      return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
+    default: return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
   }
 }
 
@@ -152,18 +144,12 @@ std::string CanTable(const edge::EdgeDiagnostics& d, const edge::DiagnosticsExte
 
 std::string ModeName(edge::ControlMode mode) {
   switch (mode) {
-    case edge::CONTROL_MODE_DAMP:
-      return "DAMP";
-    case edge::CONTROL_MODE_STAND:
-      return "STAND";
-    case edge::CONTROL_MODE_MOVE_POLICY:
-      return "MOVE/POLICY";
-    case edge::CONTROL_MODE_MOVE_TRAJECTORY:
-      return "MOVE/TRAJECTORY";
-    case edge::CONTROL_MODE_MOVE_JOINT_STREAM:
-      return "MOVE/JOINT_STREAM";
-    default:
-      return "mode " + std::to_string(static_cast<int>(mode));
+    case edge::CONTROL_MODE_DAMP: return "DAMP";
+    case edge::CONTROL_MODE_STAND: return "STAND";
+    case edge::CONTROL_MODE_MOVE_POLICY: return "MOVE/POLICY";
+    case edge::CONTROL_MODE_MOVE_TRAJECTORY: return "MOVE/TRAJECTORY";
+    case edge::CONTROL_MODE_MOVE_JOINT_STREAM: return "MOVE/JOINT_STREAM";
+    default: return "mode " + std::to_string(static_cast<int>(mode));
   }
 }
 
@@ -277,8 +263,7 @@ std::string FormatEvent(const edge::EdgeEvent& e, const edge::DiagnosticsExtensi
              Fmt(", %llu command drops, %u clients", static_cast<unsigned long long>(TotalDrops(x)),
                  x.connected_clients());
     }
-    case edge::EdgeEvent::EVENT_NOT_SET:
-      break;
+    case edge::EdgeEvent::EVENT_NOT_SET: break;
   }
   return out + "(empty event)";
 }

@@ -17,13 +17,24 @@ struct SubcommandName {
   Subcommand subcommand;
 };
 constexpr SubcommandName kSubcommands[] = {
-    {"status", S::kStatus}, {"stand", S::kStand},   {"damp", S::kDamp},
-    {"walk", S::kWalk},     {"hold", S::kHold},     {"move", S::kMove},
+    {"status", S::kStatus},
+    {"stand", S::kStand},
+    {"damp", S::kDamp},
+    {"walk", S::kWalk},
+    {"hold", S::kHold},
+    {"move", S::kMove},
     {"sine", S::kSine},
-    {"watch", S::kWatch},   {"events", S::kEvents}, {"diag", S::kDiag},
-    {"scan", S::kScan},     {"jog", S::kJog},       {"check-direction", S::kCheckDirection},
-    {"calibrate", S::kCalibrate}, {"zero", S::kZero}, {"clear-fault", S::kClearFault},
-    {"record", S::kRecord},       {"blackbox", S::kBlackBox},
+    {"watch", S::kWatch},
+    {"events", S::kEvents},
+    {"diag", S::kDiag},
+    {"scan", S::kScan},
+    {"jog", S::kJog},
+    {"check-direction", S::kCheckDirection},
+    {"calibrate", S::kCalibrate},
+    {"zero", S::kZero},
+    {"clear-fault", S::kClearFault},
+    {"record", S::kRecord},
+    {"blackbox", S::kBlackBox},
 };
 
 double ParseDouble(const std::string& option, const std::string& text, const char* unit) {
@@ -207,7 +218,8 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
       ExpectArguments(positional, 2, "jog JOINT TARGET_RAD [--speed RAD_S] [--duration S]");
       o->joint = positional[0];
       o->target_rad = static_cast<float>(ParseDouble("jog TARGET_RAD", positional[1], "rad"));
-      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
+      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1)
+        throw UsageError("--speed must be 0..1 rad/s");
       if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");
       return;
     case S::kCheckDirection:
@@ -215,15 +227,19 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
                       "check-direction JOINT [--model FILE.xml] [--amount RAD] [--speed RAD_S]");
       o->joint = positional[0];
       if (!o->model.empty() && !o->amount_given) o->amount_rad = 0.5;
-      if (!(o->amount_rad > 0) || o->amount_rad > 0.8) throw UsageError("--amount must be 0..0.8 rad");
-      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1) throw UsageError("--speed must be 0..1 rad/s");
+      if (!(o->amount_rad > 0) || o->amount_rad > 0.8)
+        throw UsageError("--amount must be 0..0.8 rad");
+      if (!(o->speed_rad_s > 0) || o->speed_rad_s > 1)
+        throw UsageError("--speed must be 0..1 rad/s");
       return;
     case S::kSine:
       ExpectArguments(positional, 1,
                       "sine JOINT [--amplitude RAD] [--frequency HZ] [--duration S] [--rate HZ]");
       o->joint = positional[0];
-      if (!(o->amplitude_rad > 0) || o->amplitude_rad > 0.5) throw UsageError("--amplitude must be 0..0.5 rad");
-      if (!(o->frequency_hz > 0) || o->frequency_hz > 5) throw UsageError("--frequency must be 0..5 Hz");
+      if (!(o->amplitude_rad > 0) || o->amplitude_rad > 0.5)
+        throw UsageError("--amplitude must be 0..0.5 rad");
+      if (!(o->frequency_hz > 0) || o->frequency_hz > 5)
+        throw UsageError("--frequency must be 0..5 Hz");
       if (!(o->kp >= 0) || o->kp > client::kKpMax) throw UsageError("--kp must be 0..500");
       if (!(o->kd >= 0) || o->kd > client::kKdMax) throw UsageError("--kd must be 0..5");
       if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");
@@ -255,9 +271,7 @@ void FinishSubcommand(const std::vector<std::string>& positional, Options* o) {
       ExpectArguments(positional, 0, "calibrate [--pose zero|stand]");
       if (o->pose != "zero" && o->pose != "stand") throw UsageError("--pose must be zero or stand");
       return;
-    default:
-      ExpectArguments(positional, 0, ToString(o->subcommand));
-      break;
+    default: ExpectArguments(positional, 0, ToString(o->subcommand)); break;
   }
   if (o->subcommand == S::kMove || o->subcommand == S::kHold) {
     if (!(o->duration_s > 0)) throw UsageError("--duration must be > 0 seconds");

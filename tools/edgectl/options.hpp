@@ -14,19 +14,34 @@ namespace robot_edge::edgectl {
 
 // Exit statuses.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;    // refused, timeout, connection lost, interrupted move
-inline constexpr int kExitUsage = 2;     // bad command line
-inline constexpr int kExitNoDaemon = 3;  // cannot connect to robot-edged
+inline constexpr int kExitFailed = 1;        // refused, timeout, connection lost, interrupted move
+inline constexpr int kExitUsage = 2;         // bad command line
+inline constexpr int kExitNoDaemon = 3;      // cannot connect to robot-edged
 inline constexpr int kExitInconclusive = 4;  // check-direction: the model cannot tell
 
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
 enum class Subcommand {
-  kStatus, kStand, kDamp, kWalk, kHold, kMove, kSine, kWatch, kEvents, kDiag,
+  kStatus,
+  kStand,
+  kDamp,
+  kWalk,
+  kHold,
+  kMove,
+  kSine,
+  kWatch,
+  kEvents,
+  kDiag,
   // Bring-up (bringup.cpp): controller "maintainer" by default.
-  kScan, kJog, kCheckDirection, kCalibrate, kZero, kClearFault,
+  kScan,
+  kJog,
+  kCheckDirection,
+  kCalibrate,
+  kZero,
+  kClearFault,
   // Recording (record.cpp): the status and the list for anyone, the rest for a controller.
-  kRecord, kBlackBox,
+  kRecord,
+  kBlackBox,
 };
 
 const char* ToString(Subcommand subcommand);
@@ -78,20 +93,20 @@ struct Options {
   double kd = 1.0;                   ///< --kd: (0..5)
 
   // Bring-up.
-  std::string joint;                 ///< jog / check-direction / zero / clear-fault JOINT
-  float target_rad = 0;              ///< jog JOINT TARGET_RAD
-  double speed_rad_s = 0.2;          ///< --speed RAD_S: jog and check-direction
-  double amount_rad = 0.1;           ///< --amount RAD: check-direction's step (0.5 with --model)
+  std::string joint;         ///< jog / check-direction / zero / clear-fault JOINT
+  float target_rad = 0;      ///< jog JOINT TARGET_RAD
+  double speed_rad_s = 0.2;  ///< --speed RAD_S: jog and check-direction
+  double amount_rad = 0.1;   ///< --amount RAD: check-direction's step (0.5 with --model)
   bool amount_given = false;
-  std::string model;                 ///< --model FILE.xml: check-direction judges by gravity
-  double pivot_rad = 0.0;            ///< --calibrated-at RAD: the joint's angle when calibrated
-  std::uint32_t max_id = 32;         ///< --max-id N: scan probes ids 1..N
-  std::string pose = "zero";         ///< --pose zero|stand: calibrate
-  bool confirm = false;              ///< --confirm: zero really writes the motor's zero
+  std::string model;          ///< --model FILE.xml: check-direction judges by gravity
+  double pivot_rad = 0.0;     ///< --calibrated-at RAD: the joint's angle when calibrated
+  std::uint32_t max_id = 32;  ///< --max-id N: scan probes ids 1..N
+  std::string pose = "zero";  ///< --pose zero|stand: calibrate
+  bool confirm = false;       ///< --confirm: zero really writes the motor's zero
 
   // Recording.
-  std::string action;                ///< record start|stop|status, blackbox list|save
-  std::string reason = "operator";   ///< --reason TEXT: blackbox save
+  std::string action;               ///< record start|stop|status, blackbox list|save
+  std::string reason = "operator";  ///< --reason TEXT: blackbox save
 };
 
 // Parses argv without argv[0]. Options may come before or after the subcommand; "--" ends

@@ -42,9 +42,10 @@ void PrintStatus(Context& ctx, const edge::RecorderStatus& s) {
            << Mib(s.bytes_kept()) << ", " << Mib(s.free_bytes()) << " free\n"
            << "messages    " << s.messages_written() << " written, " << s.messages_lost()
            << " lost\n"
-           << "black box   " << (!s.black_box()          ? "off"
-                                  : s.black_box_writing() ? "on, writing one now"
-                                                          : "on")
+           << "black box   "
+           << (!s.black_box()          ? "off"
+               : s.black_box_writing() ? "on, writing one now"
+                                       : "on")
            << ", " << s.black_box_written() << " written since start-up\n";
 }
 

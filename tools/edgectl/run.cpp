@@ -16,42 +16,24 @@ client::Client Connect(const Options& o, client::Millis timeout) {
 
 int Dispatch(Context& ctx) {
   switch (ctx.options.subcommand) {
-    case Subcommand::kStatus:
-      return RunStatus(ctx);
-    case Subcommand::kStand:
-      return RunMode(ctx, edge::MODE_STAND);
-    case Subcommand::kDamp:
-      return RunMode(ctx, edge::MODE_DAMP);
-    case Subcommand::kWalk:
-      return RunWalk(ctx);
-    case Subcommand::kHold:
-      return RunHold(ctx);
-    case Subcommand::kMove:
-      return RunMove(ctx);
-    case Subcommand::kSine:
-      return RunSine(ctx);
-    case Subcommand::kWatch:
-      return RunWatch(ctx);
-    case Subcommand::kEvents:
-      return RunEvents(ctx);
-    case Subcommand::kDiag:
-      return RunDiag(ctx);
-    case Subcommand::kScan:
-      return RunScan(ctx);
-    case Subcommand::kJog:
-      return RunJog(ctx);
-    case Subcommand::kCheckDirection:
-      return RunCheckDirection(ctx);
-    case Subcommand::kCalibrate:
-      return RunCalibrate(ctx);
-    case Subcommand::kZero:
-      return RunZero(ctx);
-    case Subcommand::kClearFault:
-      return RunClearFault(ctx);
-    case Subcommand::kRecord:
-      return RunRecord(ctx);
-    case Subcommand::kBlackBox:
-      return RunBlackBox(ctx);
+    case Subcommand::kStatus: return RunStatus(ctx);
+    case Subcommand::kStand: return RunMode(ctx, edge::MODE_STAND);
+    case Subcommand::kDamp: return RunMode(ctx, edge::MODE_DAMP);
+    case Subcommand::kWalk: return RunWalk(ctx);
+    case Subcommand::kHold: return RunHold(ctx);
+    case Subcommand::kMove: return RunMove(ctx);
+    case Subcommand::kSine: return RunSine(ctx);
+    case Subcommand::kWatch: return RunWatch(ctx);
+    case Subcommand::kEvents: return RunEvents(ctx);
+    case Subcommand::kDiag: return RunDiag(ctx);
+    case Subcommand::kScan: return RunScan(ctx);
+    case Subcommand::kJog: return RunJog(ctx);
+    case Subcommand::kCheckDirection: return RunCheckDirection(ctx);
+    case Subcommand::kCalibrate: return RunCalibrate(ctx);
+    case Subcommand::kZero: return RunZero(ctx);
+    case Subcommand::kClearFault: return RunClearFault(ctx);
+    case Subcommand::kRecord: return RunRecord(ctx);
+    case Subcommand::kBlackBox: return RunBlackBox(ctx);
   }
   return kExitUsage;
 }

@@ -76,15 +76,16 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-void Report(Context& ctx, const SineRun& run, std::size_t packets, const client::ClockOffset& clock) {
+void Report(Context& ctx, const SineRun& run, std::size_t packets,
+            const client::ClockOffset& clock) {
   const auto& l = run.latency_us;
   if (ctx.options.json) {
     *ctx.out << "{\"packets\":" << packets << ",\"late\":" << run.late
-             << ",\"round_trip_us\":" << clock.round_trip_us
-             << ",\"latency_samples\":" << l.size();
+             << ",\"round_trip_us\":" << clock.round_trip_us << ",\"latency_samples\":" << l.size();
     if (!l.empty()) {
-      *ctx.out << ",\"latency_us\":{\"min\":" << Quantile(l, 0) << ",\"median\":" << Quantile(l, 0.5)
-               << ",\"p99\":" << Quantile(l, 0.99) << ",\"max\":" << Quantile(l, 1) << "}";
+      *ctx.out << ",\"latency_us\":{\"min\":" << Quantile(l, 0)
+               << ",\"median\":" << Quantile(l, 0.5) << ",\"p99\":" << Quantile(l, 0.99)
+               << ",\"max\":" << Quantile(l, 1) << "}";
     }
     *ctx.out << "}\n";
     return;
@@ -100,11 +101,12 @@ void Report(Context& ctx, const SineRun& run, std::size_t packets, const client:
     *ctx.out << "latency: no echoed key came back (telemetry is 10 Hz: stream longer)\n";
     return;
   }
-  std::snprintf(line, sizeof(line),
-                "command -> control tick latency over %zu echoed keys: min %.0f µs, median %.0f µs, "
-                "p99 %.0f µs, max %.0f µs (± %lld µs of clock sync)\n",
-                l.size(), Quantile(l, 0), Quantile(l, 0.5), Quantile(l, 0.99), Quantile(l, 1),
-                static_cast<long long>(clock.round_trip_us / 2));
+  std::snprintf(
+      line, sizeof(line),
+      "command -> control tick latency over %zu echoed keys: min %.0f µs, median %.0f µs, "
+      "p99 %.0f µs, max %.0f µs (± %lld µs of clock sync)\n",
+      l.size(), Quantile(l, 0), Quantile(l, 0.5), Quantile(l, 0.99), Quantile(l, 1),
+      static_cast<long long>(clock.round_trip_us / 2));
   *ctx.out << line;
 }
 
@@ -120,7 +122,8 @@ int RunSine(Context& ctx) {
   const std::vector<float> kp(names.size(), static_cast<float>(o.kp));
   const std::vector<float> kd(names.size(), static_cast<float>(o.kd));
   const auto packets = static_cast<std::size_t>(o.duration_s * o.rate_hz);
-  const auto horizon_us = std::max<std::int64_t>(kMinHorizonUs, static_cast<std::int64_t>(3e6 / o.rate_hz));
+  const auto horizon_us =
+      std::max<std::int64_t>(kMinHorizonUs, static_cast<std::int64_t>(3e6 / o.rate_hz));
   const double w = 2.0 * std::numbers::pi * o.frequency_hz;
   if (!o.json) {
     *ctx.out << "sine: " << names[joint] << " ± " << o.amplitude_rad << " rad at " << o.frequency_hz
@@ -135,14 +138,20 @@ int RunSine(Context& ctx) {
   std::size_t sent = 0;
   for (std::size_t k = 0; k < packets && !run.refused && !ctx.interrupted(); ++k) {
     const double t = static_cast<double>(k) / o.rate_hz;
-    ServiceUntil(ctx, t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t)), &run);
+    ServiceUntil(ctx,
+                 t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t)),
+                 &run);
     if (run.refused || ctx.interrupted()) break;
     q[joint] = start[joint] + static_cast<float>(o.amplitude_rad * std::sin(w * t));
     dq[joint] = static_cast<float>(o.amplitude_rad * w * std::cos(w * t));
     const std::int64_t robot_now = clock.ToRobot(client::MonotonicMicros());
-    edge::JointCommand command = client::MakeJointCommand(
-        {.position = q, .velocity = dq, .kp = kp, .kd = kd, .end_time_us = robot_now + horizon_us,
-         .user_command_key = static_cast<std::uint32_t>(k + 1)});
+    edge::JointCommand command =
+        client::MakeJointCommand({.position = q,
+                                  .velocity = dq,
+                                  .kp = kp,
+                                  .kd = kd,
+                                  .end_time_us = robot_now + horizon_us,
+                                  .user_command_key = static_cast<std::uint32_t>(k + 1)});
     sequencer.Stamp(&command, ctx.wall_clock_us());
     run.sent_robot_us[k + 1] = robot_now;
     ctx.client->Send(command);

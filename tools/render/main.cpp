@@ -37,7 +37,7 @@ constexpr const char* kUsage =
     "PNG); 2 bad command line.\n";
 constexpr int kWidth = 640, kHeight = 480;
 constexpr double kMaxDiffering = 0.005;  // of the pixels (the robot alone covers ~10 %)
-constexpr int kChannelThreshold = 32;   // of 255: anti-aliasing and rasteriser differences pass
+constexpr int kChannelThreshold = 32;    // of 255: anti-aliasing and rasteriser differences pass
 constexpr std::int64_t kS = 1'000'000;
 
 struct Options {
@@ -115,9 +115,10 @@ int Compare(const std::vector<Picture>& pictures, const std::string& dir) {
     failures += ok ? 0 : 1;
   }
   if (failures > 0) {
-    std::printf("robot-edge-render: the new pictures are in %s; if the change is meant, write "
-                "them with --out %s\n",
-                fresh.c_str(), dir.c_str());
+    std::printf(
+        "robot-edge-render: the new pictures are in %s; if the change is meant, write "
+        "them with --out %s\n",
+        fresh.c_str(), dir.c_str());
   }
   return failures > 0 ? 1 : 0;
 }
@@ -142,8 +143,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (!options->same_a.empty()) {
-      const double differing = DifferingPixels(ReadPng(options->same_a), ReadPng(options->same_b),
-                                               kChannelThreshold);
+      const double differing =
+          DifferingPixels(ReadPng(options->same_a), ReadPng(options->same_b), kChannelThreshold);
       std::printf("robot-edge-render: %.2f %% of the pixels differ\n", differing * 100);
       return differing <= kMaxDiffering ? 0 : 1;
     }

@@ -44,11 +44,14 @@ OffscreenRenderer::OffscreenRenderer(const mjModel_* model, int width, int heigh
   if (gl_->display == EGL_NO_DISPLAY || !eglInitialize(gl_->display, nullptr, nullptr)) {
     Fail("no EGL display on Mesa's surfaceless platform");
   }
+  // Attribute, value pairs.
+  // clang-format off
   const EGLint attributes[] = {EGL_RED_SIZE,     8, EGL_GREEN_SIZE,      8,
                                EGL_BLUE_SIZE,    8, EGL_DEPTH_SIZE,      24,
                                EGL_STENCIL_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
                                EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,  // (none: window, not here)
                                EGL_NONE};
+  // clang-format on
   EGLConfig config;
   EGLint count = 0;
   if (!eglChooseConfig(gl_->display, attributes, &config, 1, &count) || count < 1) {

@@ -25,7 +25,7 @@ class OffscreenRenderer {
 
  private:
   struct Gl;
-  std::unique_ptr<Gl> gl_;        // first made, last destroyed
+  std::unique_ptr<Gl> gl_;  // first made, last destroyed
   std::unique_ptr<Scene> scene_;
 };
 

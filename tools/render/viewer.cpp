@@ -151,8 +151,9 @@ int Run(const Options& o) {
   if (!o.control.empty()) control.emplace(o.control);
 
   if (!glfwInit()) {
-    throw std::runtime_error("no display for a window (is DISPLAY set? on a machine without "
-                             "one, robot-edge-render draws pictures offscreen)");
+    throw std::runtime_error(
+        "no display for a window (is DISPLAY set? on a machine without "
+        "one, robot-edge-render draws pictures offscreen)");
   }
   glfwWindowHint(GLFW_SAMPLES, 4);
   GLFWwindow* window = glfwCreateWindow(960, 720, "robot-edge-viewer", nullptr, nullptr);

@@ -81,7 +81,8 @@ Comparison Compare(const Recording& recorded, const Recording& replayed) {
       }
     }
   }
-  if (c.states > 0) c.mode_agreement = static_cast<double>(same_mode) / static_cast<double>(c.states);
+  if (c.states > 0)
+    c.mode_agreement = static_cast<double>(same_mode) / static_cast<double>(c.states);
   if (n_q > 0) c.q_des_rms_rad = std::sqrt(sum_sq / static_cast<double>(n_q));
   c.seconds = static_cast<double>(end - a.first_command_ns) * 1e-9;
   return c;

@@ -11,16 +11,16 @@
 namespace robot_edge::replay {
 
 struct Comparison {
-  std::size_t states = 0;         // recorded states compared (each against the replayed one
-                                  // nearest in time after alignment)
-  double seconds = 0;             // the window: the first command to the last + 1 s
-  double mode_agreement = 0;      // share of those states in the same control mode
-  double q_des_rms_rad = 0;       // over joints held by a gain (kp > 0 in either run)
+  std::size_t states = 0;     // recorded states compared (each against the replayed one
+                              // nearest in time after alignment)
+  double seconds = 0;         // the window: the first command to the last + 1 s
+  double mode_agreement = 0;  // share of those states in the same control mode
+  double q_des_rms_rad = 0;   // over joints held by a gain (kp > 0 in either run)
   double q_des_max_rad = 0;
-  std::string q_des_max_joint;    // index as "joint N" (the file has no names)
-  double q_des_max_at_s = 0;      // seconds after the first command
-  double kp_max_diff = 0;         // N·m/rad
-  double kd_max_diff = 0;         // N·m·s/rad
+  std::string q_des_max_joint;  // index as "joint N" (the file has no names)
+  double q_des_max_at_s = 0;    // seconds after the first command
+  double kp_max_diff = 0;       // N·m/rad
+  double kd_max_diff = 0;       // N·m·s/rad
 };
 
 // Throws std::runtime_error when either file lacks /joint_state or /commands, has no command,

@@ -21,9 +21,9 @@ std::uint64_t WallMicros() {
 }
 
 client::Client Connect(const DriveOptions& o, const std::string& controller) {
-  client::Client c = o.tcp_host.empty() ? client::Client::ConnectUnix(o.socket, Millis(3000))
-                                        : client::Client::ConnectTcp(o.tcp_host, o.tcp_port,
-                                                                     Millis(3000));
+  client::Client c = o.tcp_host.empty()
+                         ? client::Client::ConnectUnix(o.socket, Millis(3000))
+                         : client::Client::ConnectTcp(o.tcp_host, o.tcp_port, Millis(3000));
   edge::Hello hello;
   hello.set_controller(controller);
   hello.set_token(o.token);
@@ -61,8 +61,8 @@ DriveReport Drive(const Recording& r, const DriveOptions& o, std::ostream& out,
     const auto due = start + std::chrono::microseconds(record.received_us() - first_us);
     while (!stop.load() && Clock::now() < due) {
       Drain(clients);
-      std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(),
-                                                            std::chrono::milliseconds(2)));
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(2)));
     }
     if (stop.load()) break;
     auto& c = clients[record.client_id()];
@@ -77,7 +77,8 @@ DriveReport Drive(const Recording& r, const DriveOptions& o, std::ostream& out,
     if (command->timestamp_us() != 0) {
       const std::int64_t delay_us = static_cast<std::int64_t>(record.received_us()) -
                                     static_cast<std::int64_t>(command->timestamp_us());
-      command->set_timestamp_us(static_cast<std::uint64_t>(static_cast<std::int64_t>(WallMicros()) - delay_us));
+      command->set_timestamp_us(
+          static_cast<std::uint64_t>(static_cast<std::int64_t>(WallMicros()) - delay_us));
     }
     c->Send(*command);
     ++report.commands;

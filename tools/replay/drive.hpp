@@ -14,10 +14,10 @@
 namespace robot_edge::replay {
 
 struct DriveOptions {
-  std::string socket;         // robot-edged's Unix socket, or
-  std::string tcp_host;       // its TCP listener (when not empty)
+  std::string socket;    // robot-edged's Unix socket, or
+  std::string tcp_host;  // its TCP listener (when not empty)
   std::uint16_t tcp_port = 0;
-  std::string token;          // Hello.token (TCP roles)
+  std::string token;  // Hello.token (TCP roles)
 };
 
 struct DriveReport {
@@ -29,8 +29,9 @@ struct DriveReport {
 // Sends every command of the recording's /commands channel (CommandRecords that carry one), in
 // file order, paced by their arrival times. Each is stamped as sent now minus the delay it
 // arrived with in the recording (received_us − timestamp_us), so that the daemon's freshness
-// rules see them as the original did even when this program runs late; sequences are kept. Throws client::ClientError when robot-edged cannot be reached and
-// std::runtime_error when the file has no /commands channel.
+// rules see them as the original did even when this program runs late; sequences are kept. Throws
+// client::ClientError when robot-edged cannot be reached and std::runtime_error when the file has
+// no /commands channel.
 DriveReport Drive(const Recording& recording, const DriveOptions& options, std::ostream& out,
                   const std::atomic<bool>& stop);
 

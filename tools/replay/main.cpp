@@ -97,18 +97,30 @@ Args Parse(const std::vector<std::string>& argv) {
       if (i + 1 >= argv.size()) throw UsageError(s + " needs a value");
       return argv[++i];
     };
-    if (s == "-h" || s == "--help") a.help = true;
-    else if (s == "--version") a.version = true;
-    else if (s == "--address") a.address = value();
-    else if (s == "--token-file") a.token_file = value();
-    else if (s == "--config") a.config = value();
-    else if (s == "--web-root") a.web_root = value();
-    else if (s == "--socket") a.socket = value();
-    else if (s == "--tcp") a.tcp = value();
-    else if (s == "--token") a.token = value();
-    else if (s == "--loop") a.loop = true;
-    else if (s == "--no-wait") a.wait = false;
-    else if (s == "--json") a.json = true;
+    if (s == "-h" || s == "--help")
+      a.help = true;
+    else if (s == "--version")
+      a.version = true;
+    else if (s == "--address")
+      a.address = value();
+    else if (s == "--token-file")
+      a.token_file = value();
+    else if (s == "--config")
+      a.config = value();
+    else if (s == "--web-root")
+      a.web_root = value();
+    else if (s == "--socket")
+      a.socket = value();
+    else if (s == "--tcp")
+      a.tcp = value();
+    else if (s == "--token")
+      a.token = value();
+    else if (s == "--loop")
+      a.loop = true;
+    else if (s == "--no-wait")
+      a.wait = false;
+    else if (s == "--json")
+      a.json = true;
     else if (s == "--speed") {
       const std::string& v = value();
       char* end = nullptr;

@@ -17,7 +17,8 @@ bool SleepUntil(Clock::time_point until, const std::atomic<bool>& stop) {
   while (!stop.load()) {
     const auto now = Clock::now();
     if (now >= until) return true;
-    std::this_thread::sleep_for(std::min<Clock::duration>(until - now, std::chrono::milliseconds(50)));
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(until - now, std::chrono::milliseconds(50)));
   }
   return false;
 }

@@ -13,11 +13,11 @@
 namespace robot_edge::replay {
 
 struct ServeOptions {
-  live::LiveOptions live;      // address, port, token, web root
-  double speed = 1.0;          // 2 = twice as fast
-  bool loop = false;           // start again at the end
-  bool wait_for_viewer = true; // start playing 1 s after the first viewer connects
-  std::string robot_document;  // the dashboard's /robot.json; "" = the file's "robot_document"
+  live::LiveOptions live;       // address, port, token, web root
+  double speed = 1.0;           // 2 = twice as fast
+  bool loop = false;            // start again at the end
+  bool wait_for_viewer = true;  // start playing 1 s after the first viewer connects
+  std::string robot_document;   // the dashboard's /robot.json; "" = the file's "robot_document"
 };
 
 // Plays `recording` to a LiveServer until its end (forever with `loop`) or until `stop` is set:
