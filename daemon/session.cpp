@@ -39,7 +39,9 @@ void Session::Read() {
 void Session::OnRead(const std::error_code& ec, std::size_t n) {
   if (closing_ || shut_) return;
   if (ec) {
-    Shutdown(ec == asio::error::eof ? "client closed the connection" : ec.message());
+    std::string why = ec == asio::error::eof ? "client closed the connection" : ec.message();
+    if (write_failed_) why += " (after a failed write)";
+    Shutdown(why);
     return;
   }
   const auto status =
@@ -126,6 +128,7 @@ void Session::Send(const Frame& frame) {
 }
 
 void Session::Enqueue(const Frame& frame, Kind kind) {
+  if (write_failed_) return;
   queue_.push_back({frame, kind});
   queued_bytes_ += frame->size();
   ++waiting_[static_cast<std::size_t>(kind)];
@@ -141,7 +144,7 @@ void Session::Write() {
                     [self = shared_from_this()](const std::error_code& ec, std::size_t) {
                       if (self->shut_) return;
                       if (ec) {
-                        self->Shutdown("write failed: " + ec.message());
+                        self->OnWriteFailed(ec);
                         return;
                       }
                       for (std::size_t i = 0; i < self->in_flight_; ++i) {
@@ -156,6 +159,28 @@ void Session::Write() {
                         self->Shutdown("closed after Goodbye");
                       }
                     });
+}
+
+// A peer that sent a command and closed at once (a DAMP, then gone) makes the next write fail,
+// possibly before its last bytes are read: the read side goes on until the peer's end of the
+// stream, for at most kGoodbyeGrace, so that nothing it sent is lost.
+void Session::OnWriteFailed(const std::error_code& ec) {
+  const std::string why = "write failed: " + ec.message();
+  if (closing_) {
+    Shutdown(why);
+    return;
+  }
+  write_failed_ = true;
+  queue_.clear();
+  queued_bytes_ = 0;
+  in_flight_ = 0;
+  waiting_ = {};
+  std::error_code ignored;
+  socket_.shutdown(asio::socket_base::shutdown_send, ignored);
+  timer_.expires_after(kGoodbyeGrace);
+  timer_.async_wait([self = shared_from_this(), why](const std::error_code& timer_ec) {
+    if (!timer_ec) self->Shutdown(why + "; nothing more read within 1 s");
+  });
 }
 
 void Session::Close(const std::string& reason) {

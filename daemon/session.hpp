@@ -100,6 +100,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void Enqueue(const Frame& frame, Kind kind);
   bool SkipLossy(Kind kind, int max_waiting, int unread_limit_bytes);
   void Write();
+  void OnWriteFailed(const std::error_code& ec);
   int UnreadBytes();  // in the kernel, sent but not yet read by the client
   void Shutdown(const std::string& why);
 
@@ -125,6 +126,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool welcomed_ = false;
   bool closing_ = false;
   bool shut_ = false;
+  bool write_failed_ = false;  // the peer is gone or cannot read: what it sent is still read
   std::string controller_;
   bool wants_results_ = false;
   bool wants_telemetry_ = true;

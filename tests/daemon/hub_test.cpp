@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -209,6 +210,32 @@ void SendHelloOnly(int fd) {
 
 bool Welcomed(const std::vector<edge::ServerMessage>& messages) {
   return !messages.empty() && messages.front().has_welcome();
+}
+
+// A phone that sends DAMP and is gone at once: its socket is closed with data unread, and the
+// session's pending write fails before its last bytes are read (asio completes the write before
+// the read). The DAMP must still be read and applied.
+TEST_F(HubTest, ADampSentJustBeforeTheClientLeftIsApplied) {
+  const int fd = Connect(/*receive_buffer=*/1024);  // reads nothing: the hub's writes back up
+  SendHello(fd, "cloud");
+  int readable = -1, before = -2;
+  for (int burst = 0; burst < 200 && readable != before; ++burst) {
+    before = readable;
+    RaiseAlerts(50);  // ~12 KB, under the 16 KiB backlog: what the kernel refuses waits here
+    ASSERT_EQ(::ioctl(fd, FIONREAD, &readable), 0);
+  }
+  ASSERT_EQ(readable, before) << "the socket never filled up";
+  ASSERT_EQ(hub_.client_count(), 1u);
+  SendCommands(fd, {ModeCommandOf(edge::MODE_DAMP, 1)});
+  ::close(fd);
+  io_.run_for(200ms);
+  bool damp = (channels_.urgent.load() & kUrgentDamp) != 0;
+  while (const CommandSlot* slot = channels_.commands.Receive()) {
+    damp |= slot->command.kind == sm::CommandKind::kMode &&
+            slot->command.mode == sm::ModeRequest::kDamp;
+  }
+  EXPECT_TRUE(damp) << "the DAMP sent before the client left was lost";
+  EXPECT_EQ(hub_.client_count(), 0u);
 }
 
 TEST_F(HubTest, ConnectionsWithoutAHelloCannotLockTheOperatorOut) {
