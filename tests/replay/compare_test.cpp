@@ -73,6 +73,24 @@ TEST(Compare, AModeThatChangesLateLowersTheAgreement) {
   const Comparison c = Compare(MakeRun(0, 1000, 0, 50, Ramp), MakeRun(0, 1000, 0, 150, Ramp));
   EXPECT_NEAR(c.mode_agreement, 1.0 - 100.0 / static_cast<double>(c.states), 1e-9);
   EXPECT_EQ(c.kp_max_diff, 100.0);
+  EXPECT_NEAR(c.mode_differs_at_s, 0.1, 1e-9);
+  EXPECT_NEAR(c.mode_differs_for_s, 0.2, 1e-9);
+  EXPECT_EQ(c.mode_recorded, edge::CONTROL_MODE_STAND);
+  EXPECT_EQ(c.mode_replayed, edge::CONTROL_MODE_DAMP);
+  EXPECT_NE(FormatComparison(c).find("0.200 s from 0.100 s: STAND recorded, DAMP replayed"),
+            std::string::npos)
+      << FormatComparison(c);
+}
+
+TEST(Compare, AModeDifferenceThatLastsToTheEndIsMeasuredToTheWindowsEnd) {
+  // The replay never leaves DAMP: from the recorded STAND (100 ms) to the window's end, 1 s
+  // after the command at 0.
+  const Comparison c = Compare(MakeRun(0, 1000, 0, 50, Ramp), MakeRun(0, 1000, 0, 5000, Ramp));
+  EXPECT_NEAR(c.mode_differs_at_s, 0.1, 1e-9);
+  EXPECT_NEAR(c.mode_differs_for_s, 0.9, 1e-9);
+  EXPECT_NE(ComparisonJson(c).find("\"mode_recorded\": \"STAND\", \"mode_replayed\": \"DAMP\""),
+            std::string::npos)
+      << ComparisonJson(c);
 }
 
 TEST(Compare, ARunWithoutCommandsIsAnError) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "edge_api.pb.h"
@@ -57,6 +58,21 @@ Comparison Compare(const Recording& recorded, const Recording& replayed) {
   const std::uint64_t end = a.last_command_ns + 1'000'000'000;
   double sum_sq = 0;
   std::size_t n_q = 0, same_mode = 0;
+  // The open stretch of states in different modes: its start (ns after the first command) and
+  // the modes at its start.
+  bool differs = false;
+  std::uint64_t differs_from = 0;
+  int differs_recorded = 0, differs_replayed = 0;
+  auto close_stretch = [&](std::uint64_t until) {
+    const double length = static_cast<double>(until - differs_from) * 1e-9;
+    if (length > c.mode_differs_for_s) {
+      c.mode_differs_for_s = length;
+      c.mode_differs_at_s = static_cast<double>(differs_from) * 1e-9;
+      c.mode_recorded = differs_recorded;
+      c.mode_replayed = differs_replayed;
+    }
+    differs = false;
+  };
   for (std::size_t i = 0; i < a.states.size(); ++i) {
     if (a.times[i] < a.first_command_ns || a.times[i] > end) continue;
     const std::uint64_t since = a.times[i] - a.first_command_ns;
@@ -66,7 +82,15 @@ Comparison Compare(const Recording& recorded, const Recording& replayed) {
       throw std::runtime_error("the two runs have different joint counts");
     }
     ++c.states;
-    same_mode += x.control_mode() == y.control_mode();
+    const bool same = x.control_mode() == y.control_mode();
+    same_mode += same;
+    if (same && differs) close_stretch(since);
+    if (!same && !differs) {
+      differs = true;
+      differs_from = since;
+      differs_recorded = x.control_mode();
+      differs_replayed = y.control_mode();
+    }
     for (int j = 0; j < x.q_des_size(); ++j) {
       c.kp_max_diff = std::max<double>(c.kp_max_diff, std::fabs(x.kp(j) - y.kp(j)));
       c.kd_max_diff = std::max<double>(c.kd_max_diff, std::fabs(x.kd(j) - y.kd(j)));
@@ -81,6 +105,7 @@ Comparison Compare(const Recording& recorded, const Recording& replayed) {
       }
     }
   }
+  if (differs) close_stretch(end - a.first_command_ns);
   if (c.states > 0)
     c.mode_agreement = static_cast<double>(same_mode) / static_cast<double>(c.states);
   if (n_q > 0) c.q_des_rms_rad = std::sqrt(sum_sq / static_cast<double>(n_q));
@@ -88,27 +113,44 @@ Comparison Compare(const Recording& recorded, const Recording& replayed) {
   return c;
 }
 
+namespace {
+
+// "STAND" for CONTROL_MODE_STAND.
+const char* ModeName(int mode) {
+  const std::string& name = edge::ControlMode_Name(static_cast<edge::ControlMode>(mode));
+  return name.empty() ? "?" : name.c_str() + std::string_view("CONTROL_MODE_").size();
+}
+
+}  // namespace
+
 std::string FormatComparison(const Comparison& c) {
-  char text[512];
+  char text[768];
   std::snprintf(text, sizeof(text),
                 "compared %zu recorded states over %.1f s (from each run's first command)\n"
-                "control mode the same in %.1f %% of them\n"
+                "control mode the same in %.1f %% of them (the longest difference: %.3f s "
+                "from %.3f s: %s recorded, %s replayed)\n"
                 "q_des where a gain holds the joint: RMS %.4f rad, max %.4f rad (%s, %.2f s)\n"
                 "kp: largest difference %.2f; kd: %.3f\n",
-                c.states, c.seconds, 100.0 * c.mode_agreement, c.q_des_rms_rad, c.q_des_max_rad,
+                c.states, c.seconds, 100.0 * c.mode_agreement, c.mode_differs_for_s,
+                c.mode_differs_at_s, ModeName(c.mode_recorded), ModeName(c.mode_replayed),
+                c.q_des_rms_rad, c.q_des_max_rad,
                 c.q_des_max_joint.empty() ? "-" : c.q_des_max_joint.c_str(), c.q_des_max_at_s,
                 c.kp_max_diff, c.kd_max_diff);
   return text;
 }
 
 std::string ComparisonJson(const Comparison& c) {
-  char text[512];
+  char text[768];
   std::snprintf(text, sizeof(text),
                 "{\"states\": %zu, \"seconds\": %.3f, \"mode_agreement\": %.4f, "
                 "\"q_des_rms_rad\": %.6f, \"q_des_max_rad\": %.6f, \"q_des_max_joint\": \"%s\", "
-                "\"q_des_max_at_s\": %.3f, \"kp_max_diff\": %.3f, \"kd_max_diff\": %.4f}",
+                "\"q_des_max_at_s\": %.3f, \"kp_max_diff\": %.3f, \"kd_max_diff\": %.4f, "
+                "\"mode_differs_at_s\": %.3f, \"mode_differs_for_s\": %.3f, "
+                "\"mode_recorded\": \"%s\", \"mode_replayed\": \"%s\"}",
                 c.states, c.seconds, c.mode_agreement, c.q_des_rms_rad, c.q_des_max_rad,
-                c.q_des_max_joint.c_str(), c.q_des_max_at_s, c.kp_max_diff, c.kd_max_diff);
+                c.q_des_max_joint.c_str(), c.q_des_max_at_s, c.kp_max_diff, c.kd_max_diff,
+                c.mode_differs_at_s, c.mode_differs_for_s, ModeName(c.mode_recorded),
+                ModeName(c.mode_replayed));
   return text;
 }
 

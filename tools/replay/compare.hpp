@@ -15,7 +15,13 @@ struct Comparison {
                               // nearest in time after alignment)
   double seconds = 0;         // the window: the first command to the last + 1 s
   double mode_agreement = 0;  // share of those states in the same control mode
-  double q_des_rms_rad = 0;   // over joints held by a gain (kp > 0 in either run)
+  // The longest stretch of states in different modes: where it starts (seconds after the first
+  // command), how long it lasts, and each run's ControlMode there (edge_api.proto's numbers).
+  double mode_differs_at_s = 0;
+  double mode_differs_for_s = 0;
+  int mode_recorded = 0;
+  int mode_replayed = 0;
+  double q_des_rms_rad = 0;  // over joints held by a gain (kp > 0 in either run)
   double q_des_max_rad = 0;
   std::string q_des_max_joint;  // index as "joint N" (the file has no names)
   double q_des_max_at_s = 0;    // seconds after the first command

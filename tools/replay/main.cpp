@@ -199,12 +199,27 @@ int RunDrive(const Args& a) {
   if (!a.tcp.empty()) SplitAddress(a.tcp, &o.tcp_host, &o.tcp_port);
   const DriveReport r = Drive(recording, o, std::cout, g_stop);
   std::cout << "replay: " << r.commands << " commands from " << r.clients << " clients over "
-            << r.seconds << " s" << (g_stop ? " (interrupted)" : "") << std::endl;
+            << r.seconds << " s, each sent at most " << r.max_late_ms << " ms after its time"
+            << (g_stop ? " (interrupted)" : "") << "\nreplay: " << r.accepted
+            << " accepted (recorded: " << r.recorded_accepted << "), " << r.answered_otherwise
+            << " answered otherwise than in the recording, " << r.unanswered << " unanswered"
+            << std::endl;
   return g_stop ? kExitFailed : kExitOk;
 }
 
+// A file cut short (a power loss, or copied while it was written) is compared as far as it is
+// whole, with a warning: its last seconds are missing.
+Recording LoadForComparison(const std::string& path) {
+  Recording r = LoadRecording(path);
+  if (!r.complete) {
+    std::cerr << "robot-edge-replay: warning: " << path << " is cut short (" << r.problem
+              << "): only what is whole is compared" << std::endl;
+  }
+  return r;
+}
+
 int RunCompare(const Args& a) {
-  const Comparison c = Compare(LoadRecording(a.files[0]), LoadRecording(a.files[1]));
+  const Comparison c = Compare(LoadForComparison(a.files[0]), LoadForComparison(a.files[1]));
   std::cout << (a.json ? ComparisonJson(c) + "\n" : FormatComparison(c));
   return kExitOk;
 }
