@@ -259,7 +259,7 @@ struct RecorderConfig {
                                  ///< (else robot-edgectl record start)
   std::vector<std::string> channels = {"joint_state", "telemetry", "events", "commands"};
   ///< channels: what is recorded (joint_state, telemetry,
-  ///< events, commands, diagnostics)
+  ///< events, commands, diagnostics, can)
   std::string compression = "zstd";        ///< compression: zstd | lz4 | none
   std::uint32_t max_file_mb = 512;         ///< max_file_mb: a new file after this many MiB
   std::uint32_t max_file_minutes = 60;     ///< max_file_minutes: a new file after this long

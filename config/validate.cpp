@@ -374,14 +374,15 @@ void CheckRecorder(const Config& c, Checker* k) {
   if (r.compression != "zstd" && r.compression != "lz4" && r.compression != "none") {
     k->Fail("recorder.compression", "'" + r.compression + "' is not zstd, lz4 or none");
   }
-  static const std::set<std::string> kChannels = {"joint_state", "telemetry", "events", "commands",
-                                                  "diagnostics"};
+  static const std::set<std::string> kChannels = {"joint_state", "telemetry",   "events",
+                                                  "commands",    "diagnostics", "can"};
   std::set<std::string> seen;
   for (std::size_t i = 0; i < r.channels.size(); ++i) {
     const std::string p = "recorder.channels[" + std::to_string(i) + "]";
     if (!kChannels.count(r.channels[i])) {
-      k->Fail(p, "'" + r.channels[i] +
-                     "' is not a channel (joint_state, telemetry, events, commands, diagnostics)");
+      k->Fail(
+          p, "'" + r.channels[i] +
+                 "' is not a channel (joint_state, telemetry, events, commands, diagnostics, can)");
     }
     if (!seen.insert(r.channels[i]).second) k->Fail(p, "'" + r.channels[i] + "' is listed twice");
   }

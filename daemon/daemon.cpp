@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/signal_set.hpp>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "can/frame_tap.hpp"
 #include "can/link_supervisor.hpp"
 #include "can/socketcan_transport.hpp"
 #include "daemon/access.hpp"
@@ -69,11 +71,13 @@ class Daemon {
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
     channels_->wake_fd = wake_fd_;
-    loop_ = std::make_unique<ControlLoop>(config_, *transport_, policy_.get(), channels_.get());
+    loop_ =
+        std::make_unique<ControlLoop>(config_, ControlTransport(), policy_.get(), channels_.get());
     bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
                                               std::move(controllers_));
     OpenLiveView();
-    recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion);
+    recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion,
+                                                 can_tap_.get());
     hub_ =
         std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
                               kVersion, access_.get(), policy_.get(), recorder_.get(), live_url_);
@@ -132,6 +136,19 @@ class Daemon {
     for (const auto& bus : config_.buses) {
       spdlog::info("bus {} on {} open", bus.name, bus.interface);
     }
+  }
+
+  // The transport the control thread drives: the buses, through a tap that copies every frame
+  // for the recorder when recorder.channels lists "can" (2 s of frames queued: 2 per joint per
+  // tick, and a margin for the IMU and the battery).
+  can::Transport& ControlTransport() {
+    const auto& channels = config_.recorder.channels;
+    if (std::find(channels.begin(), channels.end(), "can") == channels.end()) return *transport_;
+    const std::size_t per_tick = 2 * config_.joints.size() + 8;
+    can_tap_ = std::make_unique<can::FrameTap>(
+        *transport_, static_cast<std::size_t>(2 * config_.control.rate_hz) * per_tick,
+        &SteadyMicros);
+    return *can_tap_;
   }
 
   // The live view (config live.address), when it can open: a port it cannot take, or a token
@@ -243,6 +260,7 @@ class Daemon {
   BusLocks bus_locks_;
   std::vector<std::unique_ptr<can::CanLink>> controllers_;
   std::unique_ptr<can::SocketCanTransport> transport_;
+  std::unique_ptr<can::FrameTap> can_tap_;  // between the loop and transport_: the /can channel
   int wake_fd_ = -1;
   std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<policy::PolicyRunner> policy_;  // null without a policy; outlives loop_, hub_

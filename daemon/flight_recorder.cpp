@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -66,8 +67,9 @@ std::uint64_t Ns(std::uint64_t us) { return us * 1000; }
 class FlightRecorder::Worker {
  public:
   Worker(const config::Config& config, ControlChannels* channels, live::LiveServer* live,
-         std::string version, ByteRing* ring)
-      : config_(config), channels_(channels), live_(live), ring_(ring) {
+         std::string version, ByteRing* ring, can::FrameTap* can_tap)
+      : config_(config), channels_(channels), live_(live), ring_(ring), can_tap_(can_tap) {
+    for (const config::BusConfig& bus : config.buses) can_frames_.add_interfaces(bus.interface);
     const std::vector<recorder::ChannelInfo> infos = ChannelInfos();
     const config::RecorderConfig& c = config.recorder;
     recorder::McapWriterOptions mcap;
@@ -105,6 +107,7 @@ class FlightRecorder::Worker {
     }
     if (live_ != nullptr) {
       for (std::size_t i = 0; i < kRecordChannelCount; ++i) {
+        if (i == static_cast<std::size_t>(RecordChannel::kCan) && can_tap == nullptr) continue;
         live_channels_[i] = live_->AddChannel(
             {infos[i].topic, "protobuf", infos[i].schema_name, "protobuf", infos[i].schema});
       }
@@ -135,6 +138,7 @@ class FlightRecorder::Worker {
       channels_->states.Release();
       worked = true;
     }
+    if (can_tap_ != nullptr) worked |= DrainCanFrames();
     std::uint32_t tag = 0;
     std::span<const std::uint8_t> payload;
     while (ring_->Peek(&tag, &payload)) {
@@ -165,6 +169,36 @@ class FlightRecorder::Worker {
     FillJointState(s, StateClock(), ReplyTimeoutUs(config_), &joint_state_);
     joint_state_.SerializeToString(&bytes_);
     Emit(RecordChannel::kJointState, Ns(joint_state_.timestamp_us()), bytes_);
+  }
+
+  // The tapped frames, in messages of at most kFramesPerMessage, each logged at its first
+  // frame's time. False when there was none.
+  bool DrainCanFrames() {
+    const Clocks clock = StateClock();
+    bool any = false;
+    while (const can::TappedFrame* f = can_tap_->frames().Peek()) {
+      edge::CanFrame* out = can_frames_.add_frames();
+      out->set_timestamp_us(clock.ToWall(f->time_us));
+      out->set_bus(f->frame.bus);
+      out->set_id(f->frame.frame.can_id &
+                  (f->frame.frame.can_id & CAN_EFF_FLAG ? CAN_EFF_MASK : CAN_SFF_MASK));
+      out->set_extended((f->frame.frame.can_id & CAN_EFF_FLAG) != 0);
+      out->set_rtr((f->frame.frame.can_id & CAN_RTR_FLAG) != 0);
+      out->set_sent(f->sent);
+      out->set_data(f->frame.frame.data, std::min<std::size_t>(f->frame.frame.len, CAN_MAX_DLEN));
+      can_tap_->frames().Release();
+      any = true;
+      if (can_frames_.frames_size() == kFramesPerMessage) EmitCanFrames();
+    }
+    if (can_frames_.frames_size() > 0) EmitCanFrames();
+    return any;
+  }
+
+  void EmitCanFrames() {
+    can_frames_.set_lost(can_tap_->lost());
+    can_frames_.SerializeToString(&bytes_);
+    Emit(RecordChannel::kCan, Ns(can_frames_.frames(0).timestamp_us()), bytes_);
+    can_frames_.clear_frames();
   }
 
   void OnRecord(RecordTag tag, std::span<const std::uint8_t> payload) {
@@ -252,7 +286,8 @@ class FlightRecorder::Worker {
     s.set_file(r.file);
     s.set_file_bytes(r.file_bytes);
     s.set_messages_written(r.messages_written);
-    s.set_messages_lost(r.messages_lost + channels_->states_lost.load(std::memory_order_relaxed));
+    s.set_messages_lost(r.messages_lost + channels_->states_lost.load(std::memory_order_relaxed) +
+                        (can_tap_ != nullptr ? can_tap_->lost() : 0));
     s.set_free_bytes(r.free_bytes);
     s.set_error(r.error);
     s.set_files_kept(static_cast<std::uint32_t>(r.files_kept));
@@ -312,6 +347,8 @@ class FlightRecorder::Worker {
   ControlChannels* channels_;
   live::LiveServer* live_;
   ByteRing* ring_;
+  can::FrameTap* can_tap_;  // null: no /can channel
+  static constexpr int kFramesPerMessage = 256;
   recorder::PosixFileSystem fs_;
   std::unique_ptr<recorder::RotatingRecorder> recording_;
   std::unique_ptr<recorder::BlackBox> black_box_;  // null: recorder.black_box off
@@ -326,20 +363,24 @@ class FlightRecorder::Worker {
   edge::JointState joint_state_;
   edge::ServerMessage message_;
   edge::CommandRecord command_;
+  edge::CanFrames can_frames_;
   std::string bytes_;
 };
 
 FlightRecorder::FlightRecorder(const config::Config& config, ControlChannels* channels,
-                               live::LiveServer* live, std::string version)
+                               live::LiveServer* live, std::string version, can::FrameTap* can_tap)
     : config_(config),
       channels_(channels),
-      worker_(std::make_unique<Worker>(config, channels, live, std::move(version), &ring_)) {}
+      can_tap_(can_tap),
+      worker_(
+          std::make_unique<Worker>(config, channels, live, std::move(version), &ring_, can_tap)) {}
 
 FlightRecorder::~FlightRecorder() { Stop(); }
 
 std::vector<std::string> FlightRecorder::Start() {
   std::vector<std::string> warnings = worker_->Open();
   channels_->record_states.store(true, std::memory_order_relaxed);
+  if (can_tap_ != nullptr) can_tap_->set_enabled(true);
   thread_ = std::thread([this] {
     std::deque<std::pair<std::uint64_t, edge::RecorderRequest>> requests;
     std::deque<std::pair<std::uint64_t, edge::RecorderResult>> answers;
@@ -364,6 +405,7 @@ std::vector<std::string> FlightRecorder::Start() {
 void FlightRecorder::Stop() {
   if (!thread_.joinable()) return;
   channels_->record_states.store(false, std::memory_order_relaxed);
+  if (can_tap_ != nullptr) can_tap_->set_enabled(false);
   stop_.store(true, std::memory_order_relaxed);
   thread_.join();
   // What was queued after the thread's last pass (the shutdown's DAMP ticks) still goes in.

@@ -1,11 +1,12 @@
 // The flight recorder's thread ("re-record"): every control tick's StateSample (from the control
 // thread, ControlChannels::states) and what the API thread hands it (telemetry and event frames,
 // commands and their verdicts, clients) become protobuf messages on the recording channels
-// (record_messages.hpp). They go to the continuous recording when it is on (recorder.channels),
-// to the black box when it is on (every channel: the last recorder.black_box_seconds in memory),
-// and to the live view when there is one. The black box is written when a critical alert or a
-// policy fault is raised while the robot was out of DAMP within its window (a robot lying in
-// DAMP, or just booted, writes nothing), or when an operator asks.
+// (record_messages.hpp); with the /can channel, so do the frames the control thread's transport
+// copies (can/frame_tap.hpp). They go to the continuous recording when it is on
+// (recorder.channels), to the black box when it is on (every channel: the last
+// recorder.black_box_seconds in memory), and to the live view when there is one. The black box is
+// written when a critical alert or a policy fault is raised while the robot was out of DAMP within
+// its window (a robot lying in DAMP, or just booted, writes nothing), or when an operator asks.
 //
 // Threads: the owner (the API thread) constructs, Start()s, Stop()s, feeds and asks; the recorder
 // thread owns the files, the black box and the protobuf messages. Nothing here waits on the
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "can/frame_tap.hpp"
 #include "config/config.hpp"
 #include "daemon/control_loop.hpp"
 #include "daemon/event_log.hpp"
@@ -48,11 +50,12 @@ class FlightRecorder {
   // Bytes of the API thread's hand-off ring: ~2 s of commands, telemetry and events.
   static constexpr std::size_t kRingBytes = 4 << 20;
 
-  // `channels` and `live` (null: no live view) outlive the recorder. `version`: the daemon's,
-  // written into every file's metadata. Throws nothing: a directory it cannot use is reported by
-  // Start() and recording stays off.
+  // `channels`, `live` (null: no live view) and `can_tap` (null: no /can channel; else the
+  // control thread's transport, copying while the recorder runs) outlive the recorder.
+  // `version`: the daemon's, written into every file's metadata. Throws nothing: a directory it
+  // cannot use is reported by Start() and recording stays off.
   FlightRecorder(const config::Config& config, ControlChannels* channels, live::LiveServer* live,
-                 std::string version);
+                 std::string version, can::FrameTap* can_tap = nullptr);
   ~FlightRecorder();
   FlightRecorder(const FlightRecorder&) = delete;
   FlightRecorder& operator=(const FlightRecorder&) = delete;
@@ -84,6 +87,7 @@ class FlightRecorder {
 
   const config::Config& config_;
   ControlChannels* channels_;
+  can::FrameTap* can_tap_;
   ByteRing ring_{kRingBytes};
   std::atomic<std::uint64_t> feed_lost_{0};
   std::mutex mutex_;  // guards requests_ and answers_

@@ -14,6 +14,7 @@ const RecordChannelSpec& SpecOf(RecordChannel channel) {
       {"events", "/events", edge::EdgeEvent::descriptor()},
       {"commands", "/commands", edge::CommandRecord::descriptor()},
       {"diagnostics", "/diagnostics", edge::DiagnosticsExtension::descriptor()},
+      {"can", "/can", edge::CanFrames::descriptor()},
   };
   return kSpecs[static_cast<std::size_t>(channel)];
 }

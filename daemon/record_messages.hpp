@@ -21,6 +21,7 @@ enum class RecordChannel : std::uint8_t {
   kEvents,       // /events       edge.EdgeEvent (errors, diagnostics, controller changes)
   kCommands,     // /commands     edge.CommandRecord, every command and what became of it
   kDiagnostics,  // /diagnostics  edge.DiagnosticsExtension, beside each diagnostics event
+  kCan,          // /can          edge.CanFrames, every frame on the buses (only when listed)
   kCount
 };
 inline constexpr std::size_t kRecordChannelCount = static_cast<std::size_t>(RecordChannel::kCount);

@@ -436,7 +436,8 @@ INSTANTIATE_TEST_SUITE_P(
              "recorder.compression", "'gzip' is not zstd, lz4 or none"},
         Case{"recorder channel known", "channels: [joint_state, telemetry, events, commands]",
              "channels: [joint_state, video]", "recorder.channels[1]",
-             "'video' is not a channel (joint_state, telemetry, events, commands, diagnostics)"},
+             "'video' is not a channel (joint_state, telemetry, events, commands, diagnostics, "
+             "can)"},
         Case{"recorder channel once", "channels: [joint_state, telemetry, events, commands]",
              "channels: [events, events]", "recorder.channels[1]", "'events' is listed twice"},
         Case{"recorder black box length", "black_box_seconds: 30 ", "black_box_seconds: 0 ",

@@ -98,11 +98,45 @@ std::pair<int, std::string> Shell(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// The /can channel: every joint's motor sent a frame and answered about once a tick, each frame
+// on a configured bus, in time order.
+void ExpectEveryMotorsFramesIn(const Contents& got, const config::Config& config,
+                               std::size_t ticks) {
+  ASSERT_TRUE(got.payloads.contains("/can")) << "no /can channel";
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> sent;  // (bus, id) -> frames
+  std::size_t received = 0;
+  std::uint64_t last_us = 0;
+  for (const std::string& bytes : got.payloads.at("/can")) {
+    edge::CanFrames batch;
+    ASSERT_TRUE(batch.ParseFromString(bytes));
+    ASSERT_EQ(batch.interfaces_size(), static_cast<int>(config.buses.size()));
+    EXPECT_EQ(batch.lost(), 0u);
+    for (const edge::CanFrame& f : batch.frames()) {
+      ASSERT_LT(f.bus(), config.buses.size());
+      ASSERT_LE(f.data().size(), 8u);
+      EXPECT_GE(f.timestamp_us(), last_us);
+      last_us = f.timestamp_us();
+      if (f.sent()) {
+        ++sent[{f.bus(), f.id()}];
+      } else {
+        ++received;
+      }
+    }
+  }
+  for (const config::JointConfig& j : config.joints) {
+    const auto it = sent.find({static_cast<std::uint32_t>(j.bus), j.can_id});
+    ASSERT_NE(it, sent.end()) << j.name << ": no frame to its motor";
+    EXPECT_GT(it->second, ticks / 2)
+        << j.name << ": " << it->second << " frames in " << ticks << " ticks";
+  }
+  EXPECT_GT(received, config.joints.size() * ticks / 2) << "the motors' replies";
+}
+
 TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   RobotOptions o;
   o.config_edits = {{"record_on_start: false", "record_on_start: true "},
                     {"channels: [joint_state, telemetry, events, commands]",
-                     "channels: [joint_state, telemetry, events, commands, diagnostics]"}};
+                     "channels: [joint_state, telemetry, events, commands, diagnostics, can]"}};
   Robot robot(o);
   auto c = robot.Connect("cloud");
   WaitMotorsReady(c);
@@ -152,6 +186,7 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
     stood |= s.control_mode() == edge::CONTROL_MODE_STAND && s.kp(3) > 100;
   }
   EXPECT_TRUE(stood);
+  ExpectEveryMotorsFramesIn(got, robot.config(), states.size());
 
   // An independent reader: @mcap/core's indexed reader (tests/js/recording_check.mjs).
   const auto [exit, out] =
