@@ -130,6 +130,17 @@ void ExpectEveryMotorsFramesIn(const Contents& got, const config::Config& config
         << j.name << ": " << it->second << " frames in " << ticks << " ticks";
   }
   EXPECT_GT(received, config.joints.size() * ticks / 2) << "the motors' replies";
+  std::size_t bytes = 0;
+  for (const std::string& b : got.payloads.at("/can")) bytes += b.size();
+  std::printf(
+      "/can: %zu frames sent, %zu received, in %zu messages of %zu bytes in all, over %zu "
+      "ticks\n",
+      [&] {
+        std::size_t n = 0;
+        for (const auto& [key, count] : sent) n += count;
+        return n;
+      }(),
+      received, got.payloads.at("/can").size(), bytes, ticks);
 }
 
 TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
@@ -154,6 +165,7 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   const auto files = FilesIn(robot.dir() + "/recordings", "robot-edge");
   ASSERT_EQ(files.size(), 1u);
   const Contents got = Read(files[0]);
+  std::printf("the recording: %ju bytes\n", static_cast<std::uintmax_t>(fs::file_size(files[0])));
   const auto& states = got.times.at("/joint_state");
   const double seconds = static_cast<double>(states.back() - states.front()) * 1e-9;
   // 500 Hz; user-mode-linux runs the loop at ~400-500 Hz and the recorder loses nothing.
