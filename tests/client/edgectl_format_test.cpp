@@ -75,6 +75,37 @@ TEST(EdgectlFormat, StatusHasTheModeTheAlertsAndOneRowPerJoint) {
       << text;
 }
 
+TEST(EdgectlFormat, StatusShowsTheBatteryAndItsLowAlert) {
+  const edge::Welcome welcome = fake::Welcome(500.0f, "cloud").welcome();
+  edge::ServerMessage m = fake::Telemetry(7, edge::CONTROL_MODE_STAND, fake::TestPose());
+  edge::BatteryState* b = m.mutable_telemetry_extension()->mutable_battery();
+  b->set_reading_time_us(123);
+  b->set_voltage_v(44.4f);
+  b->set_current_a(3.5f);
+  b->set_power_w(155.4f);
+  b->set_percent(18.0f);
+  b->set_temperature_c(31.0f);
+  b->set_wh_accumulated(12.44f);
+  b->set_status(edge::BATTERY_STATUS_DISCHARGING);
+  edge::FirmwareAlert* low = m.mutable_telemetry()->add_active_alerts();
+  low->set_id(edge::ALERT_BATTERY_LOW);
+  low->set_severity(edge::SEVERITY_WARNING);
+  low->set_value(18);
+  low->set_threshold(20);
+  std::string text = FormatStatus(welcome, m.telemetry(), m.telemetry_extension());
+  EXPECT_NE(text.find("battery     44.4 V  3.5 A (155 W)  18 %  31 °C  discharging, 12.4 Wh drawn"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("BATTERY_LOW (warning) charge 18 % (low at 20 %)"), std::string::npos)
+      << text;
+  b->set_reading_time_us(-1);
+  text = FormatStatus(welcome, m.telemetry(), m.telemetry_extension());
+  EXPECT_NE(text.find("battery     no reading yet"), std::string::npos) << text;
+  m.mutable_telemetry_extension()->clear_battery();
+  text = FormatStatus(welcome, m.telemetry(), m.telemetry_extension());
+  EXPECT_EQ(text.find("battery"), std::string::npos) << "no battery source: no line";
+}
+
 TEST(EdgectlFormat, TelemetryLine) {
   edge::ServerMessage m = fake::Telemetry(7, edge::CONTROL_MODE_STAND, fake::TestPose());
   m.mutable_telemetry()->set_fw_age_ms(4);

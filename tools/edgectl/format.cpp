@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -68,8 +69,24 @@ std::string AlertDetail(const edge::FirmwareAlert& a, std::span<const std::strin
     case edge::ALERT_JOINT_OUT_OF_RANGE:
       return Fmt("%s: %u mrad beyond its limits (margin %u mrad): offset? encoder?", joint.c_str(),
                  a.value(), a.threshold());
+    case edge::ALERT_BATTERY_LOW:
+      return Fmt("charge %u %% (low at %u %%)", a.value(), a.threshold());
     default: return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
   }
+}
+
+// "battery     48.1 V  3.2 A (154 W)  72 %  31 °C  discharging, 12.4 Wh drawn": one line of
+// status.
+std::string FormatBattery(const edge::BatteryState& b) {
+  std::string status =
+      edge::BatteryStatus_IsValid(b.status())
+          ? Strip(edge::BatteryStatus_Name(b.status()), "BATTERY_STATUS_", b.status())
+          : std::to_string(b.status());
+  for (char& c : status) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (b.reading_time_us() < 0) return "battery     no reading yet\n";
+  return Fmt("battery     %.1f V  %.1f A (%.0f W)  %.0f %%  %.0f °C  %s, %.1f Wh drawn\n",
+             b.voltage_v(), b.current_a(), b.power_w(), b.percent(), b.temperature_c(),
+             status.c_str(), b.wh_accumulated());
 }
 
 std::string JoinStrings(const google::protobuf::RepeatedPtrField<std::string>& items) {
@@ -195,6 +212,7 @@ std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry
           At(t.imu_quat(), 0), At(t.imu_quat(), 1), At(t.imu_quat(), 2), At(t.imu_quat(), 3),
           At(t.imu_gravity(), 0), At(t.imu_gravity(), 1), At(t.imu_gravity(), 2),
           At(t.imu_gyro(), 0), At(t.imu_gyro(), 1), At(t.imu_gyro(), 2));
+  if (x.has_battery()) out += FormatBattery(x.battery());
   out +=
       Fmt("telemetry   #%u at %s, firmware data %u ms old, error flags 0x%02x, last command "
           "#%u\n\n",
