@@ -2,13 +2,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "config/config.hpp"
+#include "config/host_port.hpp"
 #include "config/yaml_reader.hpp"
 
 namespace robot_edge::config {
@@ -226,23 +227,13 @@ void ParseBattery(const YAML::Node& node, ParseContext* ctx, Config* c) {
   b.bus = Resolve(c->buses, b.bus_name);
 }
 
-// "host:port" -> host, port; "[::1]:port" for IPv6.
-// "host:port" (IPv6 as [addr]:port); port 1..65535, or 0..65535 with `port_zero` (any free port).
+// `text` (ParseHostPort) into *host and *port; false, leaving them, when it is not host:port.
 bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* port,
                    bool port_zero = false) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) return false;
-  std::string h = text.substr(0, colon);
-  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  unsigned value = 0;
-  const char* first = text.data() + colon + 1;
-  const char* last = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || (value == 0 && !port_zero) || value > 65535) {
-    return false;
-  }
-  *host = h;
-  *port = static_cast<std::uint16_t>(value);
+  const std::optional<HostPort> address = ParseHostPort(text, port_zero);
+  if (!address) return false;
+  *host = address->host;
+  *port = address->port;
   return true;
 }
 

@@ -37,20 +37,10 @@ std::uint64_t ParseWhole(const std::string& option, const std::string& text, std
   return value;
 }
 
-// "host:port" or "[v6 address]:port".
 void ParseTcp(const std::string& text, Options* o) {
-  const std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    throw UsageError("--tcp: expected HOST:PORT (e.g. 192.168.1.20:7000 or [::1]:7000), got '" +
-                     text + "'");
-  }
-  std::string host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  o->tcp_port =
-      static_cast<std::uint16_t>(ParseWhole("--tcp port", text.substr(colon + 1), 1, 65535));
-  o->tcp_host = host;
+  config::HostPort address = tools::ParseTcpOption(text);
+  o->tcp_host = std::move(address.host);
+  o->tcp_port = address.port;
 }
 
 // N, or an Adam model's name: lite (23), sp (29), pro (31).

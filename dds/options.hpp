@@ -9,6 +9,7 @@
 #include <string>
 
 #include "edge_api.pb.h"
+#include "tools/common/usage.hpp"
 
 namespace robot_edge::dds {
 
@@ -18,13 +19,9 @@ inline constexpr int kExitFailed = 1;    // robot-edged went away or refused us;
 inline constexpr int kExitUsage = 2;     // bad command line, or one the robot contradicts
 inline constexpr int kExitNoDaemon = 3;  // cannot connect to robot-edged
 
-inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
-
+using tools::kDefaultSocket;
 // A command-line mistake (or one the robot's Welcome reveals); main() prints it, exits 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using tools::UsageError;
 
 // What the environment contributes (main() reads it; tests pass their own).
 struct Environment {

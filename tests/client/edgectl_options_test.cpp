@@ -46,10 +46,12 @@ TEST(EdgectlOptions, Tcp) {
   EXPECT_EQ(v6.tcp_host, "::1");
   EXPECT_EQ(v6.tcp_port, 7001);
   EXPECT_EQ(ErrorOf({"--tcp", "robot", "diag"}),
-            "--tcp: expected HOST:PORT (e.g. 192.168.1.20:7000 or [::1]:7000), got 'robot'");
-  EXPECT_EQ(ErrorOf({"--tcp", "robot:0", "diag"}), "--tcp: port must be 1..65535");
-  EXPECT_EQ(ErrorOf({"--tcp", "robot:http", "diag"}),
-            "--tcp port: 'http' is not a whole number >= 0");
+            "--tcp: expected HOST:PORT with a port 1..65535 (e.g. 192.168.1.20:7000 or "
+            "[::1]:7000), got 'robot'");
+  EXPECT_EQ(ErrorOf({"--tcp", "robot:0", "diag"}),
+            "--tcp: expected HOST:PORT with a port 1..65535 (e.g. 192.168.1.20:7000 or "
+            "[::1]:7000), got 'robot:0'");
+  EXPECT_NE(ErrorOf({"--tcp", "robot:http", "diag"}).find("got 'robot:http'"), std::string::npos);
 }
 
 TEST(EdgectlOptions, WalkTakesThreeNumbersIncludingNegativeOnes) {

@@ -1,6 +1,7 @@
 // Configuration: the shipped files describe the real robot, and every validation rule rejects a
 // broken file with "file:line: key: message" (the model: ros2_control's test_component_parser).
 #include "config/config.hpp"
+#include "config/host_port.hpp"
 
 #include <gtest/gtest.h>
 
@@ -880,6 +881,25 @@ TEST(Where, FallsBackToTheNearestParentLine) {
   EXPECT_EQ(c.Where("joints[3].damp_kd"),
             "robot-edge.yaml:" + std::to_string(joint3) + ": joints[3].damp_kd");
   EXPECT_EQ(c.Where("nothing.here"), "robot-edge.yaml: nothing.here");
+}
+
+TEST(HostPort, ParsesNamesV4AndBracketedV6) {
+  const auto name = ParseHostPort("robot.local:7000");
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->host, "robot.local");
+  EXPECT_EQ(name->port, 7000);
+  const auto v6 = ParseHostPort("[fe80::1]:65535");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "fe80::1");
+  EXPECT_EQ(v6->port, 65535);
+  EXPECT_EQ(ParseHostPort("0.0.0.0:0", /*allow_port_zero=*/true)->port, 0);
+}
+
+TEST(HostPort, RefusesWhatIsNotHostPort) {
+  for (const char* bad : {"robot", ":7000", "robot:", "robot:0", "robot:65536", "robot:70x",
+                          "robot:-1", "robot: 7000", ""}) {
+    EXPECT_FALSE(ParseHostPort(bad)) << bad;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "edge_api.pb.h"
+#include "tools/common/usage.hpp"
 
 namespace robot_edge::edgectl {
 
@@ -19,7 +20,7 @@ inline constexpr int kExitUsage = 2;         // bad command line
 inline constexpr int kExitNoDaemon = 3;      // cannot connect to robot-edged
 inline constexpr int kExitInconclusive = 4;  // check-direction: the model cannot tell
 
-inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
+using tools::kDefaultSocket;
 
 enum class Subcommand {
   kStatus,
@@ -51,10 +52,7 @@ bool Commands(Subcommand subcommand);
 bool Maintains(Subcommand subcommand);
 
 // A command-line mistake; main() prints it and exits with kExitUsage.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using tools::UsageError;
 
 // What the environment contributes (main() reads it; tests pass their own).
 struct Environment {

@@ -5,13 +5,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/host_port.hpp"
 #include "live/robot_document.hpp"
 #include "live/web_root.hpp"
+#include "tools/common/usage.hpp"
 #include "tools/replay/compare.hpp"
 #include "tools/replay/drive.hpp"
 #include "tools/replay/serve.hpp"
@@ -83,14 +86,12 @@ struct Args {
   bool loop = false, wait = true, json = false, help = false, version = false;
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using tools::UsageError;
 
 Args Parse(const std::vector<std::string>& argv) {
   Args a;
   const char* env_socket = std::getenv("ROBOT_EDGE_SOCKET");
-  a.socket = env_socket != nullptr ? env_socket : "/run/robot-edge/api.sock";
+  a.socket = env_socket != nullptr ? env_socket : tools::kDefaultSocket;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& s = argv[i];
     auto value = [&]() -> const std::string& {
@@ -148,22 +149,12 @@ Args Parse(const std::vector<std::string>& argv) {
   return a;
 }
 
-// "host:port" -> host, port (IPv6 as [addr]:port).
+// "host:port" -> host, port (IPv6 as [addr]:port; port 0: any free port, for serve).
 void SplitAddress(const std::string& text, std::string* host, std::uint16_t* port) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos) throw UsageError("'" + text + "' is not HOST:PORT");
-  *host = text.substr(0, colon);
-  if (host->size() > 1 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);
-  }
-  const std::string p = text.substr(colon + 1);
-  char* end = nullptr;
-  const long value = std::strtol(p.c_str(), &end, 10);
-  if (p.empty() || *end != '\0' || value < 0 || value > 65535) {
-    throw UsageError("'" + text + "' is not HOST:PORT");
-  }
-  *port = static_cast<std::uint16_t>(value);
-  if (*host == "localhost") *host = "127.0.0.1";
+  const std::optional<config::HostPort> address = config::ParseHostPort(text, true);
+  if (!address) throw UsageError("'" + text + "' is not HOST:PORT");
+  *host = address->host == "localhost" ? "127.0.0.1" : address->host;
+  *port = address->port;
 }
 
 std::string ReadToken(const std::string& path) {

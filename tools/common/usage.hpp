@@ -1,0 +1,25 @@
+// What the command-line programs (robot-edgectl, robot-edge-replay, robot-edge-dds) share on
+// their command lines: the default socket, the error a bad command line throws, and --tcp.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "config/host_port.hpp"
+
+namespace robot_edge::tools {
+
+// robot-edged's Unix socket when neither --socket nor $ROBOT_EDGE_SOCKET says otherwise (the
+// default config's api.unix_socket).
+inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
+
+// A command-line mistake; main() prints it and exits with the program's usage status (2).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --tcp's value: HOST:PORT, IPv6 as [addr]:PORT, the port 1..65535. Throws UsageError saying so.
+config::HostPort ParseTcpOption(const std::string& text);
+
+}  // namespace robot_edge::tools
