@@ -1,0 +1,111 @@
+// The dashboard in Debian's Chromium (headless, through puppeteer-core) showing a run that
+// robot-edged recorded, served by robot-edge-replay serve: the same page a person opens to look
+// at a fall. It connects, names the 25 joints as the file's robot description does, follows the
+// run's modes (STAND, then DAMP), fills the joint table with the recorded values, draws the
+// plots, decodes every message and fetches nothing from anywhere but the robot. Writes a
+// screenshot.
+//
+//   node tests/js/dashboard_replay_check.mjs <robot-edge-replay> <recording.mcap> <web root> <png>
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Checks, fail, loadPackages, sleep, withTimeout } from "./live_harness.mjs";
+
+const CHROMIUM = "/usr/bin/chromium";
+const [replay, file, webRoot, screenshot] = process.argv.slice(2);
+if (!screenshot) fail("usage: dashboard_replay_check.mjs <robot-edge-replay> <file> <web root> <png>");
+if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing: run scripts/bootstrap (Debian's chromium)`);
+const puppeteer = (await loadPackages(["puppeteer-core"]))["puppeteer-core"].default;
+const checks = new Checks();
+
+const child = spawn(replay, ["serve", file, "--address", "127.0.0.1:0", "--web-root", webRoot,
+                             "--loop"], { stdio: ["ignore", "pipe", "pipe"] });
+let output = "";
+child.stdout.on("data", (d) => { output += d; });
+child.stderr.on("data", (d) => { output += d; });
+const serving = new Promise((resolve) => child.stdout.on("data", () => {
+  const m = output.match(/serving on http:\/\/127\.0\.0\.1:(\d+)\//);
+  if (m) resolve(Number(m[1]));
+}));
+
+const profile = mkdtempSync(join(tmpdir(), "robot-edge-chromium-"));
+const browser = await puppeteer.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run",
+         `--user-data-dir=${profile}`],
+});
+const text = (page, selector) => page.$eval(selector, (e) => e.textContent.trim());
+const until = (page, fn, arg, what, timeout = 15000) =>
+  page.waitForFunction(fn, { timeout, polling: 100 }, arg).then(() => true, () => {
+    console.log(`  (waited ${timeout} ms for ${what})`);
+    return false;
+  });
+
+function drawnPixels(id) {  // pixels of a canvas neither background nor grey grid: drawn data
+  const canvas = document.getElementById(id);
+  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let n = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 40) n++;
+  }
+  return n;
+}
+
+try {
+  const port = await withTimeout(serving, 10000, "robot-edge-replay serving");
+  const base = `http://127.0.0.1:${port}`;
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1440, height: 760 });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
+  const requests = [];
+  page.on("request", (r) => requests.push(r.url()));
+
+  await page.goto(`${base}/`, { waitUntil: "load" });
+  checks.ok(await until(page, () => document.getElementById("connection").textContent === "live",
+                        null, "connection live"), "connects: the pill says live");
+  const robot = await (await fetch(`${base}/robot.json`)).json();
+  const names = await page.$$eval("#joints tbody tr td.name", (cells) => cells.map((c) => c.textContent));
+  checks.ok(names.length === 25 && names.every((n, i) => n === robot.joints[i].name),
+            "25 joint rows named as the file's robot description names them", names.join(","));
+  checks.ok(await text(page, "#robot-name") === robot.name, `robot name ${robot.name}`);
+
+  // The run: STAND (2.5 s), a 1 s stream, its timeout (DAMP), STAND, DAMP; looped.
+  checks.ok(await until(page, () => document.getElementById("mode").textContent === "STAND",
+                        null, "mode STAND"), "the run's STAND shown");
+  checks.ok(await until(page, () => document.getElementById("mode").textContent === "DAMP",
+                        null, "mode DAMP"), "then its DAMP");
+  const knee = names.indexOf("L_Knee");
+  const kneeQ = await page.$eval(`#joints tbody tr:nth-child(${knee + 1}) td.q`, (td) => td.textContent);
+  checks.ok(Number.isFinite(Number.parseFloat(kneeQ)), `L_Knee's recorded position shown (${kneeQ})`);
+
+  const before = await page.evaluate(() => ({ ...window.liveDashboard }));
+  const t0 = Date.now();
+  await sleep(2000);
+  const after = await page.evaluate(() => ({ ...window.liveDashboard }));
+  const rate = (after.decoded - before.decoded) / ((Date.now() - t0) / 1000);
+  checks.ok(rate >= 200, `decodes the recorded stream (${rate.toFixed(0)} msgs/s)`);
+  checks.ok(after.decodeErrors === 0, "no decode error");
+  for (const id of ["plot-q", "plot-quat", "plot-gyro"]) {
+    const n = await page.evaluate(drawnPixels, id);
+    checks.ok(n > 300, `${id} drawn (${n} coloured pixels)`);
+  }
+  await page.screenshot({ path: screenshot });
+  console.log(`screenshot: ${screenshot}`);
+
+  const foreign = requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith(`ws://127.0.0.1:${port}/`));
+  checks.ok(foreign.length === 0, "nothing fetched from anywhere but the robot", foreign.join(" "));
+  checks.ok(problems.length === 0, "no page error, console error or failed request", problems.join(" | "));
+} catch (error) {
+  checks.ok(false, "no exception", `${error.stack}\n${output}`);
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+  child.kill("SIGTERM");
+}
+checks.report();
