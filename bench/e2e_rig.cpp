@@ -67,7 +67,7 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
   std::vector<std::pair<std::string, std::string>> edits = {
       {"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
       {"channels: [joint_state, telemetry, events, commands]",
-       "channels: [joint_state, telemetry, events, commands, diagnostics]"}};
+       "channels: [joint_state, telemetry, events, commands, diagnostics, can]"}};
   if (emulator_slack) {
     edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
     edits.push_back({"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"});

@@ -56,6 +56,9 @@ class Target {
   virtual double ThreadCpuSeconds(const std::string& name) = 0;
   // The live view's WebSocket URL ("ws://127.0.0.1:8765/"); "" when there is none.
   virtual std::string LiveUrl() const = 0;
+  // Turns the copy of every CAN frame for the recorder's /can channel on or off, when the
+  // target can (in-process); false when it cannot (robot-edged copies while its recorder runs).
+  virtual bool CopyCanFrames(bool /*on*/) { return false; }
 };
 
 // robot-edge-sim and robot-edged on the default config (optionally with a real-time priority)

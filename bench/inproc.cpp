@@ -125,7 +125,7 @@ std::string MakeTempDir() {
 config::Config Recording(config::Config c, const std::string& dir) {
   c.recorder.directory_path = dir + "/recordings";
   c.recorder.record_on_start = false;
-  c.recorder.channels = {"joint_state", "telemetry", "events", "commands", "diagnostics"};
+  c.recorder.channels = {"joint_state", "telemetry", "events", "commands", "diagnostics", "can"};
   return c;
 }
 
@@ -142,19 +142,24 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
     : dir_(MakeTempDir()),
       config_(Recording(config, dir_)),
       transport_(config_),
+      can_tap_(
+          transport_,
+          static_cast<std::size_t>(2 * config_.control.rate_hz) * (2 * config_.joints.size() + 8),
+          &daemon::SteadyMicros),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       channels_(config_, /*command_slots=*/32, /*events=*/4096),  // as daemon.cpp
-      loop_(config_, transport_, /*policy=*/nullptr, &channels_),
+      loop_(config_, can_tap_, /*policy=*/nullptr, &channels_),
       bus_health_(config_, transport_, &loop_.scheduler(), {}),
       access_(daemon::AccessPolicy::Load(config_, ::getuid())),
       live_(LiveOn127()),
-      recorder_(config_, &channels_, &live_, "bench") {
+      recorder_(config_, &channels_, &live_, "bench", &can_tap_) {
   spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
   socket_ = dir_ + "/api.sock";
   channels_.wake_fd = wake_fd_;
   hub_ = std::make_unique<daemon::Hub>(io_, config_, &channels_, &bus_health_, ::dup(wake_fd_),
                                        "bench", &access_, /*inference=*/nullptr, &recorder_);
   recorder_.Start();
+  can_tap_.set_enabled(false);  // on for the recording window only (CopyCanFrames)
   live_.Start();
   listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
   listener_->ListenUnix(socket_);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "can/frame_tap.hpp"
 #include "can/transport.hpp"
 #include "config/config.hpp"
 #include "daemon/bus_health.hpp"
@@ -86,11 +87,16 @@ class InProcessDaemon final : public Target {
   std::string LiveUrl() const override {
     return "ws://127.0.0.1:" + std::to_string(live_.port()) + "/";
   }
+  bool CopyCanFrames(bool on) override {
+    can_tap_.set_enabled(on);
+    return true;
+  }
 
  private:
   std::string dir_, socket_;
   config::Config config_;  // the caller's, recording every channel into dir_/recordings
   LoopbackTransport transport_;
+  can::FrameTap can_tap_;  // the control loop's transport, as daemon.cpp's with /can recorded
   asio::io_context io_;
   int wake_fd_ = -1;
   daemon::ControlChannels channels_;
