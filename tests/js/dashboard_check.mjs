@@ -4,59 +4,24 @@
 // operator token, refuses a wrong one and works with the right one. Writes a screenshot.
 //
 //   node tests/js/dashboard_check.mjs <live_demo_server> <config.yaml> <web root> <screenshot.png>
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Checks, fail, loadPackages, sleep, startDemoServer } from "./live_harness.mjs";
+import { Checks, fail, sleep, startDemoServer } from "./live_harness.mjs";
+import { drawnPixels, launchChromium, text, until, watchPage } from "./chromium.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
 const [binary, config, webRoot, screenshot] = process.argv.slice(2);
 if (!screenshot) fail("usage: dashboard_check.mjs <live_demo_server> <config.yaml> <web root> <png>");
-if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing: run scripts/bootstrap (Debian's chromium)`);
-const puppeteer = (await loadPackages(["puppeteer-core"]))["puppeteer-core"].default;
 
 const TOKEN = "viewer-token";
 const OPERATOR_TOKEN = "operator-token";
 const checks = new Checks();
+const chromium = await launchChromium();
+const browser = chromium.browser;
 const demo = await startDemoServer(binary, ["--config", config, "--web-root", webRoot,
                                             "--token", TOKEN, "--operator-token", OPERATOR_TOKEN]);
-const profile = mkdtempSync(join(tmpdir(), "robot-edge-chromium-"));
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         `--user-data-dir=${profile}`],
-});
-
-const text = (page, selector) => page.$eval(selector, (e) => e.textContent.trim());
-const until = (page, fn, arg, what, timeout = 8000) =>
-  page.waitForFunction(fn, { timeout, polling: 100 }, arg).then(() => true, () => {
-    console.log(`  (waited ${timeout} ms for ${what})`);
-    return false;
-  });
-
-// Pixels of a canvas that are neither its background nor its grey grid: drawn data.
-function drawnPixels(id) {
-  const canvas = document.getElementById(id);
-  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-  let n = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
-    if (Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;  // coloured, not grey
-  }
-  return n;
-}
 
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1440, height: 760 });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  const requests = [];
-  page.on("request", (r) => requests.push(r.url()));
+  const { problems, requests } = watchPage(page);
 
   await page.goto(`http://127.0.0.1:${demo.port}/?token=${TOKEN}`, { waitUntil: "load" });
   checks.ok(await until(page, () => document.getElementById("connection").textContent === "live",
@@ -145,8 +110,7 @@ try {
 } catch (error) {
   checks.ok(false, "no exception", error.stack);
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chromium.close();
   await demo.stop();
 }
 checks.report();

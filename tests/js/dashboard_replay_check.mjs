@@ -7,17 +7,14 @@
 //
 //   node tests/js/dashboard_replay_check.mjs <robot-edge-replay> <recording.mcap> <web root> <png>
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Checks, fail, loadPackages, sleep, withTimeout } from "./live_harness.mjs";
+import { Checks, fail, sleep, withTimeout } from "./live_harness.mjs";
+import { drawnPixels, launchChromium, text, until, watchPage } from "./chromium.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
 const [replay, file, webRoot, screenshot] = process.argv.slice(2);
 if (!screenshot) fail("usage: dashboard_replay_check.mjs <robot-edge-replay> <file> <web root> <png>");
-if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing: run scripts/bootstrap (Debian's chromium)`);
-const puppeteer = (await loadPackages(["puppeteer-core"]))["puppeteer-core"].default;
 const checks = new Checks();
+const chromium = await launchChromium();
+const browser = chromium.browser;
 
 const child = spawn(replay, ["serve", file, "--address", "127.0.0.1:0", "--web-root", webRoot,
                              "--loop"], { stdio: ["ignore", "pipe", "pipe"] });
@@ -29,46 +26,16 @@ const serving = new Promise((resolve) => child.stdout.on("data", () => {
   if (m) resolve(Number(m[1]));
 }));
 
-const profile = mkdtempSync(join(tmpdir(), "robot-edge-chromium-"));
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         `--user-data-dir=${profile}`],
-});
-const text = (page, selector) => page.$eval(selector, (e) => e.textContent.trim());
-const until = (page, fn, arg, what, timeout = 15000) =>
-  page.waitForFunction(fn, { timeout, polling: 100 }, arg).then(() => true, () => {
-    console.log(`  (waited ${timeout} ms for ${what})`);
-    return false;
-  });
-
-function drawnPixels(id) {  // pixels of a canvas neither background nor grey grid: drawn data
-  const canvas = document.getElementById(id);
-  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-  let n = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 40) n++;
-  }
-  return n;
-}
-
 try {
   const port = await withTimeout(serving, 10000, "robot-edge-replay serving");
   const base = `http://127.0.0.1:${port}`;
   const page = await browser.newPage();
   await page.setViewport({ width: 1440, height: 760 });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  const requests = [];
-  page.on("request", (r) => requests.push(r.url()));
+  const { problems, requests } = watchPage(page);
 
   await page.goto(`${base}/`, { waitUntil: "load" });
   checks.ok(await until(page, () => document.getElementById("connection").textContent === "live",
-                        null, "connection live"), "connects: the pill says live");
+                        null, "connection live", 15000), "connects: the pill says live");
   const robot = await (await fetch(`${base}/robot.json`)).json();
   const names = await page.$$eval("#joints tbody tr td.name", (cells) => cells.map((c) => c.textContent));
   checks.ok(names.length === 25 && names.every((n, i) => n === robot.joints[i].name),
@@ -77,9 +44,9 @@ try {
 
   // The run: STAND (2.5 s), a 1 s stream, its timeout (DAMP), STAND, DAMP; looped.
   checks.ok(await until(page, () => document.getElementById("mode").textContent === "STAND",
-                        null, "mode STAND"), "the run's STAND shown");
+                        null, "mode STAND", 15000), "the run's STAND shown");
   checks.ok(await until(page, () => document.getElementById("mode").textContent === "DAMP",
-                        null, "mode DAMP"), "then its DAMP");
+                        null, "mode DAMP", 15000), "then its DAMP");
   const knee = names.indexOf("L_Knee");
   const kneeQ = await page.$eval(`#joints tbody tr:nth-child(${knee + 1}) td.q`, (td) => td.textContent);
   checks.ok(Number.isFinite(Number.parseFloat(kneeQ)), `L_Knee's recorded position shown (${kneeQ})`);
@@ -104,8 +71,7 @@ try {
 } catch (error) {
   checks.ok(false, "no exception", `${error.stack}\n${output}`);
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chromium.close();
   child.kill("SIGTERM");
 }
 checks.report();
