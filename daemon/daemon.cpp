@@ -41,12 +41,42 @@ namespace {
 // How often the API thread stamps its heartbeat for the supervisor.
 constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(100);
 
+// The configured SocketCAN interfaces, claimed before any of them is touched (another daemon's
+// buses are left alone).
+class CanBuses final : public Buses {
+ public:
+  explicit CanBuses(const config::Config& config) {
+    for (const auto& bus : config.buses) locks_.Claim(bus.interface);
+    can::SocketCanOptions options;
+    for (const auto& bus : config.buses) {
+      auto link = std::make_unique<can::CanLink>(bus.interface, bus);
+      link->Configure();  // bitrate / restart-ms on real CAN; a no-op on vcan
+      links_.push_back(std::move(link));
+      options.interfaces.push_back(bus.interface);
+    }
+    options.filters = can::ReceiveFilters(config);
+    transport_ = std::make_unique<can::SocketCanTransport>(io_, options);
+    for (const auto& bus : config.buses) spdlog::info("bus {} on {} open", bus.name, bus.interface);
+  }
+
+  can::Transport& transport() override { return *transport_; }
+  std::vector<std::unique_ptr<can::CanLink>> TakeLinks() override { return std::move(links_); }
+  int emergency_socket() const override { return transport_->socket().native_handle(); }
+
+ private:
+  BusLocks locks_;
+  std::vector<std::unique_ptr<can::CanLink>> links_;
+  asio::io_context io_;  // hosts the CAN sockets; never run (the control thread polls them)
+  std::unique_ptr<can::SocketCanTransport> transport_;
+};
+
 // Everything robot-edged owns, in the order it is built (and the reverse it is torn down).
 class Daemon {
  public:
-  Daemon(const config::Config& config, const DaemonOptions& options)
+  Daemon(const config::Config& config, const DaemonOptions& options, const BusOpener& open_buses)
       : config_(config),
         options_(options),
+        open_buses_(open_buses),
         signals_(io_, SIGINT, SIGTERM, SIGHUP),
         heartbeat_(io_) {}
 
@@ -63,18 +93,19 @@ class Daemon {
       policy_ = policy::MakePolicyRunner(config_);
       spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
     }
-    OpenBuses();
-    std::vector<std::string> missing;  // none: the transport opened every bus
-    InstallFatalSignalDamp(transport_->socket().native_handle(),
-                           can::EmergencyFrames(config_, &missing));
+    buses_ = open_buses_(config_);
+    if (buses_->emergency_socket() >= 0) {
+      std::vector<std::string> missing;  // none: every bus is open
+      InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing));
+    }
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
     channels_->wake_fd = wake_fd_;
     loop_ =
         std::make_unique<ControlLoop>(config_, ControlTransport(), policy_.get(), channels_.get());
-    bus_health_ = std::make_unique<BusHealth>(config_, *transport_, &loop_->scheduler(),
-                                              std::move(controllers_));
+    bus_health_ = std::make_unique<BusHealth>(config_, buses_->transport(), &loop_->scheduler(),
+                                              buses_->TakeLinks());
     OpenLiveView();
     recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion,
                                                  can_tap_.get());
@@ -121,32 +152,16 @@ class Daemon {
   }
 
  private:
-  void OpenBuses() {
-    // Claimed before any of them is touched: another daemon's buses are left alone.
-    for (const auto& bus : config_.buses) bus_locks_.Claim(bus.interface);
-    can::SocketCanOptions options;
-    for (const auto& bus : config_.buses) {
-      auto controller = std::make_unique<can::CanLink>(bus.interface, bus);
-      controller->Configure();  // bitrate / restart-ms on real CAN; a no-op on vcan
-      controllers_.push_back(std::move(controller));
-      options.interfaces.push_back(bus.interface);
-    }
-    options.filters = can::ReceiveFilters(config_);
-    transport_ = std::make_unique<can::SocketCanTransport>(can_io_, options);
-    for (const auto& bus : config_.buses) {
-      spdlog::info("bus {} on {} open", bus.name, bus.interface);
-    }
-  }
-
   // The transport the control thread drives: the buses, through a tap that copies every frame
   // for the recorder when recorder.channels lists "can" (2 s of frames queued: 2 per joint per
   // tick, and a margin for the IMU and the battery).
   can::Transport& ControlTransport() {
     const auto& channels = config_.recorder.channels;
-    if (std::find(channels.begin(), channels.end(), "can") == channels.end()) return *transport_;
+    if (std::find(channels.begin(), channels.end(), "can") == channels.end())
+      return buses_->transport();
     const std::size_t per_tick = 2 * config_.joints.size() + 8;
     can_tap_ = std::make_unique<can::FrameTap>(
-        *transport_, static_cast<std::size_t>(2 * config_.control.rate_hz) * per_tick,
+        buses_->transport(), static_cast<std::size_t>(2 * config_.control.rate_hz) * per_tick,
         &SteadyMicros);
     return *can_tap_;
   }
@@ -250,17 +265,15 @@ class Daemon {
  private:
   const config::Config& config_;
   DaemonOptions options_;
+  const BusOpener& open_buses_;
   asio::io_context io_;
-  asio::io_context can_io_;  // hosts the CAN sockets; never run (the control thread polls them)
   asio::signal_set signals_;
   asio::steady_timer heartbeat_;
   bool shutting_down_ = false;  // API thread only
   std::atomic<std::int64_t> api_heartbeat_us_{0};
   SystemdNotifier notifier_;
-  BusLocks bus_locks_;
-  std::vector<std::unique_ptr<can::CanLink>> controllers_;
-  std::unique_ptr<can::SocketCanTransport> transport_;
-  std::unique_ptr<can::FrameTap> can_tap_;  // between the loop and transport_: the /can channel
+  std::unique_ptr<Buses> buses_;
+  std::unique_ptr<can::FrameTap> can_tap_;  // between the loop and the buses: the /can channel
   int wake_fd_ = -1;
   std::unique_ptr<AccessPolicy> access_;
   std::unique_ptr<policy::PolicyRunner> policy_;  // null without a policy; outlives loop_, hub_
@@ -279,10 +292,15 @@ class Daemon {
 
 }  // namespace
 
-int RunDaemon(const config::Config& config, const DaemonOptions& options) {
+std::unique_ptr<Buses> OpenCanBuses(const config::Config& config) {
+  return std::make_unique<CanBuses>(config);
+}
+
+int RunDaemon(const config::Config& config, const DaemonOptions& options,
+              const BusOpener& open_buses) {
   std::signal(SIGPIPE, SIG_IGN);
   ProvideAltStack();
-  Daemon daemon(config, options);
+  Daemon daemon(config, options, open_buses);
   try {
     daemon.Start();
   } catch (const std::exception& e) {
