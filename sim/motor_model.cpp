@@ -150,6 +150,10 @@ SimMotorState SimMotor::state() const {
   s.temperature_c = temperature_c_;
   s.motor_mode = motor_mode_;
   s.active = IsActive(last_step_us_);
+  if (has_command_) {
+    s.kp = command_.kp;
+    s.kd = command_.kd;
+  }
   s.silenced = silenced_;
   s.temperature_pinned = pinned_;
   s.error_code = error_code_;

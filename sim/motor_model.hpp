@@ -86,7 +86,8 @@ struct SimMotorState {
   double torque_nm = 0;           // joint side, applied during the last physics step
   double temperature_c = 0;
   bool motor_mode = false;
-  bool active = false;  // in motor mode with a fresh command (not limp)
+  bool active = false;    // in motor mode with a fresh command (not limp)
+  double kp = 0, kd = 0;  // the command in effect's gains (N·m/rad, N·m·s/rad); 0 without one
   bool silenced = false;
   bool temperature_pinned = false;
   std::uint8_t error_code = 0;

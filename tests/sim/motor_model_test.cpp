@@ -75,6 +75,20 @@ TEST(SimMotor, FcEntersMotorModeAndRepliesWithTheState) {
   EXPECT_EQ(m.state().commands, 1u);
 }
 
+TEST(SimMotor, ReportsTheGainsOfTheCommandInEffect) {
+  const MotorAndJoint p = Params();
+  MotorOnJoint m(p);
+  EXPECT_EQ(m.state().kp, 0.0);  // no command yet
+  m.OnFrame(Fc(), 0);
+  m.OnFrame(Command(p, 0, 50, 1), 1 * kMs);
+  m.Advance(10 * kMs);
+  EXPECT_NEAR(m.state().kp, 50.0, 0.2);  // 12-bit on the wire
+  EXPECT_NEAR(m.state().kd, 1.0, 0.01);
+  m.OnFrame(Command(p, 0, 0, 1), 11 * kMs);  // DAMP: kp 0
+  m.Advance(20 * kMs);
+  EXPECT_EQ(m.state().kp, 0.0);
+}
+
 TEST(SimMotor, FdLeavesMotorModeAndCommandsGetNoReply) {
   const MotorAndJoint p = Params();
   MotorOnJoint m(p);
