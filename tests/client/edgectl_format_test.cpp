@@ -56,7 +56,8 @@ TEST(EdgectlFormat, AlertsNameTheJointAndUnits) {
 }
 
 TEST(EdgectlFormat, StatusHasTheModeTheAlertsAndOneRowPerJoint) {
-  const edge::Welcome welcome = fake::Welcome(500.0f, "cloud").welcome();
+  edge::Welcome welcome = fake::Welcome(500.0f, "cloud").welcome();
+  welcome.set_live_url("http://127.0.0.1:8765/");
   edge::ServerMessage m = fake::Telemetry(7, edge::CONTROL_MODE_MOVE_TRAJECTORY, fake::TestPose());
   *m.mutable_telemetry()->add_active_alerts() = Overtemp();
   const std::string text = FormatStatus(welcome, m.telemetry(), m.telemetry_extension());
@@ -65,6 +66,7 @@ TEST(EdgectlFormat, StatusHasTheModeTheAlertsAndOneRowPerJoint) {
       << text;
   EXPECT_NE(text.find("mode        MOVE/TRAJECTORY (firmware MOVE)"), std::string::npos);
   EXPECT_NE(text.find("controller  cloud  [may command: ble, cloud]"), std::string::npos);
+  EXPECT_NE(text.find("\nlive view   http://127.0.0.1:8765/\n"), std::string::npos) << text;
   EXPECT_NE(text.find("alerts      MOTOR_OVERTEMP (critical) L_Knee"), std::string::npos);
   for (const std::string& joint : fake::JointNames()) {
     EXPECT_EQ(Count(text, " " + joint + " "), 1u) << joint;

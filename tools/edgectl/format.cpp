@@ -201,6 +201,7 @@ std::string FormatStatus(const edge::Welcome& welcome, const edge::EdgeTelemetry
          FirmwareModeName(t.fw_mode()) + ")\n";
   out += "controller  " + OrNone(welcome.controller()) +
          "  [may command: " + JoinStrings(welcome.controllers()) + "]\n";
+  if (!welcome.live_url().empty()) out += "live view   " + welcome.live_url() + "\n";
   if (t.active_alerts_size() == 0) out += "alerts      none\n";
   for (int i = 0; i < t.active_alerts_size(); ++i) {
     out +=
