@@ -7,8 +7,9 @@
 //   live_daemon_on_sim --config config/robot-edge.yaml --dir DIR --web-root live/web
 //
 // DIR/api.sock is the API socket, DIR/recordings the recorder's directory, DIR/operator.token the
-// operator's token (read at start-up). The live view listens on 127.0.0.1, any free port
-// (robot-edgectl status names it). Everything else is the config's.
+// operator's token when that file exists at start-up (else nobody may press DAMP). The live view
+// listens on 127.0.0.1, any free port (robot-edgectl status names it). Everything else is the
+// config's.
 //
 // stdin: robot-edge-sim's fault-injection lines (sim/control_protocol.hpp: temp, silence, ...),
 // run on the control thread between two ticks; each reply printed "sim: ...". End of stdin or
@@ -74,9 +75,7 @@ class SimBuses final : public daemon::Buses, public can::Transport {
     CountMotors();
     return sent;
   }
-  std::size_t Receive(std::span<can::BusFrame> out) override {
-    return fake_.Receive(out);
-  }
+  std::size_t Receive(std::span<can::BusFrame> out) override { return fake_.Receive(out); }
   const can::BusCounters& counters(std::size_t bus) const override { return fake_.counters(bus); }
   const std::string& interface(std::size_t bus) const override { return fake_.interface(bus); }
 
@@ -157,8 +156,7 @@ void Report(const std::atomic<std::uint32_t>& motors, SimControl* control,
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) {
-    std::fprintf(stderr,
-                 "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR\n");
+    std::fprintf(stderr, "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR\n");
     return 2;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edged"));
@@ -174,27 +172,29 @@ int main(int argc, char** argv) {
   config.live.host = "127.0.0.1";
   config.live.port = 0;
   config.live.token_path.clear();
-  config.live.operator_token_path = args.dir + "/operator.token";
+  const std::string operator_token = args.dir + "/operator.token";
+  config.live.operator_token_path =
+      ::access(operator_token.c_str(), F_OK) == 0 ? operator_token : "";
   config.live.web_root = args.web_root;
   config.recorder.directory_path = args.dir + "/recordings";
 
-  SimControl control;
+  SimControl& control = *new SimControl;  // never freed: the stdin thread may outlive main
   std::atomic<std::uint32_t> motors{static_cast<std::uint32_t>(config.joints.size()) << 16};
   std::atomic<bool> done{false};
   std::thread report([&] { Report(motors, &control, done); });
-  std::thread([&control] {  // detached: it may still wait on stdin when main returns
+  std::thread stdin_reader([&control] {
     std::string line;
     while (std::getline(std::cin, line)) {
       std::lock_guard lock(control.mutex);
       control.lines.push_back(line);
     }
     ::kill(::getpid(), SIGTERM);
-  }).detach();
+  });
+  stdin_reader.detach();  // it may still wait on stdin when main returns
 
   const int code = daemon::RunDaemon(
-      config, daemon::DaemonOptions{args.dir + "/api.sock"}, [&](const config::Config& c) {
-        return std::make_unique<SimBuses>(c, &control, &motors);
-      });
+      config, daemon::DaemonOptions{args.dir + "/api.sock"},
+      [&](const config::Config& c) { return std::make_unique<SimBuses>(c, &control, &motors); });
   done = true;
   report.join();
   return code;
