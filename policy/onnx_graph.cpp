@@ -120,8 +120,9 @@ void OnnxGraph::CheckOperators(const onnx::ModelProto& model) {
   const std::set<std::string, std::less<>> supported(std::begin(kSupported), std::end(kSupported));
   for (int i = 0; i < model.graph().node_size(); ++i) {
     const onnx::NodeProto& n = model.graph().node(i);
-    const std::string label =
-        "node '" + (n.name().empty() ? "#" + std::to_string(i) : n.name()) + "'";
+    std::string label = "node '";  // built in steps: GCC 12's -Wrestrict misfires on "x" + s
+    label += n.name().empty() ? '#' + std::to_string(i) : n.name();
+    label += '\'';
     if (!IsDefaultDomain(n.domain())) {
       throw ModelError(name_ + ": " + label + " uses operator '" + n.domain() + "." + n.op_type() +
                        "': only the default ONNX domain is supported");

@@ -159,7 +159,10 @@ BlackBox::Progress BlackBox::WriteSome(Dump& d, std::uint64_t now_ns) {
 mcap::StringMap BlackBox::DumpMetadata(const Dump& d) {
   std::string lines;
   for (const auto& [time, reason] : d.triggers) {
-    lines += (lines.empty() ? "" : "\n") + std::to_string(time) + " " + reason;
+    if (!lines.empty()) lines += '\n';
+    lines += std::to_string(time);
+    lines += ' ';
+    lines += reason;
   }
   return {{"reason", d.triggers.front().second},
           {"triggers", lines},
