@@ -85,6 +85,10 @@ void ProvideAltStack() {
   const std::size_t size = std::max<std::size_t>(64 * 1024, static_cast<std::size_t>(SIGSTKSZ));
   static thread_local std::unique_ptr<char[]> stack;  // lives as long as its thread
   if (stack) return;
+  // A thread that has one already keeps it: AddressSanitizer gives every thread its own, and
+  // unmaps that one when the thread ends (replacing it made ASan abort at thread exit).
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;
   stack = std::make_unique<char[]>(size);
   stack_t ss{};
   ss.ss_sp = stack.get();
