@@ -178,11 +178,11 @@ int main(int argc, char** argv) {
   config.live.web_root = args.web_root;
   config.recorder.directory_path = args.dir + "/recordings";
 
-  SimControl& control = *new SimControl;  // never freed: the stdin thread may outlive main
+  static SimControl control;  // static: the stdin thread may still wait on stdin after main
   std::atomic<std::uint32_t> motors{static_cast<std::uint32_t>(config.joints.size()) << 16};
   std::atomic<bool> done{false};
   std::thread report([&] { Report(motors, &control, done); });
-  std::thread stdin_reader([&control] {
+  std::thread stdin_reader([] {
     std::string line;
     while (std::getline(std::cin, line)) {
       std::lock_guard lock(control.mutex);
