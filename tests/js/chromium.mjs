@@ -59,3 +59,14 @@ export function drawnPixels(id) {
   }
   return n;
 }
+
+// Presses the dashboard's DAMP button and gives `token` in its operator dialog; true once the
+// result shows `outcome` ("ok" or "error"), false after the wait.
+export async function pressDamp(page, token, outcome) {
+  await page.click("#damp");
+  await page.waitForSelector("#operator-dialog[open]", { timeout: 3000 });
+  await page.type("#operator-token", token);
+  await page.click("#operator-ok");
+  return until(page, (o) => document.getElementById("damp-result").className === o, outcome,
+               `DAMP result ${outcome}`);
+}

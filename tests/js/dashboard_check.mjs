@@ -5,7 +5,7 @@
 //
 //   node tests/js/dashboard_check.mjs <live_demo_server> <config.yaml> <web root> <screenshot.png>
 import { Checks, fail, sleep, startDemoServer } from "./live_harness.mjs";
-import { drawnPixels, launchChromium, text, until, watchPage } from "./chromium.mjs";
+import { drawnPixels, launchChromium, pressDamp, text, until, watchPage } from "./chromium.mjs";
 
 const [binary, config, webRoot, screenshot] = process.argv.slice(2);
 if (!screenshot) fail("usage: dashboard_check.mjs <live_demo_server> <config.yaml> <web root> <png>");
@@ -76,22 +76,12 @@ try {
   }
 
   // DAMP: a wrong operator token is refused and forgotten; the right one works.
-  await page.click("#damp");
-  await page.waitForSelector("#operator-dialog[open]", { timeout: 3000 });
-  await page.type("#operator-token", "wrong-token");
-  await page.click("#operator-ok");
-  checks.ok(await until(page, () => document.getElementById("damp-result").className === "error",
-                        null, "refusal"), "a wrong operator token: DAMP refused");
+  checks.ok(await pressDamp(page, "wrong-token", "error"), "a wrong operator token: DAMP refused");
   checks.ok((await text(page, "#damp-result")).includes("wrong"),
             `the refusal says why: ${await text(page, "#damp-result")}`);
   checks.ok(demo.damps === 0, "the refused DAMP never reached the service");
 
-  await page.click("#damp");
-  await page.waitForSelector("#operator-dialog[open]", { timeout: 3000 });
-  await page.type("#operator-token", OPERATOR_TOKEN);
-  await page.click("#operator-ok");
-  checks.ok(await until(page, () => document.getElementById("damp-result").className === "ok",
-                        null, "DAMP accepted"), "DAMP accepted with the operator token");
+  checks.ok(await pressDamp(page, OPERATOR_TOKEN, "ok"), "DAMP accepted with the operator token");
   await demo.waitForDamps(1).catch(() => {});
   checks.ok(demo.damps === 1, `the demo server counted ${demo.damps} DAMP call`);
   checks.ok(await until(page, () => document.getElementById("mode").textContent === "DAMP",

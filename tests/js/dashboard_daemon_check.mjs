@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Checks, fail, sleep } from "./live_harness.mjs";
-import { drawnPixels, launchChromium, text, until, watchPage } from "./chromium.mjs";
+import { drawnPixels, launchChromium, pressDamp, text, until, watchPage } from "./chromium.mjs";
 
 const [daemonBinary, edgectl, config, webRoot, screenshot] = process.argv.slice(2);
 if (!screenshot) {
@@ -125,22 +125,12 @@ try {
   }
 
   // DAMP: a wrong operator token is refused and changes nothing; the right one damps the robot.
-  await page.click("#damp");
-  await page.waitForSelector("#operator-dialog[open]", { timeout: 3000 });
-  await page.type("#operator-token", "wrong-token");
-  await page.click("#operator-ok");
-  checks.ok(await until(page, () => document.getElementById("damp-result").className === "error",
-                        null, "refusal"), "a wrong operator token: DAMP refused");
+  checks.ok(await pressDamp(page, "wrong-token", "error"), "a wrong operator token: DAMP refused");
   await sleep(300);
   checks.ok(modeIn(await robotEdgectl("status")) === "STAND" && daemon.motors.startsWith("25 holding"),
             `the refused DAMP changed nothing (motors: ${daemon.motors})`);
 
-  await page.click("#damp");
-  await page.waitForSelector("#operator-dialog[open]", { timeout: 3000 });
-  await page.type("#operator-token", OPERATOR_TOKEN);
-  await page.click("#operator-ok");
-  checks.ok(await until(page, () => document.getElementById("damp-result").className === "ok",
-                        null, "DAMP accepted"), "DAMP accepted with the operator token");
+  checks.ok(await pressDamp(page, OPERATOR_TOKEN, "ok"), "DAMP accepted with the operator token");
   checks.ok(await daemon.waitForMotors("0 holding, 25 damped"),
             `every simulated motor at kp 0 (motors: ${daemon.motors})`);
   checks.ok(modeIn(await robotEdgectl("status")) === "DAMP", "robot-edgectl status: mode DAMP");
