@@ -112,8 +112,13 @@ std::vector<std::int64_t> OnnxGraph::ConstantInts(std::size_t input, const char*
 
 void OnnxGraph::AddNode(const onnx::NodeProto& node, std::size_t index) {
   node_ = &node;
-  node_label_ = "node '" + (node.name().empty() ? "#" + std::to_string(index) : node.name()) +
-                "' (" + node.op_type() + ")";
+  node_label_ = "node '";
+  if (node.name().empty()) {
+    node_label_.append(1, '#').append(std::to_string(index));
+  } else {
+    node_label_ += node.name();
+  }
+  node_label_.append("' (").append(node.op_type()).append(")");
   if (node.output_size() != 1) Fail("has " + std::to_string(node.output_size()) + " outputs");
   const std::string& op = node.op_type();
   if (op == "Gemm") return AddGemm(true);

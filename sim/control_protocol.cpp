@@ -32,7 +32,11 @@ std::vector<std::string_view> SplitWords(std::string_view line) {
   return words;
 }
 
-std::string Quoted(std::string_view word) { return "'" + std::string(word) + "'"; }
+std::string Quoted(std::string_view word) {
+  std::string quoted(1, '\'');
+  quoted.append(word).push_back('\'');
+  return quoted;
+}
 
 bool ParseDouble(std::string_view word, double* out) {
   const char* end = word.data() + word.size();

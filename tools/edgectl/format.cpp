@@ -232,7 +232,8 @@ std::string FormatTelemetryLine(const edge::EdgeTelemetry& t, const edge::Teleme
     const std::string name = edge::AlertId_IsValid(static_cast<int>(a.id()))
                                  ? edge::AlertId_Name(static_cast<edge::AlertId>(a.id()))
                                  : std::to_string(a.id());
-    alerts += (alerts.empty() ? "" : ",") + Strip(name, "ALERT_", static_cast<int>(a.id()));
+    if (!alerts.empty()) alerts += ',';
+    alerts += Strip(name, "ALERT_", static_cast<int>(a.id()));
   }
   out += " alerts=" + (alerts.empty() ? std::string("-") : alerts);
   out += Fmt(" cmd=#%u", x.last_command_sequence());
