@@ -36,6 +36,21 @@ double CpuSecondsOf(const std::string& stat_path) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+MachineCpu MachineCpuSeconds() {
+  std::istringstream line(ReadFile("/proc/stat"));
+  std::string cpu;
+  line >> cpu;  // "cpu": the sum over every CPU
+  MachineCpu m;
+  unsigned long long ticks = 0;
+  // user nice system idle iowait irq softirq steal (guest time is already in user).
+  for (int i = 0; i < 8 && line >> ticks; ++i) {
+    const double s = static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    m.total += s;
+    if (i != 3 && i != 4) m.busy += s;
+  }
+  return m;
+}
+
 double CpuSeconds(pid_t pid) {
   // A negative pid is a thread of this process.
   return CpuSecondsOf(pid < 0 ? "/proc/self/task/" + std::to_string(-pid) + "/stat"

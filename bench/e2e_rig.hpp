@@ -33,6 +33,13 @@ double ThreadCpuSeconds(pid_t tid);
 // CPU time (s) of the thread named `name` (its comm, as pthread_setname_np set it) of process
 // `pid` (0: this process); NaN when it has none.
 double NamedThreadCpuSeconds(pid_t pid, const std::string& name);
+// The whole machine's CPU time from /proc/stat, in seconds summed over its CPUs: `busy` (every
+// state but idle and iowait) and `total`.
+struct MachineCpu {
+  double busy = 0;
+  double total = 0;
+};
+MachineCpu MachineCpuSeconds();
 
 // A running robot-edged as the scenarios of bench_e2e see it: clients on its socket, its command
 // frames, its CPU time.

@@ -246,19 +246,39 @@ void WriteRows(const std::string& path, const std::vector<Row>& rows) {
   }
 }
 
-std::vector<Row> CanLimitRows(const config::Config& c) {
-  constexpr double kNominalBits = 111, kWorstBits = 135;
+namespace {
+
+// The bus with the most motors, and their number.
+std::pair<std::size_t, std::size_t> BusiestBus(const config::Config& c) {
   std::vector<std::size_t> motors(c.buses.size(), 0);
   for (const auto& j : c.joints) ++motors[j.bus];
   std::size_t busiest = 0;
   for (std::size_t b = 0; b < motors.size(); ++b) {
     if (motors[b] > motors[busiest]) busiest = b;
   }
+  return {busiest, motors[busiest]};
+}
+
+double Bitrate(const config::Config& c, std::size_t bus) {
+  return c.buses[bus].bitrate > 0 ? c.buses[bus].bitrate : 1e6;
+}
+
+}  // namespace
+
+double CanRateBoundHz(const config::Config& c, double frame_bits) {
+  const auto [busiest, motors] = BusiestBus(c);
+  return Bitrate(c, busiest) / (2 * frame_bits * static_cast<double>(motors));
+}
+
+std::vector<Row> CanLimitRows(const config::Config& c) {
+  std::vector<std::size_t> motors(c.buses.size(), 0);
+  for (const auto& j : c.joints) ++motors[j.bus];
+  const std::size_t busiest = BusiestBus(c).first;
   const double m = static_cast<double>(motors[busiest]);
-  const double bitrate = c.buses[busiest].bitrate > 0 ? c.buses[busiest].bitrate : 1e6;
+  const double bitrate = Bitrate(c, busiest);
   const double rate = c.control.rate_hz;
-  const double bound_nominal = bitrate / (2 * kNominalBits * m);
-  const double bound_worst = bitrate / (2 * kWorstBits * m);
+  const double bound_nominal = CanRateBoundHz(c, kCanFrameBitsNominal);
+  const double bound_worst = CanRateBoundHz(c, kCanFrameBitsWorst);
   const std::string bus = c.buses[busiest].name + " (" + c.buses[busiest].interface + ")";
   std::vector<Row> rows;
   const std::string section = "CAN limit (classical CAN, " + Format(bitrate / 1e6, 0) + " Mbit/s)";
@@ -279,9 +299,9 @@ std::vector<Row> CanLimitRows(const config::Config& c) {
       frames += 2 * c.sim.imu_rate_hz;
       what += " + IMU at " + Format(c.sim.imu_rate_hz, 0) + " Hz";
     }
-    const double worst = frames * kWorstBits / bitrate;
+    const double worst = frames * kCanFrameBitsWorst / bitrate;
     rows.push_back({section, "configured load " + c.buses[b].interface + ", nominal / worst case",
-                    Format(100 * frames * kNominalBits / bitrate, 1), "≤ 100", "%",
+                    Format(100 * frames * kCanFrameBitsNominal / bitrate, 1), "≤ 100", "%",
                     Verdict(worst, 1.0), "config",
                     what + "; worst " + Format(100 * worst, 1) + " %"});
   }

@@ -144,6 +144,9 @@ void WriteRows(const std::string& path, const std::vector<Row>& rows);
 // rate at bitrate / (2 x bits x motors on the busiest bus). Rows comparing the configured rate
 // and load (the IMU's frames included) against it. Computed from the config, not measured.
 std::vector<Row> CanLimitRows(const config::Config& config);
+inline constexpr double kCanFrameBitsNominal = 111, kCanFrameBitsWorst = 135;
+// That bound, Hz, for frames of `frame_bits`.
+double CanRateBoundHz(const config::Config& config, double frame_bits);
 std::string Format(double value, int decimals);
 // "ok" when value <= budget, else "MISS".
 std::string Verdict(double value, double budget);

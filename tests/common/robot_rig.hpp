@@ -127,6 +127,7 @@ class Robot {
   int StopDaemon(Millis timeout = 10s, int signal = SIGTERM);
   bool DaemonRunning() { return daemon_->Running(); }
   pid_t daemon_pid() const { return daemon_->pid(); }
+  pid_t sim_pid() const { return sim_->pid(); }
   std::string DaemonLog() const { return daemon_->Stderr(); }
   std::string SimLog() const { return sim_->Stderr(); }
 
