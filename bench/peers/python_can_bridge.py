@@ -9,7 +9,9 @@ It is the baseline robot-edged is compared with in bench/ (bench_peers): same ro
 usage: python_can_bridge.py CONFIG RATE_HZ SECONDS
 It says "running" on stderr when its loop starts and runs the loop for SECONDS of wall time,
 however many periods it manages. Then it prints one JSON line: rate, periods, replies expected /
-received, missed (periods whose replies did not all arrive before the next period), period p50 /
+received, on time (read before the next period's commands: robot-edged's criterion, which
+counts a later reply as missed), missed (periods whose replies did not all arrive before the next
+period), period p50 /
 p99 / max (us), CPU share (user + system time from os.times(), the kernel's accounting that bench
 reads from /proc for robot-edged, over wall time).
 """
@@ -73,7 +75,9 @@ def main():
             pass
 
     period = 1.0 / rate
-    starts, received, missed = [], 0, 0
+    starts, received, on_time, missed = [], 0, 0, 0
+    all_motors = [(j["bus"], j["can_id"]) for j in config["joints"]]
+    waiting = set()  # the motors whose reply to the last commands has not been read
     cpu0, wall0 = cpu_seconds(), time.monotonic()
     print("running", file=sys.stderr, flush=True)  # bench measures the machine from here
     next_start = wall0
@@ -83,12 +87,17 @@ def main():
             time.sleep(next_start - now)
         starts.append(time.monotonic())
         got = 0
-        for bus in buses.values():  # the replies to the previous period's commands
-            while bus.recv(timeout=0) is not None:
+        for name, bus in buses.items():  # the replies to the previous period's commands
+            while (reply := bus.recv(timeout=0)) is not None:
                 got += 1
+                key = (name, reply.data[0] if reply.data else -1)  # byte 0: the motor's id
+                if key in waiting:
+                    waiting.discard(key)
+                    on_time += 1
         received += got
-        if len(starts) > 1 and got < len(motors):
+        if len(starts) > 1 and waiting:
             missed += 1
+        waiting = set(all_motors)
         for bus, can_id, stand, kp, kd, r in motors:
             bus.send(can.Message(arbitration_id=can_id,
                                  data=mit_command(stand, 0.0, kp, kd, 0.0, r),
@@ -103,6 +112,7 @@ def main():
     print(json.dumps({
         "rate_hz": rate, "periods": periods, "achieved_hz": periods / wall,
         "replies_expected": (periods - 1) * len(motors), "replies_received": received,
+        "replies_on_time": on_time,
         "missed_periods": missed, "period_p50_us": percentile(gaps, 0.5),
         "period_p99_us": percentile(gaps, 0.99), "period_max_us": max(gaps) if gaps else 0.0,
         "cpu_share": cpu / wall,
