@@ -12,6 +12,8 @@
 // and who used it (the simulator shares the machine: under user-mode-linux, one CPU).
 //
 // Usage: bench_peers ROWS_FILE [--quick]
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +40,7 @@ struct RunResult {
   double rate_hz = 0;
   double achieved_hz = 0;   // joint 0's command frames per second, on the wire
   Summary period_us;        // between joint 0's command frames, on the wire
-  double replies = 0;       // fraction of the replies received (1 = all)
+  double replies = 0;       // fraction of the replies read before that motor's next command
   double cpu_share = 0;     // of one CPU
   double sim_share = 0;     // the simulator's CPU share, same window
   double machine_busy = 0;  // share of the machine's CPUs not idle, same window
@@ -117,18 +119,17 @@ std::string WriteConfig() {
 }
 
 RunResult RunPython(double rate_hz, double seconds) {
-  const std::string dir = kDir;
   const std::string config_path = WriteConfig();  // only its config and simulator: no robot-edged
   const config::Config config = config::LoadConfig(config_path);
   test::BusMonitor monitor(config);
   test::Child sim(
-      {ROBOT_EDGE_SIM, "--config", config_path, "--control", dir + "/sim.sock", "--quiet"},
-      dir + "/sim");
+      {ROBOT_EDGE_SIM, "--config", config_path, "--control", kDir + "/sim.sock", "--quiet"},
+      kDir + "/sim");
   test::Eventually([&] { return sim.Stdout().find("ready") != std::string::npos; }, 20s);
   const std::int64_t t0 = test::NowUs();
   test::Child bridge({"/usr/bin/python3", ROBOT_EDGE_PYTHON_BRIDGE, config_path,
                       std::to_string(rate_hz), std::to_string(seconds)},
-                     dir + "/bridge");
+                     kDir + "/bridge");
   RunResult r;
   r.rate_hz = rate_hz;
   // The simulator and the machine: over the middle of the bridge's loop.
