@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -248,15 +249,15 @@ void WriteRows(const std::string& path, const std::vector<Row>& rows) {
 
 namespace {
 
-// The bus with the most motors, and their number.
-std::pair<std::size_t, std::size_t> BusiestBus(const config::Config& c) {
+std::vector<std::size_t> MotorsPerBus(const config::Config& c) {
   std::vector<std::size_t> motors(c.buses.size(), 0);
   for (const auto& j : c.joints) ++motors[j.bus];
-  std::size_t busiest = 0;
-  for (std::size_t b = 0; b < motors.size(); ++b) {
-    if (motors[b] > motors[busiest]) busiest = b;
-  }
-  return {busiest, motors[busiest]};
+  return motors;
+}
+
+// The bus with the most motors.
+std::size_t BusiestBus(const std::vector<std::size_t>& motors) {
+  return static_cast<std::size_t>(std::max_element(motors.begin(), motors.end()) - motors.begin());
 }
 
 double Bitrate(const config::Config& c, std::size_t bus) {
@@ -266,14 +267,14 @@ double Bitrate(const config::Config& c, std::size_t bus) {
 }  // namespace
 
 double CanRateBoundHz(const config::Config& c, double frame_bits) {
-  const auto [busiest, motors] = BusiestBus(c);
-  return Bitrate(c, busiest) / (2 * frame_bits * static_cast<double>(motors));
+  const std::vector<std::size_t> motors = MotorsPerBus(c);
+  const std::size_t busiest = BusiestBus(motors);
+  return Bitrate(c, busiest) / (2 * frame_bits * static_cast<double>(motors[busiest]));
 }
 
 std::vector<Row> CanLimitRows(const config::Config& c) {
-  std::vector<std::size_t> motors(c.buses.size(), 0);
-  for (const auto& j : c.joints) ++motors[j.bus];
-  const std::size_t busiest = BusiestBus(c).first;
+  const std::vector<std::size_t> motors = MotorsPerBus(c);
+  const std::size_t busiest = BusiestBus(motors);
   const double m = static_cast<double>(motors[busiest]);
   const double bitrate = Bitrate(c, busiest);
   const double rate = c.control.rate_hz;
