@@ -251,8 +251,9 @@ int Run(const std::string& rows_file, bool quick) {
                   "busiest bus, 111-bit frames (section CAN limit); vcan has no bitrate"});
   rows.push_back({section, "CPU time per period: python-can bridge / robot-edged",
                   Format(cost_ratio, 0), "", "x", "", source, "over every rate tried"});
-  // Where robot-edged first fell short: who had the CPU. The simulator is the limit first when
-  // the machine was saturated while robot-edged used a small part of it.
+  // Where robot-edged first fell short: who had the CPU. When the machine was saturated while
+  // robot-edged used a small part of it, the note says so; the goal is still missed (a real
+  // robot's motors do not share its CPU, but that is not shown by this run).
   const RunResult* short_of = nullptr;
   for (const auto& r : results["robot-edged"]) {
     if (!r.sustained) {
@@ -281,14 +282,14 @@ int Run(const std::string& rows_file, bool quick) {
            " Hz a real bus carries at the configured bitrate, short of 10x the bridge's " +
            Format(bridge->rate_hz, 0) + " Hz";
   } else if (ratio < 10 && simulator_first) {
-    note = "the simulator is the limit first: at " + Format(short_of->rate_hz, 0) +
+    note = "the simulator may be the limit first: at " + Format(short_of->rate_hz, 0) +
            " Hz the machine was saturated with robot-edged at " +
            Format(100 * short_of->cpu_share, 0) + " %, and robot-edged needs " +
            Format(cost_ratio, 0) + "x less CPU a period";
   }
   rows.push_back({section, "highest sustained rate: robot-edged / python-can bridge",
-                  Format(ratio, 1), "≥ 10", "x",
-                  ratio >= 10 || bus_first || simulator_first ? "ok" : "MISS", source, note});
+                  Format(ratio, 1), "≥ 10", "x", ratio >= 10 || bus_first ? "ok" : "MISS", source,
+                  note});
   WriteRows(rows_file, rows);
   return 0;
 }
