@@ -2,7 +2,7 @@
 // bound to every CAN interface (ifindex 0), with each message's interface in its address. A tick
 // therefore costs one sendmmsg and one recvmmsg whatever the number of buses — what the robot's
 // ARM computer wants, and what lets the tests run the real 500 Hz configuration inside
-// user-mode-linux, where a system call costs ~37 µs. Setup as in can-utils' candump.c: a kernel
+// user-mode-linux, where a system call costs tens of µs. Setup as in can-utils' candump.c: a kernel
 // receive filter for the ids the owner expects (it applies on every interface), error frames
 // enabled, a large receive buffer (SO_RCVBUFFORCE when permitted), drop counting (SO_RXQ_OVFL).
 // Frames from interfaces that are not ours are discarded.

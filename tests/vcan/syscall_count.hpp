@@ -1,6 +1,6 @@
 // Counts the batched socket system calls this process makes on one file descriptor, to check that
 // a control tick costs one sendmmsg and one recvmmsg whatever the number of buses (what the
-// single-socket transport is for: under user-mode Linux a system call costs ~37 µs).
+// single-socket transport is for: under user-mode Linux a system call costs tens of µs).
 //
 // How: syscall_count.cpp defines sendmmsg, recvmmsg, sendmsg, sendto and write in this
 // executable. They take precedence over the C library's for every call made from the executable

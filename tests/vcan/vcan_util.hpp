@@ -1,7 +1,7 @@
 // Helpers of the tests that run on real vcan interfaces (inside tests/vcan/run): a plain CAN_RAW
 // socket playing the third party, `ip link` commands (and a quick netlink request creating an
 // interface), a child process whose output is read line by line, and waiting for a condition
-// with a deadline. Timeouts are generous: under user-mode Linux a system call costs ~37 µs and
+// with a deadline. Timeouts are generous: under user-mode Linux a system call costs tens of µs and
 // sleeps run late by up to a few ms.
 #pragma once
 
