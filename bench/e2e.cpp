@@ -51,9 +51,10 @@ struct Settings {
 
 struct Context {
   Settings settings;
-  std::string source;  // where the figures come from (see bench/report.cpp's legend)
-  std::string prefix;  // of every section: "vcan" or "in-process"
-  bool uml = false;    // timing budgets are for a real kernel: say so next to the figures
+  std::string source;      // where the figures come from (see bench/report.cpp's legend)
+  std::string prefix;      // of every section: "vcan" or "in-process"
+  bool uml = false;        // timing budgets are for a real kernel: say so next to the figures
+  SystemCallCost syscall;  // measured before robot-edged starts (vcan runs)
   std::vector<Row> rows;
   std::mt19937 random{12345};
 
@@ -632,6 +633,10 @@ void Run(Context& ctx, Target& robot, bool vcan) {
             std::to_string(floor.count) + " frames, same run");
     ctx.Add(sec_latency, "vcan floor p99", floor.p99, 1, "", "µs", "");
     ctx.Add(sec_latency, "vcan floor max", floor.max, 1, "", "µs", "");
+    ctx.Add(sec_latency, "one system call here: getppid", ctx.syscall.getppid_us, 2, "", "µs", "",
+            "same run, before robot-edged started; the CPU figures of this source scale with it");
+    ctx.Add(sec_latency, "one system call here: clock_gettime", ctx.syscall.clock_gettime_us, 2, "",
+            "µs", "", "a real kernel answers it from the vDSO, user-mode-linux does not");
   }
 
   std::puts("latency: client send -> first command frame carrying it");
@@ -844,6 +849,7 @@ int main(int argc, char** argv) {
       InProcessDaemon daemon(config);
       Run(ctx, daemon, false);
     } else {
+      ctx.syscall = MeasureSystemCallCost();  // alone on the machine
       Robot robot(ctx.uml, realtime_priority);
       Run(ctx, robot, true);
     }

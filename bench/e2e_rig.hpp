@@ -41,6 +41,17 @@ struct MachineCpu {
 };
 MachineCpu MachineCpuSeconds();
 
+// What one system call costs here, µs (the mean over the fastest of a few batches): getppid, which
+// always enters the kernel, and clock_gettime(CLOCK_MONOTONIC), which a real kernel serves from the
+// vDSO without entering it and user-mode-linux does not (each is a ptrace round trip on the host
+// there, and its cost depends on the host). The CPU figures of a vcan/UML run scale with these: a
+// program making hundreds of system calls a period pays them hundreds of times.
+struct SystemCallCost {
+  double getppid_us = 0;
+  double clock_gettime_us = 0;
+};
+SystemCallCost MeasureSystemCallCost();
+
 // A running robot-edged as the scenarios of bench_e2e see it: clients on its socket, its command
 // frames, its CPU time.
 class Target {

@@ -28,7 +28,8 @@ const std::vector<std::pair<std::string, std::string>> kLegend = {
     {"config", "computed from config/robot-edge.yaml"},
     {"vcan/UML",
      "robot-edged + robot-edge-sim on vcan inside user-mode-linux (tests/vcan/run): "
-     "one emulated CPU, every system call ~37 µs, timers coarse (sleeps late by "
+     "one emulated CPU, every system call tens of µs (clock_gettime too; measured in each "
+     "run, it depends on the host), timers coarse (sleeps late by "
      "~0.2 ms p50, ~3 ms p99). Timing figures are the emulator's, not the daemon's; "
      "budgets marked 'real kernel' apply on a real kernel"},
     {"vcan/kernel",
