@@ -123,8 +123,7 @@ void LiveServer::Impl::SetDocument(std::string path, std::string content_type, s
 
 void LiveServer::Impl::Start() {
   if (running_.exchange(true)) return;
-  server_.start_accept();
-  Drain();  // and every kDrainPeriod after
+  server_.start_accept();  // the first viewer starts the drain (OnOpen)
   thread_ = std::thread([this] { Run(); });
   pthread_setname_np(thread_.native_handle(), "re-live");
   spdlog::info("live view: listening on {}:{}{}{}", options_.address, port_,
@@ -185,7 +184,9 @@ void LiveServer::Impl::Run() {
   }
 }
 
-// Fans out what Publish queued, oldest first, then runs again in kDrainPeriod.
+// Fans out what Publish queued, oldest first, then runs again in kDrainPeriod while a viewer is
+// connected. With none, nothing is queued (Publish skips channels nobody subscribes to), so the
+// live thread sleeps until the next connection instead of waking every kDrainPeriod.
 void LiveServer::Impl::Drain() {
   Pending* node = pending_.exchange(nullptr, std::memory_order_acquire);
   Pending* oldest = nullptr;
@@ -202,7 +203,8 @@ void LiveServer::Impl::Drain() {
     delete oldest;
     oldest = next;
   }
-  if (stopping_) return;
+  draining_ = !stopping_ && !clients_.empty();
+  if (!draining_) return;
   drain_timer_.expires_after(kDrainPeriod);
   drain_timer_.async_wait([this](const asio::error_code& ec) {
     if (!ec) Drain();

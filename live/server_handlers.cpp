@@ -55,6 +55,7 @@ void LiveServer::Impl::OnOpen(connection_hdl hdl) {
   client.role = Authorize(options_, con->get_resource(), "").role;
   client.remote = con->get_remote_endpoint();
   clients_count_.store(clients_.size());
+  if (!draining_) Drain();
   spdlog::info("live view: {} connected as {}", client.remote, RoleName(client.role));
 
   Send(client, protocol::ServerInfo(options_.name, session_id_));

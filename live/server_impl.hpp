@@ -24,8 +24,9 @@ inline constexpr std::size_t kMaxPendingBytes = 16 << 20;         // published, 
 inline constexpr int kSocketSendBufferBytes = 256 * 1024;  // the kernel's share of a backlog: it
                                                            // bounds latency; the rest we count
 inline constexpr auto kStopGrace = std::chrono::seconds(1);
-// How often the live thread takes what Publish queued: batches messages (fewer wake-ups and
-// writes) for at most this much latency; Publish itself never wakes the live thread.
+// How often the live thread takes what Publish queued while a viewer is connected: batches
+// messages (fewer wake-ups and writes) for at most this much latency; Publish itself never wakes
+// the live thread.
 inline constexpr auto kDrainPeriod = std::chrono::milliseconds(4);
 
 using websocketpp::connection_hdl;
@@ -116,6 +117,7 @@ class LiveServer::Impl {
   bool stopping_ = false;
   asio::steady_timer stop_timer_{io_};
   asio::steady_timer drain_timer_{io_};
+  bool draining_ = false;  // drain_timer_ is armed: a viewer is connected
 };
 
 }  // namespace robot_edge::live

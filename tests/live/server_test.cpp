@@ -206,6 +206,53 @@ TEST(LiveServerProtocol, NobodySubscribedMeansNothingSent) {
   EXPECT_EQ(server.stats().messages_sent, 0u);
 }
 
+// Times this process's thread named `name` has been switched out so far (it slept or was
+// preempted): /proc/self/task/*/status. -1 when no thread has that name.
+long SwitchesOf(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (!std::getline(comm, line) || line != name) continue;
+    std::ifstream status(task.path() / "status");
+    long switches = 0;
+    while (std::getline(status, line)) {
+      if (line.find("ctxt_switches:") != std::string::npos) {
+        switches += std::stol(line.substr(line.find(':') + 1));
+      }
+    }
+    return switches;
+  }
+  return -1;
+}
+
+// Switches of the live thread over 300 ms: with a viewer it wakes every kDrainPeriod (4 ms).
+long LiveThreadWakeUps() {
+  const long before = SwitchesOf("re-live");
+  std::this_thread::sleep_for(300ms);
+  return before < 0 ? -1 : SwitchesOf("re-live") - before;
+}
+
+TEST(LiveServerIdle, TheLiveThreadSleepsWhileNoViewerIsConnected) {
+  LiveServer server(Loopback());
+  const std::uint32_t channel = server.AddChannel(Channel("/a"));
+  server.Start();
+  const long idle = LiveThreadWakeUps();
+  EXPECT_GE(idle, 0) << "no thread named re-live";
+  EXPECT_LT(idle, 10);
+  {
+    WsClient viewer(server.port(), "/");
+    ASSERT_TRUE(viewer.NextOp("advertise"));
+    Subscribe(viewer, 1, channel);
+    ASSERT_TRUE(PublishUntilReceived(server, channel, viewer, "x"));
+    EXPECT_GE(LiveThreadWakeUps(), 20);  // draining every 4 ms: ~75
+  }
+  for (int i = 0; i < 200 && server.stats().clients != 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(server.stats().clients, 0u);
+  const long after = LiveThreadWakeUps();  // the last viewer gone: asleep again
+  EXPECT_GE(after, 0);
+  EXPECT_LT(after, 10);
+}
+
 class LiveServerServices : public ::testing::Test {
  protected:
   void SetUp() override {
