@@ -13,7 +13,18 @@
 // system call costs in this run, before and after, since under user-mode-linux every system call
 // is a round trip through the host and the CPU figures scale with it (see the README).
 //
-// Usage: bench_peers ROWS_FILE [--quick]
+// Under user-mode-linux every rate runs 3 Hz above its nominal value: there CPU time is sampled at
+// a 100 Hz tick, and a loop locked to it would be seen always or never (see Run).
+//
+// Usage: bench_peers ROWS_FILE [--quick] [--realtime P] [--bridge-realtime P] [--rates A,B,...]
+//   --realtime P          robot-edged's control thread at SCHED_FIFO P (realtime.priority), as
+//                         config/examples/hardware.yaml deploys it; bench/run passes 80
+//   --bridge-realtime P   the bridge's process at SCHED_FIFO P (chrt), for the same comparison
+//   --rates A,B,...       these rates (Hz) instead of 50 .. 1000 and the bus's
+// Both priorities fall back to normal scheduling, and the rows say so, where SCHED_FIFO is
+// refused.
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,10 +65,7 @@ double CpuPerPeriodUs(const RunResult& r) {
   return r.achieved_hz > 0 ? 1e6 * r.cpu_share / r.achieved_hz : std::nan("");
 }
 
-// The same over runs of equal length: their CPU time over their periods. The kernel samples CPU
-// time at its tick, and a loop whose rate is a multiple of the tick's is seen always or never
-// (under user-mode-linux a 100 Hz loop can show 0 %, a 50 Hz one 48 %); summed over every rate
-// tried, that aliasing averages out.
+// The same over runs of equal length: their CPU time over their periods.
 double CpuPerPeriodUs(const std::vector<RunResult>& runs) {
   double cpu = 0, periods = 0;
   for (const RunResult& r : runs) {
@@ -103,6 +111,22 @@ double JsonNumber(const std::string& json, const std::string& key) {
   return at == std::string::npos ? std::nan("") : std::stod(json.substr(at + key.size() + 4));
 }
 
+// Whether a thread of this process (and so a child it starts) may take SCHED_FIFO `priority`
+// (root, CAP_SYS_NICE or RLIMIT_RTPRIO): tried on a short-lived thread.
+bool FifoAllowed(int priority) {
+  bool allowed = false;
+  std::thread([&] {
+    sched_param param{};
+    param.sched_priority = priority;
+    allowed = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+  }).join();
+  return allowed;
+}
+
+std::string Scheduling(int priority) {
+  return priority > 0 ? "SCHED_FIFO " + std::to_string(priority) : "normal scheduling";
+}
+
 // The config of a robot at `rate_hz` (trajectories must still play within the watchdog).
 std::vector<std::pair<std::string, std::string>> RateEdits(double rate_hz) {
   const int segments = static_cast<int>(0.2 * rate_hz);
@@ -120,7 +144,8 @@ std::string WriteConfig() {
   return path;
 }
 
-RunResult RunPython(double rate_hz, double seconds) {
+// `realtime`: the bridge's SCHED_FIFO priority, 0 for normal scheduling.
+RunResult RunPython(double rate_hz, double seconds, int realtime) {
   const std::string config_path = WriteConfig();  // only its config and simulator: no robot-edged
   const config::Config config = config::LoadConfig(config_path);
   test::BusMonitor monitor(config);
@@ -129,9 +154,11 @@ RunResult RunPython(double rate_hz, double seconds) {
       kDir + "/sim");
   test::Eventually([&] { return sim.Stdout().find("ready") != std::string::npos; }, 20s);
   const std::int64_t t0 = test::NowUs();
-  test::Child bridge({"/usr/bin/python3", ROBOT_EDGE_PYTHON_BRIDGE, config_path,
-                      std::to_string(rate_hz), std::to_string(seconds)},
-                     kDir + "/bridge");
+  std::vector<std::string> command = {"/usr/bin/python3", ROBOT_EDGE_PYTHON_BRIDGE, config_path,
+                                      std::to_string(rate_hz), std::to_string(seconds)};
+  if (realtime > 0)
+    command.insert(command.begin(), {"/usr/bin/chrt", "-f", std::to_string(realtime)});
+  test::Child bridge(command, kDir + "/bridge");
   RunResult r;
   r.rate_hz = rate_hz;
   // The simulator and the machine: over the middle of the bridge's loop.
@@ -155,9 +182,11 @@ RunResult RunPython(double rate_hz, double seconds) {
   return r;
 }
 
-RunResult RunRobotEdged(double rate_hz, double seconds) {
+// `realtime`: realtime.priority, robot-edged's control thread's SCHED_FIFO priority (0: normal).
+RunResult RunRobotEdged(double rate_hz, double seconds, int realtime) {
   test::RobotOptions options;
   options.config_edits = RateEdits(rate_hz);
+  options.config_edits.push_back({"priority: 0 ", "priority: " + std::to_string(realtime) + " "});
   test::Robot robot(options);
   auto c = robot.Connect("");
   test::MotorsReady(c);
@@ -189,7 +218,30 @@ RunResult RunRobotEdged(double rate_hz, double seconds) {
   return r;
 }
 
-int Run(const std::string& rows_file, bool quick) {
+struct Options {
+  bool quick = false;
+  int realtime = 0;           // robot-edged's control thread
+  int bridge_realtime = 0;    // the python-can bridge
+  std::vector<double> rates;  // Hz; empty: the default set
+};
+
+int Run(const std::string& rows_file, Options options) {
+  const bool quick = options.quick;
+  // Where SCHED_FIFO is refused, both run at normal scheduling (robot-edged would say so in its
+  // log and run on; the bridge's chrt would fail).
+  const bool fifo_refused = (options.realtime > 0 && !FifoAllowed(options.realtime)) ||
+                            (options.bridge_realtime > 0 && !FifoAllowed(options.bridge_realtime));
+  if (fifo_refused) {
+    std::printf("  SCHED_FIFO is refused here: both run at normal scheduling\n");
+    options.realtime = options.bridge_realtime = 0;
+  }
+  const std::map<std::string, std::string> scheduling = {
+      {"robot-edged",
+       "its control thread at " + Scheduling(options.realtime) +
+           (options.realtime > 0 ? " (realtime.priority, as config/examples/hardware.yaml)" : "")},
+      {"python-can bridge", "its process at " + Scheduling(options.bridge_realtime)}};
+  const std::string refused_note = fifo_refused ? " (SCHED_FIFO refused here)" : "";
+  for (const auto& [impl, how] : scheduling) std::printf("  %s: %s\n", impl.c_str(), how.c_str());
   const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
   const std::string source =
       harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
@@ -198,8 +250,15 @@ int Run(const std::string& rows_file, bool quick) {
   const double bus_rate =
       std::floor(CanRateBoundHz(config::LoadConfig(WriteConfig()), kCanFrameBitsNominal));
   std::vector<double> rates =
-      quick ? std::vector<double>{100, 500}
-            : std::vector<double>{50, 100, 200, 300, 400, 500, bus_rate, 1000};
+      !options.rates.empty() ? options.rates
+      : quick                ? std::vector<double>{100, 500}
+                             : std::vector<double>{50, 100, 200, 300, 400, 500, bus_rate, 1000};
+  // Under user-mode-linux the kernel's clock for CPU time (sched_clock) counts 10 ms jiffies: a
+  // process is charged a whole tick when it is running as the tick fires. A loop whose rate is a
+  // multiple of 50 Hz wakes at the same phase of every tick, so it is seen always or never (a
+  // 200 Hz bridge read 99 %, at 197 Hz 42-48 %). 3 Hz more shifts the loop's phase against the
+  // tick every period, through every phase within a second: each run is then sampled fairly.
+  const double detune_hz = source == "vcan/UML" ? 3 : 0;
   std::sort(rates.begin(), rates.end());  // ascending: "first fell short" reads them in order
   rates.erase(std::unique(rates.begin(), rates.end()), rates.end());
   const double seconds = quick ? 2 : 5;
@@ -208,10 +267,11 @@ int Run(const std::string& rows_file, bool quick) {
   std::printf("  one system call here: getppid %.2f us, clock_gettime %.2f us\n",
               cost_before.getppid_us, cost_before.clock_gettime_us);
   std::map<std::string, std::vector<RunResult>> results;
-  for (double rate : rates) {
+  for (const double nominal : rates) {
+    const double rate = nominal + detune_hz;
     for (const std::string impl : {"python-can bridge", "robot-edged"}) {
-      const RunResult r =
-          impl == "robot-edged" ? RunRobotEdged(rate, seconds) : RunPython(rate, seconds);
+      const RunResult r = impl == "robot-edged" ? RunRobotEdged(rate, seconds, options.realtime)
+                                                : RunPython(rate, seconds, options.bridge_realtime);
       std::printf(
           "  %-18s %6.0f Hz: achieved %7.1f Hz, replies %5.1f %%, CPU %5.1f %% (%6.0f us a "
           "period), simulator %5.1f %%, machine busy %5.1f %%, period p50 %6.0f p99 %6.0f max "
@@ -234,6 +294,9 @@ int Run(const std::string& rows_file, bool quick) {
        Format(cost_before.clock_gettime_us, 2) + " / " + Format(cost_after.clock_gettime_us, 2), "",
        "µs", "", source, "a real kernel answers it from the vDSO, user-mode-linux does not"});
   const double getppid_us = (cost_before.getppid_us + cost_after.getppid_us) / 2;
+  const std::string detuned =
+      detune_hz > 0 ? ", each " + Format(detune_hz, 0) + " Hz more (the CPU accounting's tick)"
+                    : "";
   const std::string bus_rate_tried = std::find(rates.begin(), rates.end(), bus_rate) != rates.end()
                                          ? " (the bus's " + Format(bus_rate, 0) + " Hz among them)"
                                          : "";
@@ -247,8 +310,9 @@ int Run(const std::string& rows_file, bool quick) {
     const RunResult* b = best[impl];
     rows.push_back({section, impl + ": highest rate sustained (every reply)",
                     Format(b != nullptr ? b->rate_hz : 0, 0), "", "Hz", "", source,
-                    "rates tried: " + Format(rates.front(), 0) + " .. " + Format(rates.back(), 0) +
-                        " Hz" + bus_rate_tried + ", " + Format(seconds, 0) + " s each"});
+                    scheduling.at(impl) + refused_note + "; rates tried: " +
+                        Format(rates.front(), 0) + " .. " + Format(rates.back(), 0) + " Hz" +
+                        bus_rate_tried + detuned + ", " + Format(seconds, 0) + " s each"});
     rows.push_back({section, impl + ": CPU time per period (25 commands, 25 replies)",
                     Format(CpuPerPeriodUs(runs), 0), "", "µs", "", source,
                     "CPU time over periods, summed over every rate tried"});
@@ -256,10 +320,11 @@ int Run(const std::string& rows_file, bool quick) {
                     Format(CpuPerPeriodUs(runs) / getppid_us, 0), "", "calls", "", source,
                     "CPU time per period / one getppid: how many calls' worth"});
     for (const auto& r : runs) {
-      if (r.rate_hz != 500) continue;
-      rows.push_back({section, impl + ": CPU share at 500 Hz", Format(100 * r.cpu_share, 1), "",
+      if (r.rate_hz != 500 + detune_hz) continue;
+      const std::string at = Format(r.rate_hz, 0) + " Hz";
+      rows.push_back({section, impl + ": CPU share at " + at, Format(100 * r.cpu_share, 1), "",
                       "% of one CPU", "", source, "achieved " + Format(r.achieved_hz, 0) + " Hz"});
-      rows.push_back({section, impl + ": period at 500 Hz, p50 / p99 / max",
+      rows.push_back({section, impl + ": period at " + at + ", p50 / p99 / max",
                       Format(r.period_us.p50, 0) + " / " + Format(r.period_us.p99, 0) + " / " +
                           Format(r.period_us.max, 0),
                       "", "µs", "", source, "joint 0's command frames on the wire"});
@@ -323,9 +388,36 @@ int Run(const std::string& rows_file, bool quick) {
 }  // namespace robot_edge::bench
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_peers ROWS_FILE [--quick]\n");
+  robot_edge::bench::Options options;
+  bool usage_error = argc < 2;
+  for (int i = 2; i < argc && !usage_error; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      options.quick = true;
+    } else if ((a == "--realtime" || a == "--bridge-realtime") && i + 1 < argc) {
+      const int p = std::atoi(argv[++i]);
+      usage_error = p < 1 || p > 99;
+      (a == "--realtime" ? options.realtime : options.bridge_realtime) = p;
+    } else if (a == "--rates" && i + 1 < argc) {
+      std::istringstream list(argv[++i]);
+      for (std::string hz; std::getline(list, hz, ',');) {
+        options.rates.push_back(std::atof(hz.c_str()));
+        usage_error = usage_error || options.rates.back() < 1 || options.rates.back() > 10000;
+      }
+    } else {
+      usage_error = true;
+    }
+  }
+  if (usage_error) {
+    std::fprintf(stderr,
+                 "usage: bench_peers ROWS_FILE [--quick] [--realtime P] [--bridge-realtime P] "
+                 "[--rates A,B,...]\n"
+                 "  run it inside tests/vcan/run\n"
+                 "  --realtime P: robot-edged's control thread at SCHED_FIFO P (1..99), as on "
+                 "the robot\n"
+                 "  --bridge-realtime P: the python-can bridge at SCHED_FIFO P (1..99)\n"
+                 "  --rates A,B,...: these rates (Hz) instead of 50 .. 1000 and the bus's\n");
     return 2;
   }
-  return robot_edge::bench::Run(argv[1], argc > 2 && std::string(argv[2]) == "--quick");
+  return robot_edge::bench::Run(argv[1], options);
 }
