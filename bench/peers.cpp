@@ -65,6 +65,29 @@ double CpuPerPeriodUs(const RunResult& r) {
   return r.achieved_hz > 0 ? 1e6 * r.cpu_share / r.achieved_hz : std::nan("");
 }
 
+// CPU share against periods a second over the runs, fitted by least squares: `per_period_us`
+// (the slope) is what one more period costs, `fixed_share` (the intercept) what the program
+// spends however fast it loops (robot-edged: telemetry, diagnostics, the flight recorder).
+struct CpuFit {
+  double per_period_us = std::nan("");
+  double fixed_share = std::nan("");
+};
+CpuFit FitCpu(const std::vector<RunResult>& runs) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const RunResult& r : runs) {
+    if (!(r.achieved_hz > 0)) continue;
+    n += 1;
+    sx += r.achieved_hz;
+    sy += r.cpu_share;
+    sxx += r.achieved_hz * r.achieved_hz;
+    sxy += r.achieved_hz * r.cpu_share;
+  }
+  const double d = n * sxx - sx * sx;
+  if (n < 2 || d <= 0) return {};
+  const double slope = (n * sxy - sx * sy) / d;
+  return {1e6 * slope, (sy - slope * sx) / n};
+}
+
 // The same over runs of equal length: their CPU time over their periods.
 double CpuPerPeriodUs(const std::vector<RunResult>& runs) {
   double cpu = 0, periods = 0;
@@ -316,6 +339,13 @@ int Run(const std::string& rows_file, Options options) {
     rows.push_back({section, impl + ": CPU time per period (25 commands, 25 replies)",
                     Format(CpuPerPeriodUs(runs), 0), "", "µs", "", source,
                     "CPU time over periods, summed over every rate tried"});
+    const CpuFit fit = FitCpu(runs);
+    rows.push_back({section, impl + ": CPU time per period, marginal (slope over the rates)",
+                    Format(fit.per_period_us, 0), "", "µs", "", source,
+                    "least squares of CPU share on periods a second, every rate tried"});
+    rows.push_back({section, impl + ": CPU share at no period (intercept: its other work)",
+                    Format(100 * fit.fixed_share, 1), "", "% of one CPU", "", source,
+                    "the same fit; robot-edged's telemetry, diagnostics, recorder"});
     rows.push_back({section, impl + ": CPU time per period, in system calls (getppid)",
                     Format(CpuPerPeriodUs(runs) / getppid_us, 0), "", "calls", "", source,
                     "CPU time per period / one getppid: how many calls' worth"});
@@ -341,6 +371,11 @@ int Run(const std::string& rows_file, Options options) {
                   "busiest bus, 111-bit frames (section CAN limit); vcan has no bitrate"});
   rows.push_back({section, "CPU time per period: python-can bridge / robot-edged",
                   Format(cost_ratio, 0), "", "x", "", source, "over every rate tried"});
+  rows.push_back({section, "CPU time per period, marginal: python-can bridge / robot-edged",
+                  Format(FitCpu(results["python-can bridge"]).per_period_us /
+                             FitCpu(results["robot-edged"]).per_period_us,
+                         0),
+                  "", "x", "", source, "the slopes above"});
   // Where robot-edged first fell short: who had the CPU. When the machine was saturated while
   // robot-edged used a small part of it, the note says so; the goal is still missed (a real
   // robot's motors do not share its CPU, but that is not shown by this run).
