@@ -345,7 +345,8 @@ int Run(const std::string& rows_file, Options options) {
                     "least squares of CPU share on periods a second, every rate tried"});
     rows.push_back({section, impl + ": CPU share at no period (intercept: its other work)",
                     Format(100 * fit.fixed_share, 1), "", "% of one CPU", "", source,
-                    "the same fit; robot-edged's telemetry, diagnostics, recorder"});
+                    impl == "robot-edged" ? "the same fit: telemetry, diagnostics, the recorder"
+                                          : "the same fit"});
     rows.push_back({section, impl + ": CPU time per period, in system calls (getppid)",
                     Format(CpuPerPeriodUs(runs) / getppid_us, 0), "", "calls", "", source,
                     "CPU time per period / one getppid: how many calls' worth"});
