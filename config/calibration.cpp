@@ -53,13 +53,10 @@ void ApplyOffsets(const YAML::Node& node, detail::ParseContext* ctx, Config* c) 
 void ApplyCalibration(std::string_view yaml_text, std::string_view source_name, Config* c) {
   SourceLines lines;
   detail::ParseContext ctx{std::string(source_name), &lines, {}};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError({ctx.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
-  }
+  const YAML::Node root = detail::LoadDocument(yaml_text, ctx.source);
   if (!root.IsMap()) throw ConfigError({ctx.source + ": expected a YAML mapping at the top level"});
+  detail::CheckKeys(root, &ctx);
+  if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   detail::MapReader r(root, "", &ctx);
   std::string calibrated_at, pose;
   r.Read("calibrated_at", &calibrated_at);

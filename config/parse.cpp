@@ -560,37 +560,6 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   p.model_path = RelativeToConfig(c->source, p.model);
 }
 
-// yaml-cpp keeps every entry of a mapping but a lookup finds only the first: a key given twice
-// would silently lose the second value. Reported with both lines.
-// Every key anywhere in the file must be a plain scalar given once; the readers rely on it.
-void CheckKeys(const YAML::Node& node, const std::string& path, ParseContext* ctx) {
-  if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) {
-      CheckKeys(node[i], Indexed(path.c_str(), i), ctx);
-    }
-    return;
-  }
-  if (!node.IsMap()) return;
-  std::map<std::string, int> first_line;
-  for (const auto& item : node) {
-    if (!item.first.IsScalar()) {
-      ctx->Error(item.first, path.empty() ? "(top level)" : path,
-                 "a key must be a plain name, not a list, a mapping or empty");
-      continue;
-    }
-    const std::string key = item.first.Scalar();
-    const int line = item.first.Mark().line + 1;
-    const std::string child = path.empty() ? key : path + "." + key;
-    const auto [it, fresh] = first_line.emplace(key, line);
-    if (!fresh) {
-      ctx->Error(item.first, child,
-                 "given twice (lines " + std::to_string(it->second) + " and " +
-                     std::to_string(line) + "): remove one");
-    }
-    CheckKeys(item.second, child, ctx);
-  }
-}
-
 void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   MapReader top(root, "", ctx);
   top.Read("calibration", &c->calibration);
@@ -670,14 +639,9 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   Config c;
   c.source = std::string(source_name);
   ParseContext ctx{c.source, &c.lines, {}};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError({c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
-  }
+  const YAML::Node root = detail::LoadDocument(yaml_text, c.source);
   if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
-  CheckKeys(root, "", &ctx);
+  detail::CheckKeys(root, &ctx);
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   try {
     ParseSections(root, &ctx, &c);

@@ -1,8 +1,112 @@
 #include "config/yaml_reader.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
+#include <algorithm>
 #include <limits>
+#include <map>
 
 namespace robot_edge::config::detail {
+namespace {
+
+// "source:line" at a parser mark (0-based line; negative = unknown).
+std::string At(const std::string& source, const YAML::Mark& mark) {
+  return mark.line < 0 ? source : source + ":" + std::to_string(mark.line + 1);
+}
+
+std::string Indexed(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// The walk of CheckKeys(): one error per bad key; the first bound it meets stops it.
+class KeyWalk {
+ public:
+  explicit KeyWalk(ParseContext* ctx) : ctx_(ctx) {}
+
+  // False once a bound stopped the walk. `where` gives the error's line (the key, if any).
+  bool Walk(const YAML::Node& node, const YAML::Node& where, const std::string& path) {
+    if (++nodes_ > kMaxNodes) {
+      return Stop(where, path,
+                  "the document expands to more than " + std::to_string(kMaxNodes) +
+                      " values (an anchor reused too often?)");
+    }
+    if (!node.IsMap() && !node.IsSequence()) return true;
+    const bool cycle = std::any_of(ancestors_.begin(), ancestors_.end(),
+                                   [&](const YAML::Node& a) { return a.is(node); });
+    if (cycle) return Stop(where, path, "an alias refers to a mapping or list that contains it");
+    if (ancestors_.size() > static_cast<std::size_t>(kMaxNestingDepth)) {
+      return Stop(where, path,
+                  "nested deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    }
+    ancestors_.push_back(node);
+    const bool ok = node.IsMap() ? WalkMap(node, path) : WalkSequence(node, path);
+    ancestors_.pop_back();
+    return ok;
+  }
+
+ private:
+  bool WalkSequence(const YAML::Node& node, const std::string& path) {
+    std::size_t i = 0;
+    for (const auto& entry : node) {
+      if (!Walk(entry, entry, Indexed(path, i++))) return false;
+    }
+    return true;
+  }
+
+  // yaml-cpp keeps every entry of a mapping but a lookup finds only the first: a key given twice
+  // would silently lose the second value. Reported with both lines.
+  bool WalkMap(const YAML::Node& node, const std::string& path) {
+    std::map<std::string, int> first_line;
+    for (const auto& item : node) {
+      if (!item.first.IsScalar()) {
+        ctx_->Error(item.first, path.empty() ? "(top level)" : path,
+                    "a key must be a plain name, not a list, a mapping or empty");
+        continue;
+      }
+      const std::string key = item.first.Scalar();
+      const int line = item.first.Mark().line + 1;
+      const std::string child = path.empty() ? key : path + "." + key;
+      const auto [it, fresh] = first_line.emplace(key, line);
+      if (!fresh) {
+        ctx_->Error(item.first, child,
+                    "given twice (lines " + std::to_string(it->second) + " and " +
+                        std::to_string(line) + "): remove one");
+      }
+      if (!Walk(item.second, item.first, child)) return false;
+    }
+    return true;
+  }
+
+  bool Stop(const YAML::Node& where, const std::string& path, const std::string& message) {
+    ctx_->Error(where, path.empty() ? "(top level)" : path, message);
+    return false;
+  }
+
+  ParseContext* ctx_;
+  std::vector<YAML::Node> ancestors_;  // the mappings and lists above the node walked
+  std::size_t nodes_ = 0;              // values walked so far, an alias once per use
+};
+
+}  // namespace
+
+YAML::Node LoadDocument(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxDocumentBytes) {
+    const auto cut = text.begin() + static_cast<std::ptrdiff_t>(kMaxDocumentBytes);
+    const auto line = 1 + std::count(text.begin(), cut, '\n');
+    throw ConfigError({source + ":" + std::to_string(line) + ": the file passes " +
+                       std::to_string(kMaxDocumentBytes / 1024) +
+                       " KiB here; a configuration is a few KiB"});
+  }
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    throw ConfigError({At(source, e.mark) + ": nested too deeply for the YAML parser"});
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError({At(source, e.mark) + ": " + e.msg});
+  }
+}
+
+void CheckKeys(const YAML::Node& root, ParseContext* ctx) { KeyWalk(ctx).Walk(root, root, ""); }
 
 void ParseContext::Error(const YAML::Node& node, const std::string& path,
                          const std::string& message) {

@@ -5,9 +5,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
@@ -23,6 +25,23 @@ struct ParseContext {
   void Error(const YAML::Node& node, const std::string& path, const std::string& message);
   void Record(const std::string& path, const YAML::Node& node);
 };
+
+// Bounds on any YAML document robot-edge reads (the config and its calibration file), so that no
+// input crashes or stalls the reader: past one, the file gets a "file:line" error.
+inline constexpr std::size_t kMaxDocumentBytes = 256 * 1024;  // 20x the largest shipped config
+inline constexpr int kMaxNestingDepth = 32;                   // levels below the top mapping
+inline constexpr std::size_t kMaxNodes = 100'000;  // counted as read: an alias once per use
+
+// Parses `text` as one YAML document. Throws ConfigError ("source:line: message") when it is
+// larger than kMaxDocumentBytes, is not YAML, or nests deeper than yaml-cpp's parser allows.
+YAML::Node LoadDocument(std::string_view text, const std::string& source);
+
+// Checks every key of the document before any reader runs; the readers rely on it. Each key must
+// be a plain scalar given once in its mapping. The walk stops, with an error, at an alias that
+// contains itself, below kMaxNestingDepth, or past kMaxNodes (anchors reused so often that the
+// document expands beyond any configuration, "billion laughs"): after a clean CheckKeys, every
+// reader's work is bounded by kMaxNodes.
+void CheckKeys(const YAML::Node& root, ParseContext* ctx);
 
 class MapReader {
  public:
