@@ -26,8 +26,25 @@ bool FileSink::Open(const std::string& path) {
   path_ = path;
   bytes_written_ = 0;
   error_.clear();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  return fd_ >= 0 || Fail("open", errno);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, kFileMode);
+  if (fd_ < 0) {
+    if (errno != ELOOP) return Fail("open", errno);
+    error_ = "open " + path_ + ": a symbolic link (refused: recordings never follow links)";
+    return false;
+  }
+  return NarrowMode();
+}
+
+// An existing file keeps its mode through O_TRUNC: take away whatever kFileMode does not grant.
+// Devices (/dev/full in tests) are left alone.
+bool FileSink::NarrowMode() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return Fail("fstat", errno);
+  if (!S_ISREG(st.st_mode) || (st.st_mode & 07777 & ~kFileMode) == 0) return true;
+  if (::fchmod(fd_, st.st_mode & kFileMode) == 0) return true;
+  const int err = errno;
+  Close();
+  return Fail("chmod", err);
 }
 
 bool FileSink::Write(std::span<const std::uint8_t> bytes) {

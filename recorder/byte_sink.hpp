@@ -2,6 +2,8 @@
 // A sink is used by one thread at a time (the recorder thread that owns the writer).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,7 +30,12 @@ class FileSink final : public ByteSink {
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
 
-  // Creates or truncates `path` (mode 0644). False with error() ("open PATH: reason").
+  // Recordings hold the robot's commands and state: owner read-write, group read, no one else.
+  static constexpr mode_t kFileMode = 0640;
+
+  // Creates `path` with kFileMode (less under a stricter umask), or truncates it and takes away
+  // any permission beyond kFileMode. Never follows a symbolic link at `path` (O_NOFOLLOW): one
+  // planted there, say toward /etc, is refused. False with error() ("open PATH: reason").
   bool Open(const std::string& path);
   bool Write(std::span<const std::uint8_t> bytes) override;
   // fdatasync(2): the bytes written so far survive a power loss once this returns true.
@@ -42,6 +49,7 @@ class FileSink final : public ByteSink {
 
  private:
   bool Fail(const char* what, int err);
+  bool NarrowMode();
 
   int fd_ = -1;
   std::string path_;

@@ -4,9 +4,11 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 
 #include "recorder/mcap_writer.hpp"
 #include "test_util.hpp"
@@ -94,6 +96,49 @@ TEST(FileSink, DescriptorIsCloseOnExec) {
   EXPECT_TRUE(found);
   sink.Close();
   std::remove(path.c_str());
+}
+
+mode_t ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Recordings hold the robot's commands: 0640, whatever the umask lets through and whatever mode
+// a file of the same name had.
+TEST(FileSink, CreatesRecordingsOwnerWriteGroupRead) {
+  const std::string path = ::testing::TempDir() + "recorder_mode.mcap";
+  std::remove(path.c_str());
+  const mode_t umask_before = ::umask(0);  // the widest: only kFileMode limits the mode
+  FileSink sink;
+  ASSERT_TRUE(sink.Open(path)) << sink.error();
+  sink.Close();
+  EXPECT_EQ(ModeOf(path), 0640u);
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);  // a file left by an older version
+  ASSERT_TRUE(sink.Open(path)) << sink.error();
+  sink.Close();
+  EXPECT_EQ(ModeOf(path), 0640u);
+  ::umask(umask_before);
+  std::remove(path.c_str());
+}
+
+// A link planted where the next recording goes is refused, and its target left untouched.
+TEST(FileSink, NeverFollowsASymbolicLink) {
+  const std::string target = ::testing::TempDir() + "recorder_link_target";
+  const std::string link = ::testing::TempDir() + "recorder_link.mcap";
+  std::remove(link.c_str());
+  { std::ofstream(target) << "precious"; }
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  FileSink sink;
+  EXPECT_FALSE(sink.Open(link));
+  EXPECT_EQ(sink.error(),
+            "open " + link + ": a symbolic link (refused: recordings never follow links)");
+  std::vector<std::uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(ReadWholeFile(target, &bytes, &error)) << error;
+  EXPECT_EQ(bytes, ToBytes("precious"));
+  std::remove(link.c_str());
+  std::remove(target.c_str());
 }
 
 }  // namespace
