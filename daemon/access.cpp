@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -25,11 +28,61 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
   }
   if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
-    warnings->push_back(key + ": " + path +
-                        " is readable by every user of this machine (chmod o-r)");
+  if (::stat(path.c_str(), &st) == 0) {
+    if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);
   }
   return token;
+}
+
+std::optional<std::string> TokenFileExposure(const std::string& key, const std::string& path,
+                                             mode_t mode) {
+  if ((mode & (S_IRWXG | S_IRWXO)) == 0) return std::nullopt;
+  std::string who;
+  if ((mode & S_IROTH) != 0) {
+    who = "every user of this machine can read it";
+  } else if ((mode & S_IRGRP) != 0) {
+    who = "its group can read it (the observers' group, robot-edge, on a packaged install)";
+  } else {
+    who = "others than its owner can write or run it";
+  }
+  char octal[8];
+  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(mode & 07777));
+  return key + ": " + path + " is mode " + octal + ": " + who +
+         ", and whoever reads it holds what the token grants. Make it readable by robot-edged's "
+         "user only: chmod 0600 " +
+         path + ", owned by that user";
+}
+
+std::vector<std::string> TokenFileWarnings(const config::Config& config) {
+  struct TokenFile {
+    std::string key, path;
+    const char* if_missing;
+  };
+  std::vector<TokenFile> files;
+  for (const config::RoleAccess& a : config.api.roles) {
+    if (!a.token_file.empty()) {
+      files.push_back(
+          {"api.roles." + a.role + ".token_file", a.token_path, "robot-edged will not start"});
+    }
+  }
+  const config::LiveConfig& live = config.live;
+  if (!live.address.empty() && !live.token_path.empty()) {
+    files.push_back({"live.token_file", live.token_path, "the live view will not open"});
+  }
+  if (!live.address.empty() && !live.operator_token_path.empty()) {
+    files.push_back(
+        {"live.operator_token_file", live.operator_token_path, "the live view will not open"});
+  }
+  std::vector<std::string> warnings;
+  for (const auto& [key, path, if_missing] : files) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      warnings.push_back(key + ": " + path + ": " + std::strerror(errno) + ": " + if_missing);
+    } else if (auto w = TokenFileExposure(key, path, st.st_mode)) {
+      warnings.push_back(*w);
+    }
+  }
+  return warnings;
 }
 
 namespace {

@@ -100,7 +100,7 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   ASSERT_EQ(p.warnings().size(), 3u);
   EXPECT_NE(p.warnings()[0].find("no user 'no-such-user-here'"), std::string::npos);
   EXPECT_NE(p.warnings()[1].find("no group 'no-such-group-here'"), std::string::npos);
-  EXPECT_NE(p.warnings()[2].find("readable by every user"), std::string::npos);
+  EXPECT_NE(p.warnings()[2].find("every user of this machine can read it"), std::string::npos);
   EXPECT_EQ(p.warnings()[2].find("s3cret"), std::string::npos) << "a token is never printed";
 
   std::ofstream(token) << "\n";
@@ -112,6 +112,53 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   }
   ::unlink(token.c_str());
   EXPECT_THROW(AccessPolicy::Load(c, kSelf), std::runtime_error) << "a missing token file";
+  ::rmdir(dir);
+}
+
+// A token is a role over TCP: a token file its group (on a packaged install, the observers')
+// can read hands that role to every member. Warned at start (Load) and by --check-config.
+TEST(TokenFiles, AnyoneButTheOwnerAbleToReadOneIsWarnedAbout) {
+  EXPECT_FALSE(TokenFileExposure("k", "/t", S_IFREG | 0600));
+  EXPECT_FALSE(TokenFileExposure("k", "/t", S_IFREG | 0400));
+  const auto group = TokenFileExposure("api.roles.cloud.token_file", "/t", S_IFREG | 0640);
+  ASSERT_TRUE(group);
+  EXPECT_EQ(*group,
+            "api.roles.cloud.token_file: /t is mode 0640: its group can read it (the observers' "
+            "group, robot-edge, on a packaged install), and whoever reads it holds what the token "
+            "grants. Make it readable by robot-edged's user only: chmod 0600 /t, owned by that "
+            "user");
+  EXPECT_NE(TokenFileExposure("k", "/t", S_IFREG | 0644)->find("every user"), std::string::npos);
+  EXPECT_NE(TokenFileExposure("k", "/t", S_IFREG | 0620)->find("write"), std::string::npos);
+}
+
+TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
+  char dir[] = "/tmp/robot-edge-access.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string token = std::string(dir) + "/cloud.token";
+  const std::string live = std::string(dir) + "/live.token";
+  std::ofstream(token) << "s3cret\n";
+  std::ofstream(live) << "v1ew\n";
+  ::chmod(token.c_str(), 0640);
+  ::chmod(live.c_str(), 0600);
+  config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
+  c.api.roles = {{"cloud", {}, {}, "cloud.token", token}};
+  c.live.address = "127.0.0.1:0";
+  c.live.token_path = live;
+  c.live.operator_token_path = std::string(dir) + "/missing.token";
+  const AccessPolicy p = AccessPolicy::Load(c, kSelf);
+  ASSERT_EQ(p.warnings().size(), 1u);
+  EXPECT_NE(p.warnings()[0].find(token + " is mode 0640: its group can read it"), std::string::npos)
+      << p.warnings()[0];
+  const std::vector<std::string> w = TokenFileWarnings(c);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], *TokenFileExposure("api.roles.cloud.token_file", token, S_IFREG | 0640));
+  EXPECT_EQ(w[1], "live.operator_token_file: " + std::string(dir) +
+                      "/missing.token: No such file or directory: the live view will not open");
+  ::chmod(token.c_str(), 0600);
+  EXPECT_TRUE(AccessPolicy::Load(c, kSelf).warnings().empty());
+  EXPECT_EQ(TokenFileWarnings(c).size(), 1u) << "only the missing one";
+  ::unlink(token.c_str());
+  ::unlink(live.c_str());
   ::rmdir(dir);
 }
 

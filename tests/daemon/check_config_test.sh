@@ -28,6 +28,35 @@ out=$("$daemon" --config "$tmp/missing.yaml" --check-config 2>&1); rc=$?
 [ "$rc" -eq 1 ] || fail "missing file: exit $rc"
 grep -qF "$tmp/missing.yaml: cannot open the file" <<<"$out" || fail "missing file: $out"
 
+# The YAML that once crashed it (an alias that contains itself): an error on its line, not SIGSEGV.
+printf 'robot: &a\n  x: *a\n' > "$tmp/loop.yaml"
+out=$("$daemon" --config "$tmp/loop.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "alias cycle: exit $rc, expected 1: $out"
+grep -qF "$tmp/loop.yaml:2: robot.x: an alias refers to a mapping or list that contains it" \
+  <<<"$out" || fail "alias cycle: $out"
+
+# Token files: anyone but robot-edged's user able to read one is warned about, naming the fix.
+sed -e 's/^  roles: {}/  roles: {cloud: {token_file: cloud.token}}/' "$config" > "$tmp/roles.yaml"
+grep -q "token_file: cloud.token" "$tmp/roles.yaml" || fail "roles: the config has no 'roles: {}'"
+echo s3cret > "$tmp/cloud.token"
+for mode in 0644 0640; do
+  chmod "$mode" "$tmp/cloud.token"
+  out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
+  [ "$rc" -eq 0 ] || fail "token $mode: exit $rc: $out"
+  grep -qF "warning: api.roles.cloud.token_file: $tmp/cloud.token is mode $mode" <<<"$out" ||
+    fail "token $mode: no warning: $out"
+  grep -qF "chmod 0600 $tmp/cloud.token" <<<"$out" || fail "token $mode: no fix named: $out"
+  ! grep -q s3cret <<<"$out" || fail "token $mode: the token was printed"
+done
+chmod 0600 "$tmp/cloud.token"
+out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "token 0600: exit $rc: $out"
+! grep -q "token_file" <<<"$out" || fail "token 0600: warned: $out"
+rm "$tmp/cloud.token"
+out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1)
+grep -qF "api.roles.cloud.token_file: $tmp/cloud.token: No such file or directory: robot-edged will not start" \
+  <<<"$out" || fail "missing token: $out"
+
 out=$("$daemon" --frobnicate 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "usage error: exit $rc"
 grep -q "unknown argument '--frobnicate'" <<<"$out" || fail "usage: $out"
