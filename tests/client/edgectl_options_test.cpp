@@ -2,6 +2,8 @@
 // and each subcommand says Hello as the right kind of client.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,13 @@ namespace {
 
 Options Parse(std::vector<std::string> args, Environment env = {}) {
   return ParseCommandLine(args, env);
+}
+
+// A token file holding `token` (and a newline, as `echo` writes it).
+std::string TokenFile(const std::string& token) {
+  const std::string path = ::testing::TempDir() + "edgectl-" + token + ".token";
+  std::ofstream(path) << token << "\n";
+  return path;
 }
 
 std::string ErrorOf(std::vector<std::string> args) {
@@ -33,9 +42,30 @@ TEST(EdgectlOptions, DefaultsAndEnvironment) {
   const Options env = Parse({"status"}, {"/tmp/x.sock", "tok"});
   EXPECT_EQ(env.socket, "/tmp/x.sock");
   EXPECT_EQ(env.token, "tok");
-  const Options flag = Parse({"--socket", "/tmp/y.sock", "status", "--token=t2"}, {"/tmp/x", "t"});
+  const Options flag = Parse(
+      {"--socket", "/tmp/y.sock", "status", "--token-file=" + TokenFile("t2")}, {"/tmp/x", "t"});
   EXPECT_EQ(flag.socket, "/tmp/y.sock");  // the option beats the environment
   EXPECT_EQ(flag.token, "t2");
+}
+
+// A token on the command line is in /proc/PID/cmdline for every user to read.
+TEST(EdgectlOptions, ATokenOnTheCommandLineIsRefused) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"status", "--token", "s3cret"},
+                                                                {"--token=s3cret", "status"}}) {
+    const std::string error = ErrorOf(args);
+    EXPECT_EQ(error.rfind("--token is refused: a command line is visible to every user", 0), 0u)
+        << error;
+    EXPECT_NE(error.find("--token-file FILE"), std::string::npos) << error;
+    EXPECT_NE(error.find("$ROBOT_EDGE_TOKEN"), std::string::npos) << error;
+    EXPECT_EQ(error.find("s3cret"), std::string::npos) << "the refusal repeats no token";
+  }
+  EXPECT_EQ(ErrorOf({"status", "--token-file", "/nonexistent/t"}),
+            "--token-file: cannot read /nonexistent/t: No such file or directory");
+  const std::string empty = ::testing::TempDir() + "edgectl-empty.token";
+  std::ofstream(empty) << "\n";
+  EXPECT_EQ(ErrorOf({"status", "--token-file", empty}),
+            "--token-file: " + empty + " holds no token");
+  std::remove(empty.c_str());
 }
 
 TEST(EdgectlOptions, Tcp) {
@@ -201,7 +231,7 @@ TEST(EdgectlHello, DampIsAnObserverThatWantsItsResult) {
 }
 
 TEST(EdgectlHello, ObserversAndTheirStreams) {
-  const edge::Hello status = MakeHello(Parse({"status", "--token", "s3cret"}));
+  const edge::Hello status = MakeHello(Parse({"status", "--token-file", TokenFile("s3cret")}));
   EXPECT_EQ(status.controller(), "");
   EXPECT_FALSE(status.want_command_results());
   EXPECT_FALSE(status.no_telemetry());

@@ -1,5 +1,6 @@
 // What the command-line programs (robot-edgectl, robot-edge-replay, robot-edge-dds) share on
-// their command lines: the default socket, the error a bad command line throws, and --tcp.
+// their command lines: the default socket, the error a bad command line throws, --tcp, and how a
+// token is given (--token-file or $ROBOT_EDGE_TOKEN, never --token).
 #pragma once
 
 #include <stdexcept>
@@ -21,5 +22,14 @@ class UsageError : public std::runtime_error {
 
 // --tcp's value: HOST:PORT, IPv6 as [addr]:PORT, the port 1..65535. Throws UsageError saying so.
 config::HostPort ParseTcpOption(const std::string& text);
+
+// A role's token never goes on a command line: every user of the machine reads those in
+// /proc/PID/cmdline. Throws UsageError naming `option` and the two ways that are not seen:
+// --token-file FILE and $ROBOT_EDGE_TOKEN.
+[[noreturn]] void RefuseTokenOnCommandLine(const std::string& option);
+
+// --token-file's value: the token in the file at `path`, trailing whitespace dropped. Throws
+// UsageError naming `option` and the file when it cannot be read or holds no token.
+std::string ReadTokenFileOption(const std::string& option, const std::string& path);
 
 }  // namespace robot_edge::tools

@@ -63,7 +63,9 @@ Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
-  --token TOKEN       the role's token over TCP (default $ROBOT_EDGE_TOKEN; api.roles.<role>.token_file)
+  --token-file FILE   the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
+                      api.roles.<role>.token_file). Never --token TOKEN: a command line is
+                      visible to every user
   --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold, sine;
                       observer "" for the others; --controller "" makes any command an observer)
   --timeout S         connect and answer timeout in seconds (default 2)
@@ -119,7 +121,7 @@ Examples:
   $ robot-edgectl stand && sleep 2 && robot-edgectl sine L_Elbow --amplitude 0.2 --rate 500
   $ robot-edgectl watch --joints L_Knee,R_Knee
   $ robot-edgectl events --resume 120 --json
-  $ robot-edgectl --tcp 192.168.1.20:7000 --token "$TOKEN" diag
+  $ robot-edgectl --tcp 192.168.1.20:7000 --token-file ~/.config/robot-edge/cloud.token diag
   $ robot-edgectl scan && robot-edgectl jog L_Knee 0.3 && robot-edgectl calibrate --pose zero
 )";
 }

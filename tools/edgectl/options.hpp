@@ -69,7 +69,7 @@ struct Options {
   std::string socket = kDefaultSocket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
   std::string tcp_host;                 ///< --tcp HOST:PORT ("" = use the socket)
   std::uint16_t tcp_port = 0;
-  std::string token;                      ///< --token TOKEN, env ROBOT_EDGE_TOKEN
+  std::string token;                      ///< --token-file FILE, env ROBOT_EDGE_TOKEN
   std::optional<std::string> controller;  ///< --controller NAME ("" = observer); default per
                                           ///< subcommand (see MakeHello)
   bool json = false;                      ///< --json: protobuf messages as JSON lines

@@ -50,7 +50,8 @@ Commands:
 
 Options:
   --address HOST:PORT serve: where to listen (default 127.0.0.1:8765; port 0 = any)
-  --token-file FILE   serve: viewers' token (required off loopback)
+  --token-file FILE   serve: viewers' token (required off loopback); drive: the role's token
+                      over TCP (default $ROBOT_EDGE_TOKEN)
   --speed X           serve: play X times as fast (default 1)
   --loop              serve: start again at the end
   --no-wait           serve: play at once, without waiting for a viewer
@@ -59,7 +60,6 @@ Options:
   --socket PATH       drive: robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     drive: robot-edged's TCP listener instead
-  --token TOKEN       drive: the role's token (TCP)
   --json              compare: one JSON object
   -h, --help          print this text
   --version           print robot-edge-replay's version
@@ -80,7 +80,7 @@ struct Args {
   std::string command;
   std::vector<std::string> files;
   std::string address = "127.0.0.1:8765";
-  std::string token_file, config, web_root, tcp, token;
+  std::string token_file, config, web_root, tcp;
   std::string socket;
   double speed = 1.0;
   bool loop = false, wait = true, json = false, help = false, version = false;
@@ -115,7 +115,7 @@ Args Parse(const std::vector<std::string>& argv) {
     else if (s == "--tcp")
       a.tcp = value();
     else if (s == "--token")
-      a.token = value();
+      tools::RefuseTokenOnCommandLine(s);
     else if (s == "--loop")
       a.loop = true;
     else if (s == "--no-wait")
@@ -157,21 +157,18 @@ void SplitAddress(const std::string& text, std::string* host, std::uint16_t* por
   *port = address->port;
 }
 
-std::string ReadToken(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("--token-file: cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
-  return token;
+// --token-file's token, else $ROBOT_EDGE_TOKEN's (drive), else none.
+std::string Token(const Args& a, bool from_environment) {
+  if (!a.token_file.empty()) return tools::ReadTokenFileOption("--token-file", a.token_file);
+  const char* env = from_environment ? std::getenv("ROBOT_EDGE_TOKEN") : nullptr;
+  return env != nullptr ? env : "";
 }
 
 int RunServe(const Args& a) {
   const Recording recording = LoadRecording(a.files[0]);
   ServeOptions o;
   SplitAddress(a.address, &o.live.address, &o.live.port);
-  if (!a.token_file.empty()) o.live.token = ReadToken(a.token_file);
+  o.live.token = Token(a, /*from_environment=*/false);
   o.live.web_root = a.web_root.empty() ? live::DefaultWebRoot() : a.web_root;
   o.live.name = "robot-edge-replay";
   o.speed = a.speed;
@@ -186,7 +183,7 @@ int RunDrive(const Args& a) {
   const Recording recording = LoadRecording(a.files[0]);
   DriveOptions o;
   o.socket = a.socket;
-  o.token = a.token;
+  o.token = Token(a, /*from_environment=*/true);
   if (!a.tcp.empty()) SplitAddress(a.tcp, &o.tcp_host, &o.tcp_port);
   const DriveReport r = Drive(recording, o, std::cout, g_stop);
   std::cout << "replay: " << r.commands << " commands from " << r.clients << " clients over "
