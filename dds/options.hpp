@@ -37,7 +37,7 @@ struct Options {
   std::string socket = kDefaultSocket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
   std::string tcp_host;                 ///< --tcp HOST:PORT ("" = the socket)
   std::uint16_t tcp_port = 0;
-  std::string token;                 ///< --token TOKEN, env ROBOT_EDGE_TOKEN
+  std::string token;                 ///< --token-file FILE, env ROBOT_EDGE_TOKEN
   std::string controller = "cloud";  ///< --controller NAME: one of the daemon's api.controllers
   double timeout_s = 2.0;            ///< --timeout S: connect and each answer
 
