@@ -23,6 +23,7 @@
 #include "daemon/bus_health.hpp"
 #include "daemon/bus_lock.hpp"
 #include "daemon/control_loop.hpp"
+#include "daemon/damp_plan.hpp"
 #include "daemon/fatal_signals.hpp"
 #include "daemon/flight_recorder.hpp"
 #include "daemon/hub.hpp"
@@ -98,6 +99,7 @@ class Daemon {
       std::vector<std::string> missing;  // none: every bus is open
       InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing));
     }
+    WriteDampPlanFile();
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
     channels_ = std::make_unique<ControlChannels>(config_, /*command_slots=*/32, /*events=*/4096);
@@ -226,6 +228,22 @@ class Daemon {
     loop_->RequestStop();
     if (control_thread_.joinable()) control_thread_.join();
     if (policy_) policy_->Stop();
+  }
+
+  // The frames --emergency-damp (ExecStopPost) sends once this process is gone, whatever the
+  // config has become by then. Not fatal: that command falls back to the config.
+  void WriteDampPlanFile() {
+    const std::string& path = options_.damp_plan_path;
+    if (path.empty()) return;
+    const DampPlan plan{std::string("robot-edged ") + kVersion + " pid " +
+                            std::to_string(::getpid()) + " config " + config_.source,
+                        can::DampPlanOf(config_)};
+    const std::string error = WriteDampPlan(path, plan);
+    if (error.empty()) {
+      spdlog::info("DAMP plan for --emergency-damp written to {}", path);
+    } else {
+      spdlog::warn("no DAMP plan for --emergency-damp ({}): it will read the config", error);
+    }
   }
 
   // The API thread's sign of life for the supervisor (which feeds systemd's watchdog).

@@ -17,6 +17,9 @@ namespace robot_edge::daemon {
 
 struct DaemonOptions {
   std::string api_socket;  // overrides config api.unix_socket when not empty
+  // Where the DAMP plan for --emergency-damp is written at start (daemon/damp_plan.hpp); empty:
+  // none.
+  std::string damp_plan_path;
 };
 
 // What the control thread drives: the configured SocketCAN interfaces (OpenCanBuses), or in the

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "config/config.hpp"
 #include "daemon/access.hpp"
 #include "daemon/daemon.hpp"
+#include "daemon/damp_plan.hpp"
 #include "daemon/emergency_damp.hpp"
 #include "daemon/options.hpp"
 #include "policy/load.hpp"
@@ -17,32 +19,9 @@ namespace {
 
 using namespace robot_edge;
 
-// --emergency-damp must work when the daemon cannot: a file edited into an invalid state since
-// the daemon started still names its buses and motors. It is then used without Validate(), as
-// long as every joint's bus and motor resolve.
-int EmergencyDamp(const std::string& path) {
-  try {
-    return daemon::RunEmergencyDamp(config::LoadConfig(path));
-  } catch (const config::ConfigError& invalid) {
-    std::fprintf(stderr, "robot-edged --emergency-damp: %s does not validate:\n%s\n", path.c_str(),
-                 invalid.what());
-  }
-  try {
-    const config::Config c = config::ParseConfigFile(path);
-    const bool usable =
-        !c.joints.empty() && std::all_of(c.joints.begin(), c.joints.end(), [&](const auto& j) {
-          return j.bus < c.buses.size() && j.motor < c.motors.size();
-        });
-    if (usable) {
-      std::fprintf(stderr, "robot-edged --emergency-damp: using its buses and motors anyway\n");
-      daemon::RunEmergencyDamp(c);
-      return 1;  // sent, but the file is broken: systemd shows the unit failed
-    }
-  } catch (const config::ConfigError&) {
-  }
-  std::fprintf(stderr, "robot-edged --emergency-damp: no usable bus or motor: nothing sent\n");
-  return 1;
-}
+// systemd's RuntimeDirectory= (the unit's /run/robot-edge), where the daemon leaves its DAMP plan
+// for --emergency-damp.
+std::string PlanPath() { return daemon::DampPlanPath(std::getenv("RUNTIME_DIRECTORY")); }
 
 }  // namespace
 
@@ -61,7 +40,9 @@ int main(int argc, char** argv) {
     std::printf("robot-edged %s\n", daemon::kVersion);
     return 0;
   }
-  if (cl->emergency_damp) return EmergencyDamp(cl->config_path);
+  if (cl->emergency_damp) {
+    return daemon::RunEmergencyDamp({.config_path = cl->config_path, .plan_path = PlanPath()});
+  }
   spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edged"));
   spdlog::set_level(spdlog::level::from_str(cl->log_level));
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
@@ -81,14 +62,12 @@ int main(int argc, char** argv) {
     std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
                 config.joints.size(), config.buses.size(), config.control.rate_hz);
     for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
-    for (const std::string& w : daemon::TokenFileWarnings(config)) {
-      std::printf("warning: %s\n", w.c_str());
-    }
     if (config.policy.enabled) {
       std::printf("policy %s: %s\n", config.policy.model_path.c_str(), policy_summary.c_str());
     }
     return 0;
   }
   for (const std::string& w : warnings) spdlog::warn("{}", w);
-  return daemon::RunDaemon(config, daemon::DaemonOptions{cl->api_socket});
+  return daemon::RunDaemon(
+      config, daemon::DaemonOptions{.api_socket = cl->api_socket, .damp_plan_path = PlanPath()});
 }

@@ -1,13 +1,12 @@
 #include "daemon/maintenance.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
+
+#include "daemon/atomic_file.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -24,22 +23,6 @@ std::string UtcNow() {
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return text;
-}
-
-// Writes `text` to `path` through a temporary file renamed over it; "" or why not.
-std::string WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    if (!out) return "cannot write " + temporary + ": " + std::strerror(errno);
-    out << text;
-    out.flush();
-    if (!out) return "cannot write " + temporary + ": " + std::strerror(errno);
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) return "cannot rename " + temporary + " to " + path + ": " + ec.message();
-  return {};
 }
 
 const char* ZeroNote(config::MotorFamily family) {
@@ -242,8 +225,10 @@ edge::MaintenanceResult MaintenanceDesk::Calibrate(const edge::MaintenanceReques
     r.mutable_calibrate()->add_previous_offsets_rad(static_cast<float>(old));
     r.mutable_calibrate()->add_offsets_rad(static_cast<float>(offsets.back()));
   }
-  const std::string error = WriteAtomically(
-      config_.calibration_path, config::FormatCalibration(config_, offsets, pose, UtcNow()));
+  // fsync'ed and renamed: a power cut leaves the old offsets or the new, never an empty file
+  // (the daemon would not start with it).
+  const std::string error = WriteFileAtomically(
+      config_.calibration_path, config::FormatCalibration(config_, offsets, pose, UtcNow()), 0644);
   if (!error.empty()) return MaintenanceError(id, error);
   r.set_ok(true);
   r.mutable_calibrate()->set_path(config_.calibration_path);

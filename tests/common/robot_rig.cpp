@@ -204,7 +204,8 @@ Robot::Robot(RobotOptions options) {
   if (!Eventually([this] { return sim_->Stdout().find("ready") != std::string::npos; }, 20s)) {
     throw std::runtime_error("robot-edge-sim did not start:\n" + sim_->Stderr());
   }
-  std::vector<std::string> env = {"NOTIFY_SOCKET=" + notify_->path()};
+  // As systemd's RuntimeDirectory=: where the daemon leaves its DAMP plan for ExecStopPost.
+  std::vector<std::string> env = {"NOTIFY_SOCKET=" + notify_->path(), "RUNTIME_DIRECTORY=" + dir_};
   env.insert(env.end(), options.daemon_env.begin(), options.daemon_env.end());
   daemon_ = std::make_unique<Child>(
       std::vector<std::string>{ROBOT_EDGED, "--config", config_path, "--api-socket", api_socket_,
@@ -325,7 +326,7 @@ std::vector<std::string> Robot::ExecStopPost() const {
 int Robot::RunExecStopPost(std::string* output) {
   const std::vector<std::string> argv = ExecStopPost();
   if (argv.empty()) throw std::runtime_error(std::string(ROBOT_EDGE_UNIT) + ": no ExecStopPost");
-  Child post(argv, dir_ + "/exec-stop-post");
+  Child post(argv, dir_ + "/exec-stop-post", {"RUNTIME_DIRECTORY=" + dir_});
   const int status = post.Wait(10s);
   if (output != nullptr) *output = post.Stderr();
   return status;

@@ -113,7 +113,9 @@ class Robot {
 
   const config::Config& config() const { return config_; }
   const std::string& api_socket() const { return api_socket_; }
-  const std::string& dir() const { return dir_; }  // the config is dir()/robot-edge.yaml
+  // The config is dir()/robot-edge.yaml; dir() is also the daemon's RUNTIME_DIRECTORY (its DAMP
+  // plan, dir()/damp-plan).
+  const std::string& dir() const { return dir_; }
   BusMonitor& monitor() { return *monitor_; }
   NotifySocket& notify() { return *notify_; }
 
@@ -135,7 +137,8 @@ class Robot {
   // installed paths replaced by the build's binary and this robot's config; empty when the unit
   // has none.
   std::vector<std::string> ExecStopPost() const;
-  // Runs it as systemd does once the main process is gone; its exit code (`output`: its stderr).
+  // Runs it as systemd does once the main process is gone, with the daemon's RUNTIME_DIRECTORY;
+  // its exit code (`output`: its stderr).
   int RunExecStopPost(std::string* output = nullptr);
 
  private:

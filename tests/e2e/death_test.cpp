@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "harness.hpp"
 
 namespace robot_edge::e2e {
@@ -68,6 +71,45 @@ TEST(Death, SigkillThenTheUnitsExecStopPostDampsEveryMotor) {
   RecordProperty("sigkill_to_damp_ms", std::to_string((damped - killed) / 1000));
   EXPECT_LT(damped - killed, 5'000'000) << "ExecStopPost runs at once (user-mode-linux: slow)";
   EXPECT_NE(robot.Sim("get L_Knee").find("motor_mode=0"), std::string::npos);
+}
+
+// The config edited into an invalid state after the daemon started (one unknown key), then the
+// daemon SIGKILLed: ExecStopPost still DAMPs every motor, from the plan the daemon wrote at start;
+// without it (or with it corrupt), from the config read leniently. It says which.
+TEST(Death, ABrokenConfigStillGetsDampFromThePlanThenFromTheLenientConfig) {
+  NoCoreDumps();
+  Robot robot;
+  const std::string plan = robot.dir() + "/damp-plan";
+  ASSERT_TRUE(std::filesystem::exists(plan)) << "written at start in RUNTIME_DIRECTORY";
+  StandUp(robot);
+  EXPECT_EQ(robot.StopDaemon(10s, SIGKILL), 128 + SIGKILL);
+  const std::string config = robot.dir() + "/robot-edge.yaml";
+  std::ofstream(config, std::ios::app) << "\nunknown_key: 1\n";
+  ASSERT_THROW(config::LoadConfig(config), config::ConfigError) << "the config is broken";
+
+  std::string output;
+  std::int64_t t = NowUs();
+  EXPECT_EQ(robot.RunExecStopPost(&output), 0) << output;
+  EXPECT_NE(output.find("using the DAMP plan " + plan), std::string::npos) << output;
+  EXPECT_NE(output.find("50 of 50 frames sent to 25 motors"), std::string::npos) << output;
+  EXPECT_GT(ExpectDampThenExitOnEveryMotor(robot, t), 0) << "from the plan";
+
+  ASSERT_TRUE(std::filesystem::remove(plan));
+  t = NowUs();
+  EXPECT_EQ(robot.RunExecStopPost(&output), 1) << "sent, but the config is broken\n" << output;
+  EXPECT_NE(output.find("no DAMP plan at " + plan), std::string::npos) << output;
+  EXPECT_NE(output.find("using the config " + config + " read leniently"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("50 of 50 frames sent to 25 motors"), std::string::npos) << output;
+  EXPECT_NE(output.find("unknown_key"), std::string::npos) << "the problem named\n" << output;
+  EXPECT_GT(ExpectDampThenExitOnEveryMotor(robot, t), 0) << "from the lenient config";
+
+  std::ofstream(plan) << "robot-edge damp-plan 1\nsource robot-edged\ncrc32 00000000\n";
+  t = NowUs();
+  EXPECT_EQ(robot.RunExecStopPost(&output), 1) << output;
+  EXPECT_NE(output.find("the DAMP plan " + plan + " is corrupt"), std::string::npos) << output;
+  EXPECT_NE(output.find("read leniently"), std::string::npos) << output;
+  EXPECT_GT(ExpectDampThenExitOnEveryMotor(robot, t), 0) << "a corrupt plan skipped";
 }
 
 TEST(Death, AFatalSignalDampsEveryMotorFromItsHandler) {
