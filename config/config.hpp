@@ -181,6 +181,9 @@ struct SafetyConfig {
   double min_loop_rate_fraction = 0.5;   ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
                                          ///< control loop's rate over a second falls below this
                                          ///< fraction of control.rate_hz; 0 = off
+  std::uint32_t control_stall_ms = 20;  ///< control_stall_ms: a control thread whose last tick is
+                                        ///< older than this is DAMPed by the supervisor thread
+                                        ///< (pre-encoded frames), then CONTROL_STALLED; 0 = off
 };
 
 // Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.

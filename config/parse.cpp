@@ -67,6 +67,7 @@ void ParseSafety(const YAML::Node& node, ParseContext* ctx, SafetyConfig* c) {
   r.Read("fall_clear_deg", &c->fall_clear_deg);
   r.Read("fall_hold_ms", &c->fall_hold_ms);
   r.Read("min_loop_rate_fraction", &c->min_loop_rate_fraction);
+  r.Read("control_stall_ms", &c->control_stall_ms);
   r.Read("joint_limit_margin_rad", &c->joint_limit_margin_rad);
   r.Finish();
 }

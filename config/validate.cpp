@@ -101,6 +101,9 @@ void CheckSafety(const Config& c, Checker* k) {
                                            Num(s.overtemp_trip_c) + ")");
   }
   k->Range("safety.min_loop_rate_fraction", s.min_loop_rate_fraction, 0, 0.95);
+  if (s.control_stall_ms != 0 && c.control.rate_hz > 0) {  // two periods: jitter is no stall
+    k->Range("safety.control_stall_ms", s.control_stall_ms, 2000.0 / c.control.rate_hz, 2000);
+  }
   k->Range("safety.joint_limit_margin_rad", s.joint_limit_margin_rad, 0.01, 1.0);
   k->Range("safety.fall_tilt_deg", s.fall_tilt_deg, 10, 90);
   k->Range("safety.fall_clear_deg", s.fall_clear_deg, 1, 90);

@@ -77,7 +77,9 @@ void ControlLoop::UrgentTick(std::int64_t now_us) {
 
 void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
   ApplyCommands(now_us);
+  TakeStall(now_us);
   const sm::Outputs& out = state_machine_.Step(now_us, inputs_);
+  inputs_.control_stall_ms = 0;  // one tick's news
   ForwardEvents(out.events);
   if (on_schedule) Maintain(now_us, out.mode);
   SendTargets(out.targets, now_us, on_schedule);
@@ -120,6 +122,13 @@ void ControlLoop::Shutdown(std::int64_t now_us) {
   scheduler_.SendDampThenExit(commands_);
   Publish(now_us, out);
   EndControlTick();
+}
+
+void ControlLoop::TakeStall(std::int64_t now_us) {
+  inputs_.control_stall_ms = TakeControlStall();
+  if (inputs_.control_stall_ms > 0) {  // the supervisor sent DAMP: hold it (CONTROL_STALLED too)
+    state_machine_.Submit(now_us, DaemonCommand(sm::CommandKind::kMode, now_us));
+  }
 }
 
 void ControlLoop::ReadInputs() {
@@ -188,6 +197,9 @@ void ControlLoop::PushEvent(const ControlEvent& event) {
 
 void ControlLoop::SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us,
                               bool on_schedule) {
+  // The supervisor sent DAMP while this tick was under way (held up mid-tick): its targets are
+  // stale; the next tick takes the stall and sends DAMP.
+  if (StallDampSent()) return;
   for (std::size_t j = 0; j < commands_.size(); ++j) {
     const sm::JointTarget& t = targets[j];
     commands_[j] = {t.position_rad, t.velocity_rad_s, t.kp, t.kd, t.torque_nm};

@@ -133,6 +133,8 @@ class ControlLoop {
   void ReadBattery();
   void Advance(std::int64_t now_us, bool on_schedule);
   void ApplyCommands(std::int64_t now_us);
+  // A stall the supervisor DAMPed (fatal_signals.hpp) into inputs_, and DAMP submitted.
+  void TakeStall(std::int64_t now_us);
   void ForwardEvents(std::span<const sm::Event> events);
   void PushEvent(const ControlEvent& event);
   void SendTargets(std::span<const sm::JointTarget> targets, std::int64_t now_us, bool on_schedule);

@@ -97,7 +97,8 @@ class Daemon {
     buses_ = open_buses_(config_);
     if (buses_->emergency_socket() >= 0) {
       std::vector<std::string> missing;  // none: every bus is open
-      InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing));
+      InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing),
+                             config_.joints.size());
     }
     WriteDampPlanFile();
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -133,8 +134,11 @@ class Daemon {
                     std::to_string(config_.buses.size()) + " buses");
     StampHeartbeat();
     // After READY=1: systemd expects no WATCHDOG=1 before it.
-    supervisor_ =
-        std::make_unique<Supervisor>(*loop_, channels_.get(), &notifier_, &api_heartbeat_us_);
+    // The stall DAMP needs the fatal-signal frames and socket (real CAN buses only).
+    const std::int64_t stall_us =
+        buses_->emergency_socket() >= 0 ? std::int64_t{config_.safety.control_stall_ms} * 1000 : 0;
+    supervisor_ = std::make_unique<Supervisor>(*loop_, channels_.get(), &notifier_,
+                                               &api_heartbeat_us_, stall_us);
     supervisor_->Start();
     spdlog::info("robot-edged {} ready: {} joints on {} buses at {} Hz", kVersion,
                  config_.joints.size(), config_.buses.size(), config_.control.rate_hz);

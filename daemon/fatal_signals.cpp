@@ -21,6 +21,7 @@ constexpr int kRetries = 25;  // 5 ms of a full transmit queue per frame at most
 // A handler reaches only global state: written once by Install, before the handlers are set.
 std::array<can::RawFrame, 2 * config::kMaxJoints> g_frames;
 std::size_t g_count = 0;
+std::size_t g_damp_count = 0;  // the first g_damp_count of g_frames: DAMP
 std::atomic<int> g_fd{-1};
 std::atomic<pid_t> g_control_tid{0};
 constexpr int kTickWaitPolls = 100;  // 100 × 100 µs: a tick under way has 10 ms to end
@@ -60,10 +61,21 @@ void OnFatalSignal(int signal) {
 namespace detail {
 std::atomic<bool> fatal_in_progress{false};
 std::atomic<bool> control_in_tick{false};
+std::atomic<std::uint32_t> stall_damp_ms{0};
 }  // namespace detail
 
-void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames) {
+std::size_t SendStallDamp(std::uint32_t stalled_ms) {
+  const int fd = g_fd.load();
+  if (fd < 0 || detail::fatal_in_progress.load()) return 0;
+  detail::stall_damp_ms.store(std::max<std::uint32_t>(stalled_ms, 1));
+  WaitForTheTickToEnd();
+  return can::SendRaw(fd, g_frames.data(), g_damp_count, kRetries);
+}
+
+void InstallFatalSignalDamp(int can_fd, std::span<const can::RawFrame> frames,
+                            std::size_t damp_count) {
   g_count = std::min(frames.size(), g_frames.size());
+  g_damp_count = std::min(damp_count, g_count);
   std::copy_n(frames.begin(), g_count, g_frames.begin());
   g_fd.store(can_fd);
   struct sigaction action {};

@@ -32,7 +32,8 @@ edge::Subsystem SubsystemOf(sm::AlertId id) {
     case sm::AlertId::kMotorFault:
     case sm::AlertId::kJointOutOfRange:
     case sm::AlertId::kBatteryLow:
-    case sm::AlertId::kLoopSlow: return edge::SUBSYSTEM_FIRMWARE;
+    case sm::AlertId::kLoopSlow:
+    case sm::AlertId::kControlStalled: return edge::SUBSYSTEM_FIRMWARE;
   }
   return edge::SUBSYSTEM_FIRMWARE;
 }
@@ -87,6 +88,10 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
       return "the control loop ran at " + std::to_string(a.value) + " Hz over the last second, " +
              "below " + std::to_string(a.threshold) + " Hz (real-time priority refused? CPU " +
              "overloaded?)";
+    case sm::AlertId::kControlStalled:
+      return "the control thread did not tick for " + std::to_string(a.value) +
+             " ms (safety.control_stall_ms " + std::to_string(a.threshold) +
+             "): the supervisor sent DAMP to every motor";
   }
   return "alert";
 }

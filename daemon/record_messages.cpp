@@ -127,9 +127,9 @@ bool ParseClientPayload(std::span<const std::uint8_t> p, std::uint64_t* id, Clie
 
 bool TriggersBlackBox(std::string_view code) {
   static constexpr std::string_view kCodes[] = {
-      "MOTOR_OVERTEMP", "FALL_DETECTED",       "FW_LINK_TIMEOUT",   "CAN_BUS_OFF",
-      "MOTOR_FAULT",    "IMU_TIMEOUT",         "CONTROL_LOOP_SLOW", "JOINT_OUT_OF_RANGE",
-      "POLICY_FAULT",   "JOINT_VELOCITY_LIMIT"};
+      "MOTOR_OVERTEMP", "FALL_DETECTED",        "FW_LINK_TIMEOUT",   "CAN_BUS_OFF",
+      "MOTOR_FAULT",    "IMU_TIMEOUT",          "CONTROL_LOOP_SLOW", "JOINT_OUT_OF_RANGE",
+      "POLICY_FAULT",   "JOINT_VELOCITY_LIMIT", "CONTROL_STALLED"};
   for (std::string_view c : kCodes) {
     if (c == code) return true;
   }

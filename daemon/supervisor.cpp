@@ -3,7 +3,9 @@
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace robot_edge::daemon {
 
@@ -37,9 +39,39 @@ Liveness::Verdict Liveness::Check(std::int64_t now_us, std::int64_t last_tick_us
   return v;
 }
 
+std::uint32_t StallJudge::Check(std::int64_t now_us, std::int64_t last_tick_us) {
+  const bool on_time = last_check_us_ >= 0 && now_us - last_check_us_ <= 2 * check_period_us_;
+  last_check_us_ = now_us;
+  if (stall_us_ <= 0 || last_tick_us < 0) return 0;
+  const std::int64_t age_us = now_us - last_tick_us;
+  if (age_us < stall_us_) {
+    damped_ = false;
+    return 0;
+  }
+  if (damped_ || !on_time) return 0;
+  damped_ = true;
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(age_us / 1000, 1, UINT32_MAX));
+}
+
+namespace {
+
+std::int64_t CheckPeriodUs(std::int64_t control_stall_us) {
+  if (control_stall_us <= 0) return Supervisor::kCheckPeriodUs;
+  return std::clamp<std::int64_t>(control_stall_us / 4, 1000, Supervisor::kCheckPeriodUs);
+}
+
+}  // namespace
+
 Supervisor::Supervisor(const ControlLoop& loop, ControlChannels* channels,
-                       SystemdNotifier* notifier, const std::atomic<std::int64_t>* api_heartbeat_us)
-    : loop_(loop), channels_(channels), notifier_(notifier), api_heartbeat_us_(api_heartbeat_us) {}
+                       SystemdNotifier* notifier, const std::atomic<std::int64_t>* api_heartbeat_us,
+                       std::int64_t control_stall_us, StallDamp stall_damp)
+    : loop_(loop),
+      channels_(channels),
+      notifier_(notifier),
+      api_heartbeat_us_(api_heartbeat_us),
+      check_period_us_(CheckPeriodUs(control_stall_us)),
+      stall_damp_(std::move(stall_damp)),
+      stall_judge_(control_stall_us, check_period_us_) {}
 
 Supervisor::~Supervisor() { Stop(); }
 
@@ -60,9 +92,10 @@ void Supervisor::Stop() {
 void Supervisor::Run() {
   const auto feed_period = notifier_->watchdog_period();
   std::unique_lock lock(mutex_);
-  while (
-      !wake_.wait_for(lock, std::chrono::microseconds(kCheckPeriodUs), [this] { return stop_; })) {
+  while (!wake_.wait_for(lock, std::chrono::microseconds(check_period_us_),
+                         [this] { return stop_; })) {
     const std::int64_t now = SteadyMicros();
+    CheckStall(now);
     Liveness::Verdict v = liveness_.Check(now, loop_.last_tick_us(),
                                           api_heartbeat_us_->load(std::memory_order_relaxed));
     if (v.stop_walking) channels_->urgent.fetch_or(kUrgentStopWalking, std::memory_order_acq_rel);
@@ -75,6 +108,17 @@ void Supervisor::Run() {
       next_feed_us_ = now + feed_period->count();
     }
   }
+}
+
+void Supervisor::CheckStall(std::int64_t now_us) {
+  const std::uint32_t stalled_ms = stall_judge_.Check(now_us, loop_.last_tick_us());
+  if (stalled_ms == 0) return;
+  const std::size_t sent = stall_damp_(stalled_ms);  // first: the log can wait
+  const std::string report = "control thread stalled for " + std::to_string(stalled_ms) +
+                             " ms: DAMP sent to every motor from the supervisor (" +
+                             std::to_string(sent) + " frames)";
+  notifier_->Status(report);
+  spdlog::error("{}", report);
 }
 
 }  // namespace robot_edge::daemon

@@ -58,6 +58,7 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
   fall_.alert = MakeAlert(AlertId::kFallDetected, Rounded(fall_tilt_deg_), 0);
   imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, c.imu.timeout_ms, 0);
   loop_slow_.alert = MakeAlert(AlertId::kLoopSlow, Rounded(min_loop_rate_hz_), 0);
+  control_stalled_.alert = MakeAlert(AlertId::kControlStalled, c.safety.control_stall_ms, 0);
   battery_low_.alert = MakeAlert(AlertId::kBatteryLow, Rounded(battery_low_percent_), 0);
   battery_low_.alert.severity = Severity::kWarning;
   active_.reserve(4 * joint_count + c.buses.size() + 4);
@@ -106,6 +107,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   collect(battery_low_);
   collect(imu_timeout_);
   collect(loop_slow_);
+  collect(control_stalled_);
 }
 
 void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
@@ -166,6 +168,11 @@ void AlertMonitor::UpdateBuses(std::int64_t now_us, const Inputs& in, EventBuffe
 }
 
 void AlertMonitor::UpdateLoop(std::int64_t now_us, const Inputs& in, EventBuffer* events) {
+  Slot& stalled = control_stalled_;
+  const bool stall = in.control_stall_ms > 0;
+  if (stall) stalled.last_trip_us = now_us;
+  Apply(&stalled, stall, stalled.last_trip_us >= 0 && now_us - stalled.last_trip_us >= kStallHoldUs,
+        stall ? in.control_stall_ms : stalled.alert.value, now_us, events);
   if (min_loop_rate_hz_ <= 0 || in.loop_rate_hz <= 0) return;  // off, or not measured yet
   Apply(&loop_slow_, in.loop_rate_hz < min_loop_rate_hz_, in.loop_rate_hz >= min_loop_rate_hz_,
         Rounded(in.loop_rate_hz), now_us, events);

@@ -25,6 +25,9 @@
 //   CONTROL_LOOP_SLOW the loop ran below safety.min_loop_rate_fraction × control.rate_hz over
 //                   the last second (no real-time priority on a loaded CPU: commands late,
 //                   trajectories in slow motion); clears when a second is back above it.
+//   CONTROL_STALLED the control thread did not tick for safety.control_stall_ms and the
+//                   supervisor sent DAMP (Inputs::control_stall_ms, on the tick it resumes);
+//                   value = the stall in ms. Clears kStallHoldUs later; the robot stays in DAMP.
 #pragma once
 
 #include <span>
@@ -40,6 +43,7 @@ namespace robot_edge::sm {
 class AlertMonitor {
  public:
   static constexpr std::int64_t kBusOffHoldUs = 1'000'000;
+  static constexpr std::int64_t kStallHoldUs = 1'000'000;
   static constexpr std::int64_t kMinStartupGraceUs = 500'000;
   static constexpr std::uint32_t kMinUnanswered = 3;
 
@@ -84,7 +88,7 @@ class AlertMonitor {
   float limit_margin_rad_;
   std::vector<std::uint64_t> last_bus_off_count_;
   double min_loop_rate_hz_;  // 0 = off
-  Slot fall_, imu_timeout_, loop_slow_, battery_low_;
+  Slot fall_, imu_timeout_, loop_slow_, battery_low_, control_stalled_;
   double battery_low_percent_, battery_clear_percent_;
   std::int64_t battery_timeout_us_;
   std::vector<Alert> active_;  // rebuilt by Update(), capacity reserved

@@ -121,6 +121,9 @@ struct Inputs {
   double loop_rate_hz = 0;  // the control loop's ticks per second over the last complete second;
                             // 0 = not measured yet
   BatteryMeasurement battery{};  // last_update_us -1 without a battery source
+  // > 0 on the first tick after the supervisor DAMPed the stalled control thread: how long it had
+  // not ticked (ms).
+  std::uint32_t control_stall_ms = 0;
 };
 
 // ---- Outputs ----
@@ -144,6 +147,7 @@ enum class AlertId : std::uint8_t {
   kLoopSlow = 7,
   kJointOutOfRange = 8,  // edge_api.proto AlertIdExtension
   kBatteryLow = 9,       // a warning: it never puts the robot in DAMP
+  kControlStalled = 10,  // edge_api.proto AlertId
 };
 enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
 

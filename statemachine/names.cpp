@@ -27,6 +27,7 @@ const char* ToString(AlertId id) {
     case AlertId::kLoopSlow: return "CONTROL_LOOP_SLOW";
     case AlertId::kJointOutOfRange: return "JOINT_OUT_OF_RANGE";
     case AlertId::kBatteryLow: return "BATTERY_LOW";
+    case AlertId::kControlStalled: return "CONTROL_STALLED";
   }
   return "?";
 }

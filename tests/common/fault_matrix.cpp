@@ -277,6 +277,29 @@ Trial InferenceStall(Session& s) {
   return Measured(TimeToStand(s.robot, t0), "STAND");
 }
 
+// The control thread alone stopped (ptrace on its tid) from STAND: the supervisor sends DAMP.
+// Released, the thread holds DAMP itself: no stiff frame after the supervisor's DAMP.
+Trial ControlStall(Session& s) {
+  if (!Stand(s)) return {std::nullopt, "STAND was refused before the fault"};
+  if (!AnyStiffFrame(s.robot, NowUs() - 50'000)) return {std::nullopt, "not engaged"};
+  std::int64_t t0 = 0;
+  Trial t;
+  {
+    StoppedThread control(s.robot.daemon_pid(), "re-control");
+    t0 = NowUs();
+    t = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  }
+  std::this_thread::sleep_for(Millis(300));  // it runs again
+  if (t.latency_us && AnyStiffFrame(s.robot, t0)) {
+    return {std::nullopt, "a stiff frame after the supervisor's DAMP"};
+  }
+  if (s.robot.DaemonLog().find("control thread stalled for") == std::string::npos) {
+    return {std::nullopt, "the DAMP was not the supervisor's"};
+  }
+  std::this_thread::sleep_for(Millis(1000));  // CONTROL_STALLED clears
+  return t;
+}
+
 // A simulator fault from STAND: `inject` at t0, DAMP on `joints`, then `undo` and STAND again.
 Trial SimFault(Session& s, const std::string& inject, const std::string& undo,
                const std::vector<int>& joints, Millis settle = Millis(0)) {
@@ -379,6 +402,7 @@ Trial RunOnce(Fault fault, Session* s, const Setup& setup) {
     case Fault::kFall:  // the physics falls for real: a push, as in tests/e2e/physics_test
       return setup.physics ? SimFault(*s, "push torso 0 400 0 0.2", "", AllJoints(*c))
                            : SimFault(*s, "tilt 0 75", "tilt 0 0", AllJoints(*c));
+    case Fault::kControlStall: return ControlStall(*s);
     case Fault::kSigterm: return Death(SIGTERM, false, setup);
     case Fault::kSigkill: return Death(SIGKILL, true, setup);
     case Fault::kSigabrt: return Death(SIGABRT, false, setup);
@@ -420,6 +444,9 @@ const std::vector<FaultInfo>& Faults() {
        "the next motor reply", "at or below safety.overtemp_clear_c, then STAND"},
       {Fault::kFall, "fall (tilt 75°)", "STAND", "DAMP on every motor", "safety.fall_hold_ms",
        "below safety.fall_clear_deg, then STAND"},
+      {Fault::kControlStall, "control thread stopped (ptrace on its tid)", "STAND",
+       "DAMP on every motor (the supervisor thread), held when it runs again",
+       "safety.control_stall_ms", "CONTROL_STALLED clears after 1 s, then STAND"},
       {Fault::kSigterm, "robot-edged SIGTERM", "STAND", "DAMP, then out of motor mode",
        "the next control tick", "systemd restarts it (Restart=on-failure: not after a stop)"},
       {Fault::kSigkill, "robot-edged SIGKILL (ExecStopPost)", "STAND",
@@ -458,6 +485,8 @@ double BoundMs(Fault fault, const config::Config& c, double margin_ms) {
     case Fault::kSigterm: return ticks + margin_ms;
     case Fault::kFall:
       return c.safety.fall_hold_ms + 1000.0 / c.sim.imu_rate_hz + ticks + margin_ms;
+    case Fault::kControlStall:  // the supervisor checks every control_stall_ms / 4
+      return 1.25 * c.safety.control_stall_ms + margin_ms;
     case Fault::kSigkill: return kProcessStartMs + margin_ms;
     case Fault::kSigabrt:
     case Fault::kSigsegv: return margin_ms;

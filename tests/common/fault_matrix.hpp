@@ -33,6 +33,7 @@ enum class Fault {
   kBusOff,             // a bus-off error frame on vcan1
   kOvertemp,           // L_Knee at 85 °C
   kFall,               // the IMU tilts 75°
+  kControlStall,       // the control thread stops (ptrace on its tid), the process runs on
   kSigterm,            // systemctl stop
   kSigkill,            // SIGKILL, then the unit's ExecStopPost as systemd runs it
   kSigabrt,            // the systemd watchdog's kill, std::terminate

@@ -171,6 +171,7 @@ std::string Robot::ConfigText(RobotOptions options) {
     options.config_edits.insert(options.config_edits.begin(),
                                 {{"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"},
                                  {"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"},
+                                 {"control_stall_ms: 20", "control_stall_ms: 100"},
                                  {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
   }
   // Each robot's own: its recordings beside its config, its live view on a free port.

@@ -107,6 +107,9 @@ TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
   EXPECT_EQ(c.calibration_path, "/var/lib/robot-edge/calibration.yaml");
   EXPECT_EQ(c.battery.source, BatteryConfig::Source::kNone);  // both sources shown, commented
   EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
+  for (const MotorModel& m : c.motors) {
+    EXPECT_GT(m.can_timeout_ms, 0u) << m.name << ": the example declares a CAN-loss timeout";
+  }
 }
 
 TEST(LoadConfig, MissingFileNamesThePath) {
@@ -270,6 +273,8 @@ INSTANTIATE_TEST_SUITE_P(
              "70 must be below fall_tilt_deg (60)"},
         Case{"loop rate floor", "min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 1.5",
              "safety.min_loop_rate_fraction", "1.5 is outside 0..0.95"},
+        Case{"control stall beyond two periods", "control_stall_ms: 20", "control_stall_ms: 3",
+             "safety.control_stall_ms", "3 is outside 4..2000"},
         Case{"fall hold", "fall_hold_ms: 100", "fall_hold_ms: 5000", "safety.fall_hold_ms",
              "5000 is outside 0..2000"},
         Case{"vx within the API", "vx_max: 2.0", "vx_max: 3.0", "velocity.vx_max",

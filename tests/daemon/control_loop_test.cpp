@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "daemon/fatal_signals.hpp"
 #include "sim/in_memory_robot.hpp"
 
 namespace robot_edge::daemon {
@@ -130,6 +131,36 @@ TEST_F(ControlLoopTest, AnUrgentDampIsAppliedAfterThePipesCommandsOnTheNextTick)
   Send(stand);                                   // and the DAMP is not applied again
   Run(22 * kMs, 24 * kMs);
   EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
+}
+
+// The supervisor sent DAMP for a stalled control thread (fatal_signals.hpp's handshake): the
+// thread, running again, holds DAMP itself with CONTROL_STALLED, which refuses STAND for a second.
+TEST_F(ControlLoopTest, AfterTheSupervisorsStallDampTheLoopHoldsDampWithControlStalled) {
+  Run(0, 10 * kMs);
+  sm::Command stand;
+  stand.kind = sm::CommandKind::kMode;
+  stand.mode = sm::ModeRequest::kStand;
+  Send(stand);
+  Run(10 * kMs, 20 * kMs);
+  ASSERT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kStand);
+  ASSERT_GT(Sent(3).kp, 0.0f) << "the motors engaged before the stall";
+  detail::stall_damp_ms.store(57);  // what SendStallDamp() sets before it sends
+  Run(77 * kMs, 79 * kMs);
+  EXPECT_EQ(detail::stall_damp_ms.load(), 0u) << "taken";
+  const ControlSnapshot& s = channels_.snapshots.Latest();
+  EXPECT_EQ(s.mode, sm::Mode::kDamp);
+  ASSERT_EQ(s.alert_count, 1u);
+  EXPECT_EQ(s.alerts[0].id, sm::AlertId::kControlStalled);
+  EXPECT_EQ(s.alerts[0].value, 57u);
+  EXPECT_EQ(s.alerts[0].threshold, 20u) << "safety.control_stall_ms";
+  for (std::size_t j = 0; j < 25; ++j) EXPECT_EQ(Sent(j).kp, 0.0f) << j;
+  stand.received_us = stand.sent_us = 80 * kMs;
+  Send(stand);
+  Run(80 * kMs, 82 * kMs);
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kDamp) << "refused while it is active";
+  Run(82 * kMs, 1080 * kMs);
+  EXPECT_EQ(channels_.snapshots.Latest().alert_count, 0u) << "cleared a second later";
+  EXPECT_EQ(channels_.snapshots.Latest().mode, sm::Mode::kDamp) << "the robot stays in DAMP";
 }
 
 TEST_F(ControlLoopTest, AlertsTravelToTheApiThreadAsEvents) {

@@ -57,5 +57,40 @@ TEST(Liveness, AnApiStallStopsWalkingIsReportedAndStarvesTheWatchdog) {
   EXPECT_EQ(v.reports[0], "API thread responsive again after 990 ms");
 }
 
+// ---- The stall DAMP: safety.control_stall_ms 20, checked every 5 ms ----
+
+TEST(StallJudge, DampsOnceWhenTheLastTickIsOlderThanTheBound) {
+  StallJudge j(20 * kMs, 5 * kMs);
+  EXPECT_EQ(j.Check(1000 * kMs, 999 * kMs), 0u);
+  EXPECT_EQ(j.Check(1005 * kMs, 999 * kMs), 0u);
+  EXPECT_EQ(j.Check(1010 * kMs, 999 * kMs), 0u);
+  EXPECT_EQ(j.Check(1015 * kMs, 999 * kMs), 0u) << "16 ms: not yet";
+  EXPECT_EQ(j.Check(1020 * kMs, 999 * kMs), 21u) << "21 ms: DAMP";
+  EXPECT_EQ(j.Check(1025 * kMs, 999 * kMs), 0u) << "once per stall";
+  EXPECT_EQ(j.Check(1030 * kMs, 1029 * kMs), 0u) << "ticking again";
+  EXPECT_EQ(j.Check(1035 * kMs, 1029 * kMs), 0u);
+  EXPECT_EQ(j.Check(1040 * kMs, 1029 * kMs), 0u);
+  EXPECT_EQ(j.Check(1045 * kMs, 1029 * kMs), 0u);
+  EXPECT_EQ(j.Check(1050 * kMs, 1029 * kMs), 21u) << "a second stall";
+}
+
+TEST(StallJudge, NeverRightAfterTheWholeProcessWasHeldUp) {
+  StallJudge j(20 * kMs, 5 * kMs);
+  EXPECT_EQ(j.Check(1000 * kMs, 999 * kMs), 0u);
+  EXPECT_EQ(j.Check(1100 * kMs, 999 * kMs), 0u) << "the judge itself 100 ms late";
+  EXPECT_EQ(j.Check(1101 * kMs, 1100 * kMs), 0u) << "the control thread ticked first";
+  EXPECT_EQ(j.Check(1200 * kMs, 1100 * kMs), 0u) << "late again";
+  EXPECT_EQ(j.Check(1205 * kMs, 1100 * kMs), 105u) << "on time, and still no tick: DAMP";
+}
+
+TEST(StallJudge, OffAtZeroAndBeforeTheFirstTick) {
+  StallJudge off(0, 50 * kMs);
+  EXPECT_EQ(off.Check(1000 * kMs, 0), 0u);
+  EXPECT_EQ(off.Check(1050 * kMs, 0), 0u);
+  StallJudge j(20 * kMs, 5 * kMs);
+  EXPECT_EQ(j.Check(1000 * kMs, -1), 0u);
+  EXPECT_EQ(j.Check(1005 * kMs, -1), 0u);
+}
+
 }  // namespace
 }  // namespace robot_edge::daemon
