@@ -1,9 +1,11 @@
 // The command thread (bridge.hpp): rt/lowcmd -> JointCommand on the controlling connection.
 #include <map>
+#include <optional>
 
 #include "client/commands.hpp"
 #include "dds/bridge.hpp"
 #include "dds/options.hpp"
+#include "dds/writer_follower.hpp"
 
 namespace robot_edge::dds {
 
@@ -26,8 +28,8 @@ std::string Counts(const std::map<std::string, std::uint64_t>& counts) {
 
 class CommandLoop {
  public:
-  CommandLoop(client::Client& client, LowCmdReader& reader, const CommandLoopConfig& config)
-      : client_(client), reader_(reader), config_(config) {}
+  CommandLoop(client::Client client, LowCmdReader& reader, const CommandLoopConfig& config)
+      : client_(std::move(client)), reader_(reader), config_(config) {}
 
   void Step() {
     const std::int64_t now_us = client::MonotonicMicros();
@@ -35,22 +37,61 @@ class CommandLoop {
       clock_ = client_.SyncClock(kClockSyncExchanges, config_.timeout);
       next_sync_us_ = now_us + kClockSyncEveryUs;
     }
-    reader_.Take(kWait, [this](const pnd_adam_msg_dds__LowCmd_& cmd) { Forward(cmd); });
+    Batch batch;
+    reader_.Take(kWait, [&](const LowCmdSample& sample) { Offer(sample, batch); });
+    if (batch.switched) Reconnect();
+    if (batch.newest) Forward(*batch.newest);
     Drain();
   }
 
   void LogSummary() const {
     Log("rt/lowcmd: " + std::to_string(received_) + " received, " + std::to_string(sent_) +
-        " sent, refused here: " + Counts(refused_here_) +
+        " sent, " + std::to_string(follower_.ignored_samples()) +
+        " from other writers ignored, refused here: " + Counts(refused_here_) +
         "; refused by robot-edged: " + Counts(refused_by_robot_));
   }
 
  private:
-  void Forward(const pnd_adam_msg_dds__LowCmd_& cmd) {
+  // What one Take() leaves to send: the followed writer's newest sample, mapped.
+  struct Batch {
+    std::optional<MappedCommand> newest;
+    bool switched = false;  // the followed writer changed: a new connection first
+  };
+
+  // One sample taken: followed or ignored (writer_follower.hpp); followed, it is mapped now
+  // (the sample is lent only for this call) and replaces the batch's newest.
+  void Offer(const LowCmdSample& sample, Batch& batch) {
     ++received_;
+    const auto followed = follower_.followed();
+    const bool followed_matched =
+        !followed || *followed == sample.writer || reader_.Matched(*followed);
+    const WriterFollower::Decision d =
+        follower_.Offer(sample.writer, sample.source_ns, followed_matched);
+    if (!d.log.empty()) Log(d.log);
+    if (!d.follow) return;
+    if (d.switched) {
+      batch.switched = true;
+      batch.newest.reset();  // the previous writer's, if any: never sent on the new connection
+    }
     const std::int64_t now_us = client::MonotonicMicros();
-    MappedCommand mapped =
-        ToJointCommand(cmd, config_.joints, clock_.ToRobot(now_us), ++key_, config_.settings);
+    MappedCommand mapped = ToJointCommand(sample.msg, config_.joints, clock_.ToRobot(now_us),
+                                          ++key_, config_.settings);
+    mapped.command.set_timestamp_us(d.timestamp_us);
+    mapped.command.set_sequence(d.sequence);
+    batch.newest = std::move(mapped);
+  }
+
+  // The followed writer changed: robot-edged must judge it as a new client (its own clock,
+  // its own sequence), so it gets a connection of its own; the old one closes first, which
+  // releases control (robot-edged: the controller disconnected).
+  void Reconnect() {
+    { const client::Client old = std::move(client_); }  // closed here
+    client_ = config_.reconnect();
+    Log("rt/lowcmd: a new connection to robot-edged for the new writer");
+  }
+
+  void Forward(MappedCommand& mapped) {
+    const std::int64_t now_us = client::MonotonicMicros();
     if (mapped.uses_ki && !ki_logged_) {
       Log("rt/lowcmd: ki is not supported and is ignored (kp, kd and tau are applied)");
       ki_logged_ = true;
@@ -64,7 +105,6 @@ class CommandLoop {
       }
       return;
     }
-    sequencer_.Stamp(&mapped.command, client::WallClockMicros());
     client_.Send(mapped.command);
     if (sent_++ == 0) {
       Log("rt/lowcmd: first command sent to robot-edged as controller '" + config_.controller +
@@ -90,12 +130,12 @@ class CommandLoop {
                           : " (and " + std::to_string(held_back) + " more since the last message)";
   }
 
-  client::Client& client_;
+  client::Client client_;
   LowCmdReader& reader_;
   const CommandLoopConfig& config_;
   client::ClockOffset clock_;
   std::int64_t next_sync_us_ = 0;  // client::MonotonicMicros; 0: at once
-  client::Sequencer sequencer_;
+  WriterFollower follower_;
   std::uint32_t key_ = 0;  // user_command_key of the last command
   std::uint64_t received_ = 0, sent_ = 0;
   std::map<std::string, std::uint64_t> refused_here_, refused_by_robot_;
@@ -105,9 +145,9 @@ class CommandLoop {
 
 }  // namespace
 
-int RunCommandLoop(client::Client& client, LowCmdReader& reader, const CommandLoopConfig& config,
+int RunCommandLoop(client::Client client, LowCmdReader& reader, const CommandLoopConfig& config,
                    std::atomic<bool>& stop) {
-  CommandLoop loop(client, reader, config);
+  CommandLoop loop(std::move(client), reader, config);
   int status = kExitFailed;
   try {
     while (!stop) loop.Step();

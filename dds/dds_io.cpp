@@ -1,13 +1,17 @@
 #include "dds/dds_io.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace robot_edge::dds {
 
 namespace {
 
-// Up to this many samples are taken at once; the reader keeps 1 anyway.
-constexpr std::size_t kTakeAtOnce = 4;
+// Up to this many samples are taken at once: all the reader keeps.
+constexpr std::size_t kTakeAtOnce = kLowCmdHistory;
+// Matched writers asked for at first by Matched() (then as many as there are).
+constexpr std::size_t kMatchedAtFirst = 16;
 
 // `result` when it is an entity (> 0), else a DdsError naming `what`.
 dds_entity_t Check(dds_entity_t result, const std::string& what) {
@@ -24,11 +28,17 @@ struct QosDeleter {
 };
 using Qos = std::unique_ptr<dds_qos_t, QosDeleter>;
 
-Qos MakeQos(dds_reliability_kind_t reliability, dds_duration_t max_blocking) {
+Qos MakeQos(dds_reliability_kind_t reliability, dds_duration_t max_blocking, int depth) {
   Qos qos(dds_create_qos());
   dds_qset_reliability(qos.get(), reliability, max_blocking);
-  dds_qset_history(qos.get(), DDS_HISTORY_KEEP_LAST, 1);
+  dds_qset_history(qos.get(), DDS_HISTORY_KEEP_LAST, depth);
   return qos;
+}
+
+dds_entity_t MakeDomain(std::uint32_t domain, const std::string& config) {
+  if (config.empty()) return 0;
+  return Check(dds_create_domain(static_cast<dds_domainid_t>(domain), config.c_str()),
+               "DDS domain " + std::to_string(domain) + " (its configuration)");
 }
 
 }  // namespace
@@ -46,16 +56,28 @@ Entity::~Entity() {
   if (handle_ > 0) dds_delete(handle_);
 }
 
-Participant::Participant(std::uint32_t domain)
-    : participant_(Check(
-          dds_create_participant(static_cast<dds_domainid_t>(domain), nullptr, nullptr),
-          "DDS participant on domain " + std::to_string(domain) + " (check $CYCLONEDDS_URI)")) {}
+Participant::Participant(std::uint32_t domain, const std::string& config)
+    : domain_(MakeDomain(domain, config)),
+      participant_(
+          Check(dds_create_participant(static_cast<dds_domainid_t>(domain), nullptr, nullptr),
+                "DDS participant on domain " + std::to_string(domain) +
+                    " (check $CYCLONEDDS_URI and the security files)")) {}
+
+bool Participant::WritingLowCmdIsControlled() const {
+  const Entity topic(Check(dds_create_topic(participant_.get(), &pnd_adam_msg_dds__LowCmd__desc,
+                                            kLowCmdTopic, nullptr, nullptr),
+                           std::string("topic ") + kLowCmdTopic));
+  const dds_entity_t writer = dds_create_writer(participant_.get(), topic.get(), nullptr, nullptr);
+  if (writer == DDS_RETCODE_NOT_ALLOWED_BY_SECURITY) return true;
+  const Entity made(Check(writer, std::string("probe writer of ") + kLowCmdTopic));
+  return false;
+}
 
 LowCmdReader::LowCmdReader(const Participant& participant) {
   topic_ = Entity(Check(dds_create_topic(participant.get(), &pnd_adam_msg_dds__LowCmd__desc,
                                          kLowCmdTopic, nullptr, nullptr),
                         std::string("topic ") + kLowCmdTopic));
-  const Qos qos = MakeQos(DDS_RELIABILITY_BEST_EFFORT, 0);
+  const Qos qos = MakeQos(DDS_RELIABILITY_BEST_EFFORT, 0, kLowCmdHistory);
   reader_ = Entity(Check(dds_create_reader(participant.get(), topic_.get(), qos.get(), nullptr),
                          std::string("reader of ") + kLowCmdTopic));
   condition_ = Check(dds_create_readcondition(reader_.get(), DDS_ANY_STATE),
@@ -65,7 +87,7 @@ LowCmdReader::LowCmdReader(const Participant& participant) {
 }
 
 bool LowCmdReader::Take(std::chrono::milliseconds wait,
-                        const std::function<void(const pnd_adam_msg_dds__LowCmd_&)>& use) {
+                        const std::function<void(const LowCmdSample&)>& use) {
   const dds_return_t triggered =
       dds_waitset_wait(waitset_.get(), nullptr, 0, DDS_MSECS(wait.count()));
   if (triggered < 0) {
@@ -76,10 +98,6 @@ bool LowCmdReader::Take(std::chrono::milliseconds wait,
   dds_sample_info_t infos[kTakeAtOnce];
   const dds_return_t n = dds_take(condition_, samples, infos, kTakeAtOnce, kTakeAtOnce);
   if (n < 0) throw DdsError(std::string("take from rt/lowcmd failed: ") + dds_strretcode(n));
-  const pnd_adam_msg_dds__LowCmd_* newest = nullptr;
-  for (dds_return_t i = 0; i < n; ++i) {
-    if (infos[i].valid_data) newest = static_cast<const pnd_adam_msg_dds__LowCmd_*>(samples[i]);
-  }
   struct ReturnLoan {
     dds_entity_t reader;
     void** samples;
@@ -88,15 +106,35 @@ bool LowCmdReader::Take(std::chrono::milliseconds wait,
       if (n > 0) dds_return_loan(reader, samples, n);
     }
   } loan{condition_, samples, n};
-  if (newest != nullptr) use(*newest);
-  return newest != nullptr;
+  bool any = false;
+  for (dds_return_t i = 0; i < n; ++i) {
+    if (!infos[i].valid_data) continue;
+    any = true;
+    use(LowCmdSample{*static_cast<const pnd_adam_msg_dds__LowCmd_*>(samples[i]),
+                     infos[i].publication_handle, infos[i].source_timestamp});
+  }
+  return any;
+}
+
+bool LowCmdReader::Matched(std::uint64_t writer) const {
+  std::vector<dds_instance_handle_t> handles(kMatchedAtFirst);
+  for (;;) {
+    const dds_return_t n =
+        dds_get_matched_publications(reader_.get(), handles.data(), handles.size());
+    if (n < 0) throw DdsError(std::string("matched writers of rt/lowcmd: ") + dds_strretcode(n));
+    const auto count = static_cast<std::size_t>(n);
+    if (count <= handles.size()) {
+      return std::find(handles.begin(), handles.begin() + n, writer) != handles.begin() + n;
+    }
+    handles.resize(count);  // more than asked for: ask again for all
+  }
 }
 
 LowStateWriter::LowStateWriter(const Participant& participant) {
   topic_ = Entity(Check(dds_create_topic(participant.get(), &pnd_adam_msg_dds__LowState__desc,
                                          kLowStateTopic, nullptr, nullptr),
                         std::string("topic ") + kLowStateTopic));
-  const Qos qos = MakeQos(DDS_RELIABILITY_RELIABLE, 0);
+  const Qos qos = MakeQos(DDS_RELIABILITY_RELIABLE, 0, 1);
   writer_ = Entity(Check(dds_create_writer(participant.get(), topic_.get(), qos.get(), nullptr),
                          std::string("writer of ") + kLowStateTopic));
 }

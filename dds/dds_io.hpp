@@ -1,8 +1,9 @@
 // The Cyclone DDS entities of robot-edge-dds (C API, dds/dds.h): a participant on one domain,
 // the reader of rt/lowcmd and the writer of rt/lowstate. Every failure is a DdsError naming the
-// call and Cyclone's reason. QoS: the reader is best-effort with a history of 1 (it matches
-// any writer, and only the newest command matters); the writer is reliable with a history of 1
-// and never blocks (it matches any reader; a sample that cannot go out at once is dropped).
+// call and Cyclone's reason. QoS: the reader is best-effort with a history of kLowCmdHistory (it
+// matches any writer; the command thread follows one of them, and a few samples of others must
+// not push the followed writer's out before they are taken); the writer is reliable with a history
+// of 1 and never blocks (it matches any reader; a sample that cannot go out at once is dropped).
 #pragma once
 
 #include <dds/dds.h>
@@ -18,6 +19,7 @@ namespace robot_edge::dds {
 
 inline constexpr const char* kLowCmdTopic = "rt/lowcmd";
 inline constexpr const char* kLowStateTopic = "rt/lowstate";
+inline constexpr int kLowCmdHistory = 8;  // samples kept by the reader of rt/lowcmd
 
 class DdsError : public std::runtime_error {
  public:
@@ -44,21 +46,37 @@ class Entity {
 // them.
 class Participant {
  public:
-  explicit Participant(std::uint32_t domain);
+  // `config`: Cyclone's configuration for the domain (security.hpp); "" = $CYCLONEDDS_URI's.
+  Participant(std::uint32_t domain, const std::string& config);
   dds_entity_t get() const { return participant_.get(); }
 
+  // Whether DDS Security is in effect as robot-edge-dds needs it: Cyclone refuses this
+  // participant a writer of rt/lowcmd (DDS_RETCODE_NOT_ALLOWED_BY_SECURITY: access control is
+  // on, the governance controls writing rt/lowcmd, and our permissions do not grant it). False
+  // when the writer could be made (it is deleted at once, having written nothing).
+  bool WritingLowCmdIsControlled() const;
+
  private:
+  Entity domain_;  // made by dds_create_domain when a config is given
   Entity participant_;
+};
+
+// One sample of rt/lowcmd as the reader got it: the sample (lent for the call) and who sent it.
+struct LowCmdSample {
+  const pnd_adam_msg_dds__LowCmd_& msg;
+  std::uint64_t writer;    // dds_sample_info_t.publication_handle
+  std::int64_t source_ns;  // dds_sample_info_t.source_timestamp: the writer's clock, ns
 };
 
 // rt/lowcmd. Threads: one thread calls Take().
 class LowCmdReader {
  public:
   explicit LowCmdReader(const Participant& participant);
-  // Waits at most `wait` for a sample; calls `use` with the newest valid one taken (a sample
-  // is lent only for the call). False when none came.
-  bool Take(std::chrono::milliseconds wait,
-            const std::function<void(const pnd_adam_msg_dds__LowCmd_&)>& use);
+  // Waits at most `wait` for samples; calls `use` with each valid one taken, oldest first (a
+  // sample is lent only for the call). False when none came.
+  bool Take(std::chrono::milliseconds wait, const std::function<void(const LowCmdSample&)>& use);
+  // Whether the writer `writer` (a publication handle) is still matched.
+  bool Matched(std::uint64_t writer) const;
 
  private:
   Entity topic_;

@@ -10,7 +10,19 @@ PNDbotics Adam's low-level DDS interface in front of robot-edged, so that a clie
 for Adam (pnd_sdk_python, pnd_sdk_cpp) drives this robot unchanged: it subscribes to rt/lowcmd
 (pnd_adam::msg::dds_::LowCmd_) and publishes rt/lowstate (LowState_) on Cyclone DDS. It is a
 client of robot-edged's API like any other: the daemon's controller rules, command freshness,
-validation and limits apply to every command it forwards.
+validation and limits apply to every command it forwards, as the controller 'dds'.
+
+DDS Security is required: only participants whose permissions (signed by the permissions CA)
+grant publishing rt/lowcmd reach the robot. It comes from --security DIR or from a <Security>
+element in $CYCLONEDDS_URI; robot-edge-dds starts only once Cyclone refuses it a writer of
+rt/lowcmd (access control in effect). --insecure runs without it, on 127.0.0.1 only, saying so in
+its log and systemd status: every local user can then command the robot.
+
+One writer at a time: the first rt/lowcmd writer heard from is followed; samples of others are
+ignored (each writer logged once) until it goes away (no longer matched). Each command carries
+the sender's clock: timestamp_us is the sample's source timestamp, the sequence advances only
+when that timestamp does, so robot-edged refuses stale, replayed or buffered samples like any
+client's.
 
 rt/lowcmd becomes a JointCommand (MOVE/JOINT_STREAM) per sample: per motor q (rad), dq
 (rad/s), tau (N·m), kp (N·m/rad, 0..500), kd (N·m·s/rad, 0..5), ending --command-lifetime-ms
@@ -32,12 +44,17 @@ Connection options:
   --token-file FILE   the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
                       never --token TOKEN: a command line is visible to every user)
   --controller NAME   the controller it commands as, one of robot-edged's api.controllers
-                      (default cloud)
+                      (default dds: a role of its own in api.roles)
   --timeout S         connect and answer timeout in seconds (default 2)
 
 Bridge options:
   --domain N          DDS domain id, 0..232 (default 0). Cyclone DDS reads its configuration
-                      (network interface, peers) from $CYCLONEDDS_URI
+                      (network interface, peers, security) from $CYCLONEDDS_URI
+  --security DIR      DDS Security from DIR's files: identity_ca.pem, identity.pem,
+                      identity_key.pem, permissions_ca.pem, governance.p7s, permissions.p7s
+                      (added to $CYCLONEDDS_URI's configuration)
+  --insecure          no DDS Security: DDS on 127.0.0.1 only ($CYCLONEDDS_URI ignored), every
+                      local user can command the robot; for development only
   --rate HZ           rt/lowstate samples per second, at most robot-edged's control rate
                       (default 500, or the control rate when lower)
   --command-lifetime-ms MS
@@ -59,13 +76,15 @@ Exit status:
   0  stopped by SIGINT or SIGTERM
   1  robot-edged closed the connection or refused it, an answer did not come in time, or DDS
      failed
-  2  bad command line, or one the robot contradicts (--motors, --controller, --rate)
+  2  bad command line, one the robot contradicts (--motors, --controller, --rate), or DDS
+     Security not in effect without --insecure
   3  cannot connect to robot-edged (not running, wrong socket, no permission)
 
 Examples:
-  $ robot-edge-dds
-  $ robot-edge-dds --motors 25 --rate 200 --domain 1
-  $ CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="eth0"/></Interfaces></General></Domain></CycloneDDS>' robot-edge-dds
+  $ robot-edge-dds --security /etc/robot-edge/dds
+  $ robot-edge-dds --security /etc/robot-edge/dds --motors 25 --rate 200 --domain 1
+  $ CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="eth0"/></Interfaces></General></Domain></CycloneDDS>' robot-edge-dds --security /etc/robot-edge/dds
+  $ robot-edge-dds --insecure     # development: this computer only
 )";
 }
 

@@ -54,6 +54,19 @@ std::size_t ParseMotors(const std::string& text) {
   throw UsageError("--motors: '" + text + "' is neither a motor count nor lite, sp or pro");
 }
 
+// Exactly one source of security, or --insecure (help, version: nothing to check).
+void CheckSecurityChoice(const Options& o, const Environment& env) {
+  if (o.help || o.version) return;
+  if (o.insecure && !o.security_dir.empty()) {
+    throw UsageError("--insecure and --security contradict each other: give one");
+  }
+  if (!o.insecure && o.security_dir.empty() && env.cyclonedds_uri.empty()) {
+    throw UsageError(
+        "no DDS Security configured: give --security DIR, or a <Security> element in "
+        "$CYCLONEDDS_URI (see README, \"DDS bridge\"); --insecure runs without, loopback only");
+  }
+}
+
 using Apply = std::function<void(Options*, const std::string& name, const std::string& value)>;
 
 struct OptionSpec {
@@ -95,6 +108,12 @@ const std::vector<OptionSpec>& OptionTable() {
          o->velocity_safety_limit = static_cast<float>(limit);
        }},
       {"--motors", true, [](Options* o, auto&, auto& v) { o->motors = ParseMotors(v); }},
+      {"--security", true,
+       [](Options* o, auto& n, auto& v) {
+         if (v.empty()) throw UsageError(n + " needs a directory");
+         o->security_dir = v;
+       }},
+      {"--insecure", false, [](Options* o, auto&, auto&) { o->insecure = true; }},
   };
   // clang-format on
   return table;
@@ -134,6 +153,7 @@ Options ParseCommandLine(std::span<const std::string> args, const Environment& e
   if (o.controller.empty()) {
     throw UsageError("--controller must name a controller: an observer cannot command");
   }
+  CheckSecurityChoice(o, env);
   return o;
 }
 

@@ -25,8 +25,9 @@ using tools::UsageError;
 
 // What the environment contributes (main() reads it; tests pass their own).
 struct Environment {
-  std::string socket;  ///< ROBOT_EDGE_SOCKET
-  std::string token;   ///< ROBOT_EDGE_TOKEN
+  std::string socket;          ///< ROBOT_EDGE_SOCKET
+  std::string token;           ///< ROBOT_EDGE_TOKEN
+  std::string cyclonedds_uri;  ///< CYCLONEDDS_URI: where security comes from without --security
 };
 
 struct Options {
@@ -37,12 +38,15 @@ struct Options {
   std::string socket = kDefaultSocket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
   std::string tcp_host;                 ///< --tcp HOST:PORT ("" = the socket)
   std::uint16_t tcp_port = 0;
-  std::string token;                 ///< --token-file FILE, env ROBOT_EDGE_TOKEN
-  std::string controller = "cloud";  ///< --controller NAME: one of the daemon's api.controllers
-  double timeout_s = 2.0;            ///< --timeout S: connect and each answer
+  std::string token;               ///< --token-file FILE, env ROBOT_EDGE_TOKEN
+  std::string controller = "dds";  ///< --controller NAME: one of the daemon's api.controllers
+  double timeout_s = 2.0;          ///< --timeout S: connect and each answer
 
   // DDS.
   std::uint32_t domain = 0;  ///< --domain N: the DDS domain id, 0..232
+  std::string security_dir;  ///< --security DIR: DDS Security's files (security.hpp); "" = none
+                             ///< given (then $CYCLONEDDS_URI must configure it)
+  bool insecure = false;     ///< --insecure: no DDS Security, loopback only (security.hpp)
 
   // The bridge.
   std::optional<std::uint32_t> rate_hz;       ///< --rate HZ: rt/lowstate; default 500 capped at the
@@ -52,7 +56,8 @@ struct Options {
   std::optional<std::size_t> motors;          ///< --motors N|lite|sp|pro: must be the robot's count
 };
 
-// Parses argv without argv[0]. Throws UsageError with a one-line reason.
+// Parses argv without argv[0]. Throws UsageError with a one-line reason; also when DDS Security
+// can come from nowhere (no --security, no --insecure, $CYCLONEDDS_URI unset).
 Options ParseCommandLine(std::span<const std::string> args, const Environment& env);
 
 // The full --help text.

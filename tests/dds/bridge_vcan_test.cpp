@@ -1,6 +1,8 @@
 // End to end on vcan: an Adam client (this test's DDS peer: rt/lowcmd writer, rt/lowstate
 // reader, Cyclone DDS on loopback) drives robot-edged through robot-edge-dds, with
-// robot-edge-sim and robot-edged really running (tests/common/robot_rig.hpp).
+// robot-edge-sim and robot-edged really running (tests/common/robot_rig.hpp). DDS Security is
+// on: this process is the permitted Adam client ("adam-client"), the bridge "robot-edge-dds";
+// unpermitted participants run as processes of their own (dds_vcan_peer).
 #include <dds/dds.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "dds/security.hpp"
 #include "pnd_adam.h"
 #include "robot_rig.hpp"
 
@@ -57,12 +61,35 @@ struct State {
   std::string battery_status;  // battery_data.status
 };
 
+// The DDS Security material (tests/dds/make_test_pki.sh), made once per run in a temporary
+// directory: one --security directory per participant (bridge, adam, viewer, forged, rogue).
+const std::string& Pki() {
+  static const std::string dir = [] {
+    std::string path = (std::filesystem::temp_directory_path() / "dds-pki-XXXXXX").string();
+    if (::mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    const std::string command = std::string(ROBOT_EDGE_TEST_PKI) + " " + path;
+    if (std::system(command.c_str()) != 0) throw std::runtime_error(command + " failed");
+    return path;
+  }();
+  return dir;
+}
+
+// $CYCLONEDDS_URI of a participant with the identity `who` (a directory of Pki()), on loopback,
+// as an Adam program sets it.
+std::string SecureUri(const std::string& who) {
+  return std::string(kLoopbackOnly) + "," + dds::SecurityXml(Pki() + "/" + who);
+}
+
 // An Adam client on the raw Cyclone C API: writes rt/lowcmd, reads rt/lowstate (reliable,
 // keeping up to 1000 unread samples so that none is lost between two Take()s).
 class AdamPeer {
  public:
+  // The permitted Adam client: Cyclone reads CYCLONEDDS_URI when it makes the domain, here,
+  // and the children this process starts must not inherit it (each has its own).
   explicit AdamPeer(std::uint32_t domain) {
+    ::setenv("CYCLONEDDS_URI", SecureUri("adam").c_str(), 1);
     participant_ = dds_create_participant(domain, nullptr, nullptr);
+    ::unsetenv("CYCLONEDDS_URI");
     if (participant_ < 0) throw std::runtime_error("participant: " + Error(participant_));
     const dds_entity_t cmd_topic = dds_create_topic(participant_, &pnd_adam_msg_dds__LowCmd__desc,
                                                     "rt/lowcmd", nullptr, nullptr);
@@ -73,10 +100,19 @@ class AdamPeer {
     dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, 1000);
     reader_ = dds_create_reader(participant_, state_topic, qos, nullptr);
     dds_delete_qos(qos);
-    writer_ = dds_create_writer(participant_, cmd_topic, nullptr, nullptr);
+    cmd_topic_ = cmd_topic;
+    writer_ = AddWriter();
     if (reader_ < 0 || writer_ < 0) throw std::runtime_error("reader / writer failed");
   }
+
+  // Another writer of rt/lowcmd in this participant (a second Adam program, as DDS sees it).
+  dds_entity_t AddWriter() {
+    const dds_entity_t writer = dds_create_writer(participant_, cmd_topic_, nullptr, nullptr);
+    if (writer < 0) throw std::runtime_error("writer: " + Error(writer));
+    return writer;
+  }
   ~AdamPeer() { dds_delete(participant_); }
+  dds_entity_t writer() const { return writer_; }
 
   // Every sample that arrived since the last call.
   void Take(std::vector<State>* into) {
@@ -102,8 +138,10 @@ class AdamPeer {
   }
 
   // A LowCmd_: every motor at q with kp, kd, no velocity, no torque but `marker_nm` on
-  // kMarkerJoint, mode 1 as Adam clients send it. Returns NowUs() just before the write.
-  std::int64_t Publish(const std::vector<float>& q, float kp, float kd, float marker_nm = 0) {
+  // kMarkerJoint, mode 1 as Adam clients send it, by `writer` (0: the first), stamped
+  // `source_ns` (0: now). Returns NowUs() just before the write.
+  std::int64_t Publish(const std::vector<float>& q, float kp, float kd, float marker_nm = 0,
+                       dds_entity_t writer = 0, dds_time_t source_ns = 0) {
     std::vector<pnd_adam_msg_dds__MotorCmd_> motors(q.size());
     for (std::size_t i = 0; i < q.size(); ++i) {
       motors[i] = {1, q[i], 0, i == kMarkerJoint ? marker_nm : 0.0f, kp, kd, 0, 0};
@@ -112,7 +150,9 @@ class AdamPeer {
     cmd.motor_cmd._buffer = motors.data();
     cmd.motor_cmd._length = cmd.motor_cmd._maximum = static_cast<std::uint32_t>(motors.size());
     const std::int64_t at = NowUs();
-    if (dds_write(writer_, &cmd) != DDS_RETCODE_OK) throw std::runtime_error("write failed");
+    const dds_entity_t w = writer != 0 ? writer : writer_;
+    const dds_return_t r = source_ns != 0 ? dds_write_ts(w, &cmd, source_ns) : dds_write(w, &cmd);
+    if (r != DDS_RETCODE_OK) throw std::runtime_error("write failed: " + Error(r));
     return at;
   }
 
@@ -121,28 +161,53 @@ class AdamPeer {
     dds_get_subscription_matched_status(reader_, &s);
     return s.current_count;
   }
-  std::uint32_t Subscribers() {
+  std::uint32_t Subscribers(dds_entity_t writer = 0) {
     dds_publication_matched_status_t s{};
-    dds_get_publication_matched_status(writer_, &s);
+    dds_get_publication_matched_status(writer != 0 ? writer : writer_, &s);
     return s.current_count;
   }
 
  private:
   static std::string Error(dds_return_t r) { return dds_strretcode(r); }
-  dds_entity_t participant_ = 0, reader_ = 0, writer_ = 0;
+  dds_entity_t participant_ = 0, cmd_topic_ = 0, reader_ = 0, writer_ = 0;
 };
 
-// Cyclone reads CYCLONEDDS_URI when a domain is first created: this process's peer and the
-// bridge (its child) both run on loopback.
-void UseLoopback() { ::setenv("CYCLONEDDS_URI", kLoopbackOnly, 1); }
-
-std::unique_ptr<Child> StartBridge(Robot& robot, std::vector<std::string> extra = {}) {
+// The bridge, its security from --security DIR (or, `uri_security`, from $CYCLONEDDS_URI as an
+// Adam program's), on loopback.
+std::unique_ptr<Child> StartBridge(Robot& robot, std::vector<std::string> extra = {},
+                                   bool uri_security = false) {
   std::vector<std::string> argv = {ROBOT_EDGE_DDS, "--socket", robot.api_socket(), "--domain",
                                    std::to_string(kDomain)};
+  if (!uri_security) argv.insert(argv.end(), {"--security", Pki() + "/bridge"});
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return std::make_unique<Child>(
-      argv, robot.dir() + "/dds",
-      std::vector<std::string>{std::string("CYCLONEDDS_URI=") + kLoopbackOnly});
+  const std::string uri = uri_security ? SecureUri("bridge") : kLoopbackOnly;
+  return std::make_unique<Child>(argv, robot.dir() + "/dds",
+                                 std::vector<std::string>{"CYCLONEDDS_URI=" + uri});
+}
+
+// Waits until the bridge publishes rt/lowstate to `peer` and reads its rt/lowcmd.
+bool BridgeUp(AdamPeer& peer) {
+  std::vector<State> states;
+  return Eventually(
+      [&] {
+        peer.Take(&states);
+        return !states.empty() && peer.Subscribers() > 0;
+      },
+      20s);
+}
+
+// The next rt/lowstate sample (throws when none comes within 2 s).
+State NextState(AdamPeer& peer) {
+  std::vector<State> states;
+  if (!Eventually(
+          [&] {
+            peer.Take(&states);
+            return !states.empty();
+          },
+          2s)) {
+    throw std::runtime_error("no rt/lowstate for 2 s");
+  }
+  return states.back();
 }
 
 // What the observer saw meanwhile: whether telemetry said MOVE/JOINT_STREAM.
@@ -216,14 +281,15 @@ StateRate MeasureStates(AdamPeer& peer, Millis duration) {
 std::vector<std::int64_t> Stream(AdamPeer& peer, client::Client& observer,
                                  const std::vector<float>& q, Millis period, Millis duration,
                                  std::vector<State>* states, Observed* observed,
-                                 client::Client* stream = nullptr, Applied* applied = nullptr) {
+                                 client::Client* stream = nullptr, Applied* applied = nullptr,
+                                 dds_entity_t writer = 0) {
   std::vector<std::int64_t> published_us;
   auto next = std::chrono::steady_clock::now();
   const auto end = next + duration;
   while (std::chrono::steady_clock::now() < end) {
     const float marker =
         applied != nullptr ? kMarkerStepNm * static_cast<float>(published_us.size() + 1) : 0.0f;
-    published_us.push_back(peer.Publish(q, 40, 1, marker));
+    published_us.push_back(peer.Publish(q, 40, 1, marker, writer));
     peer.Take(states);
     observed->Drain(observer);
     if (applied != nullptr) applied->Drain(*stream);
@@ -260,7 +326,6 @@ std::vector<std::int64_t> Latencies(const Applied& applied, const client::ClockO
 //     goes on;
 //   - SIGTERM stops the bridge cleanly (exit 0), without sending a DAMP itself.
 TEST(DdsBridge, AdamClientDrivesTheRobot) {
-  UseLoopback();
   Robot robot;
   auto observer = robot.Connect("");
   ASSERT_TRUE(MotorsReady(observer)) << "the motors never all replied";
@@ -350,7 +415,6 @@ TEST(DdsBridge, AdamClientDrivesTheRobot) {
 // --rate below the control rate: that share of the ticks' states (200 of 500 Hz: 0.4). Then
 // robot-edged goes away: robot-edge-dds says so and exits 1 (systemd restarts it).
 TEST(DdsBridge, RateBelowTheControlRateThenTheDaemonGoesAway) {
-  UseLoopback();
   Robot robot;
   AdamPeer peer(kDomain);
   auto bridge = StartBridge(robot, {"--rate", "200"});
@@ -370,14 +434,176 @@ TEST(DdsBridge, RateBelowTheControlRateThenTheDaemonGoesAway) {
   EXPECT_NE(bridge->Stderr().find("robot-edged ("), std::string::npos) << bridge->Stderr();
 }
 
-// An Adam profile that is not this robot: refused at start (exit 2), before any DDS.
+// An Adam profile that is not this robot: refused at start (exit 2), before any DDS entity.
+// Run --insecure: it says so, each start, before anything else.
 TEST(DdsBridge, RefusesAnotherAdamModelAtStart) {
-  UseLoopback();
   Robot robot;
-  auto bridge = StartBridge(robot, {"--motors", "lite"});
+  auto bridge = StartBridge(robot, {"--motors", "lite", "--insecure"}, /*uri_security=*/true);
   EXPECT_EQ(bridge->Wait(10s), 2) << bridge->Stderr();
-  EXPECT_NE(bridge->Stderr().find("--motors 23: this robot has 25 joints"), std::string::npos)
+  const std::string log = bridge->Stderr();
+  EXPECT_NE(log.find("--motors 23: this robot has 25 joints"), std::string::npos) << log;
+  EXPECT_NE(log.find("INSECURE (--insecure): no DDS Security, DDS on 127.0.0.1 only"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("$CYCLONEDDS_URI is ignored"), std::string::npos) << log;
+}
+
+// Without DDS Security and without --insecure the bridge does not start: $CYCLONEDDS_URI
+// configures only the network here, so Cyclone lets the bridge make a writer of rt/lowcmd.
+TEST(DdsBridge, RefusesToStartWithoutSecurity) {
+  const std::string dir = Pki();  // any writable directory for the logs
+  Child bridge(
+      {ROBOT_EDGE_DDS, "--socket", dir + "/none.sock", "--domain", std::to_string(kDomain)},
+      dir + "/no-security", {std::string("CYCLONEDDS_URI=") + kLoopbackOnly});
+  EXPECT_EQ(bridge.Wait(10s), 2) << bridge.Stderr();
+  EXPECT_NE(bridge.Stderr().find("DDS Security is not in effect for rt/lowcmd"), std::string::npos)
+      << bridge.Stderr();
+}
+
+// An unpermitted participant, as a process of its own configured through $CYCLONEDDS_URI.
+std::unique_ptr<Child> StartIntruder(const std::string& name, const std::string& uri,
+                                     const std::string& log_dir) {
+  return std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGE_DDS_PEER, std::to_string(kDomain), "1.5", "100"},
+      log_dir + "/" + name, std::vector<std::string>{"CYCLONEDDS_URI=" + uri});
+}
+
+// Participants that may not write rt/lowcmd publish it at 100 Hz for 1.5 s, all at once, the
+// elbow at 2.0 rad (kp 40): the robot stays in DAMP and nothing reaches robot-edged --
+//   viewer: a valid identity whose permissions grant only reading rt/lowstate (with a
+//           governance that leaves writing unchecked on its side, as a stack that skips its own
+//           check would: its own Cyclone would refuse it the writer);
+//   forged: a valid identity whose permissions grant rt/lowcmd, signed by another CA;
+//   rogue:  an identity from another CA;
+//   plain:  no security at all.
+// Then the permitted client (this process) takes the robot out of DAMP through the same bridge:
+// the test would have seen an intruder get through. The bridge takes its security from
+// $CYCLONEDDS_URI, as an Adam program does.
+TEST(DdsBridge, UnpermittedParticipantsMoveNothing) {
+  Robot robot;
+  auto observer = robot.Connect("");
+  ASSERT_TRUE(MotorsReady(observer)) << "the motors never all replied";
+  AdamPeer peer(kDomain);
+  auto bridge = StartBridge(robot, {}, /*uri_security=*/true);
+  ASSERT_TRUE(BridgeUp(peer)) << bridge->Stderr();
+  ASSERT_NE(bridge->Stderr().find("DDS Security in effect ($CYCLONEDDS_URI)"), std::string::npos)
       << bridge->Stderr();
+  std::vector<State> states;
+  const float elbow_before = NextState(peer).q[kElbow];
+
+  std::vector<std::unique_ptr<Child>> intruders;
+  for (const char* who : {"viewer", "forged", "rogue"}) {
+    intruders.push_back(StartIntruder(who, SecureUri(who), robot.dir()));
+  }
+  intruders.push_back(StartIntruder("plain", kLoopbackOnly, robot.dir()));
+  Observed observed;
+  const auto end = std::chrono::steady_clock::now() + 2500ms;
+  while (std::chrono::steady_clock::now() < end) {
+    observed.Drain(observer);
+    std::this_thread::sleep_for(10ms);
+  }
+  for (auto& intruder : intruders) {
+    EXPECT_EQ(intruder->Wait(10s), 0) << intruder->Stdout() << intruder->Stderr();
+    EXPECT_NE(intruder->Stdout().find("wrote 150 samples, matched 0 readers"), std::string::npos)
+        << intruder->Stdout();
+  }
+  EXPECT_FALSE(observed.joint_stream) << "an intruder took the robot out of DAMP";
+  const State after = NextState(peer);
+  // Limp in DAMP, the elbow may sag a little; the intruders want it at 2.0 rad.
+  EXPECT_NEAR(after.q[kElbow], elbow_before, 0.2f) << "an intruder moved the elbow";
+  EXPECT_EQ(bridge->Stderr().find("first command sent"), std::string::npos) << bridge->Stderr();
+
+  // The precondition: the permitted client, through the same bridge, is obeyed.
+  Stream(peer, observer, after.q, 10ms, 500ms, &states, &observed);
+  EXPECT_TRUE(observed.joint_stream) << "the permitted client was not obeyed\n" << bridge->Stderr();
+  EXPECT_EQ(bridge->Stop(SIGTERM, 5s), 0) << bridge->Stderr();
+  EXPECT_NE(bridge->Stderr().find("as controller 'dds'"), std::string::npos) << bridge->Stderr();
+}
+
+// One writer at a time, on its own clock:
+//   - a second writer streaming the elbow 0.3 rad away is ignored (logged) while the first
+//     streams the held pose: the elbow stays;
+//   - once the first writer is deleted the second is followed (a new connection): the elbow
+//     gets there;
+//   - after it stops and robot-edged's watchdog DAMPs, its earlier samples replayed (their
+//     source timestamps again: sequence_not_increasing) and samples buffered since it stopped
+//     (timestamps later than its last, delivered most of a second late: command_stale) are
+//     refused by robot-edged: the robot stays in DAMP.
+TEST(DdsBridge, OneWriterAtATimeOnItsOwnClock) {
+  Robot robot;
+  auto observer = robot.Connect("");
+  ASSERT_TRUE(MotorsReady(observer)) << "the motors never all replied";
+  AdamPeer peer(kDomain);
+  const dds_entity_t second = peer.AddWriter();
+  auto bridge = StartBridge(robot);
+  ASSERT_TRUE(BridgeUp(peer)) << bridge->Stderr();
+  ASSERT_TRUE(Eventually([&] { return peer.Subscribers(second) > 0; }, 5s));
+  std::vector<State> states;
+  const std::vector<float> hold = NextState(peer).q;
+  std::vector<float> target = hold;
+  target[kElbow] += 0.3f;
+
+  // Both writers at 100 Hz for 1 s; the first one heard from is followed.
+  peer.Publish(hold, 40, 1);
+  Observed both;
+  std::vector<dds_time_t> sent_ns;  // the second writer's source timestamps, for the replay
+  auto next = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) {
+    peer.Publish(hold, 40, 1);
+    sent_ns.push_back(dds_time());
+    peer.Publish(target, 40, 1, 0, second, sent_ns.back());
+    both.Drain(observer);
+    next += 10ms;
+    std::this_thread::sleep_until(next);
+  }
+  states.clear();
+  peer.Take(&states);
+  ASSERT_FALSE(states.empty());
+  EXPECT_TRUE(both.joint_stream);
+  EXPECT_NEAR(states.back().q[kElbow], hold[kElbow], 0.05f) << "the second writer was obeyed";
+  EXPECT_NE(bridge->Stderr().find("rt/lowcmd: ignoring writer"), std::string::npos)
+      << bridge->Stderr();
+
+  // The first goes away: the second is followed.
+  dds_delete(peer.writer());
+  Observed after;
+  states.clear();
+  Stream(peer, observer, target, 10ms, 1500ms, &states, &after, nullptr, nullptr, second);
+  const dds_time_t stream_end_ns = dds_time();  // later than its last sample's timestamp
+  ASSERT_FALSE(states.empty());
+  EXPECT_NEAR(states.back().q[kElbow], target[kElbow], 0.05f) << bridge->Stderr();
+  EXPECT_NE(bridge->Stderr().find("went away; following writer"), std::string::npos)
+      << bridge->Stderr();
+
+  // Stopped: the watchdog DAMPs. Then old samples of the same writer come back.
+  ASSERT_TRUE(WaitTelemetryMessage(
+      observer,
+      [](const edge::ServerMessage& m) {
+        return m.telemetry_extension().control_mode() == edge::CONTROL_MODE_DAMP;
+      },
+      3s));
+  Observed replayed;
+  std::vector<float> away = target;
+  away[kElbow] += 0.3f;
+  for (std::size_t i = 0; i < 50; ++i) {  // replayed: timestamps seen before
+    peer.Publish(away, 40, 1, 0, second, sent_ns[i]);
+    replayed.Drain(observer);
+    std::this_thread::sleep_for(10ms);
+  }
+  for (int i = 1; i <= 50; ++i) {  // buffered since the stream ended: each later than the last
+    peer.Publish(away, 40, 1, 0, second, stream_end_ns + DDS_MSECS(1) * i);
+    replayed.Drain(observer);
+    std::this_thread::sleep_for(10ms);
+  }
+  std::this_thread::sleep_for(200ms);
+  replayed.Drain(observer);
+  EXPECT_FALSE(replayed.joint_stream) << "an old sample took the robot out of DAMP\n"
+                                      << bridge->Stderr();
+  EXPECT_EQ(bridge->Stop(SIGTERM, 5s), 0) << bridge->Stderr();
+  const std::string log = bridge->Stderr();
+  EXPECT_NE(log.find("sequence_not_increasing"), std::string::npos) << log;
+  EXPECT_NE(log.find("command_stale"), std::string::npos) << log;
+  std::printf("%s", log.c_str());
 }
 
 }  // namespace

@@ -10,14 +10,17 @@
 namespace robot_edge::dds {
 namespace {
 
-Options Parse(std::vector<std::string> args, Environment env = {}) {
+// Security from $CYCLONEDDS_URI, as far as the command line can tell.
+constexpr const char* kUri = "file:///etc/robot-edge/cyclonedds.xml";
+
+Options Parse(std::vector<std::string> args, Environment env = {"", "", kUri}) {
   return ParseCommandLine(args, env);
 }
 
 // The UsageError's message, "" when none was thrown.
-std::string Refusal(std::vector<std::string> args) {
+std::string Refusal(std::vector<std::string> args, Environment env = {"", "", kUri}) {
   try {
-    Parse(std::move(args));
+    Parse(std::move(args), std::move(env));
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -28,7 +31,7 @@ edge::Welcome Robot(int joints = 25, float control_hz = 500) {
   edge::Welcome w;
   for (int i = 0; i < joints; ++i) w.add_joint_names("J" + std::to_string(i));
   w.set_control_rate_hz(control_hz);
-  for (const char* c : {"ble", "cloud", "maintainer"}) w.add_controllers(c);
+  for (const char* c : {"ble", "cloud", "maintainer", "dds"}) w.add_controllers(c);
   return w;
 }
 
@@ -45,8 +48,10 @@ TEST(DdsOptions, Defaults) {
   const Options o = Parse({});
   EXPECT_EQ(o.socket, "/run/robot-edge/api.sock");
   EXPECT_EQ(o.tcp_host, "");
-  EXPECT_EQ(o.controller, "cloud");
+  EXPECT_EQ(o.controller, "dds") << "a role of its own, not cloud's";
   EXPECT_EQ(o.domain, 0u);
+  EXPECT_EQ(o.security_dir, "");
+  EXPECT_FALSE(o.insecure);
   EXPECT_FALSE(o.rate_hz);
   EXPECT_EQ(o.command_lifetime_us, 50'000);
   EXPECT_EQ(o.velocity_safety_limit, 0.0f);
@@ -69,10 +74,26 @@ TEST(DdsOptions, EveryOption) {
 }
 
 TEST(DdsOptions, Environment) {
-  const Options o = Parse({}, {"/tmp/env.sock", "tok"});
+  const Options o = Parse({}, {"/tmp/env.sock", "tok", kUri});
   EXPECT_EQ(o.socket, "/tmp/env.sock");
   EXPECT_EQ(o.token, "tok");
-  EXPECT_EQ(Parse({"--socket", "/tmp/cli.sock"}, {"/tmp/env.sock", ""}).socket, "/tmp/cli.sock");
+  EXPECT_EQ(Parse({"--socket", "/tmp/cli.sock"}, {"/tmp/env.sock", "", kUri}).socket,
+            "/tmp/cli.sock");
+}
+
+// Security from --security DIR, from $CYCLONEDDS_URI (checked once Cyclone has read it: main),
+// or none with --insecure; from nowhere it is refused before anything starts.
+TEST(DdsOptions, SecurityOrInsecure) {
+  EXPECT_EQ(Parse({"--security", "/etc/robot-edge/dds"}, {}).security_dir, "/etc/robot-edge/dds");
+  EXPECT_TRUE(Parse({"--insecure"}, {}).insecure);
+  EXPECT_FALSE(Parse({}).insecure) << "$CYCLONEDDS_URI may configure it";
+  EXPECT_NE(Refusal({}, {}).find("no DDS Security configured: give --security DIR"),
+            std::string::npos)
+      << Refusal({}, {});
+  EXPECT_NE(Refusal({"--insecure", "--security", "/x"}).find("contradict"), std::string::npos);
+  EXPECT_NE(Refusal({"--security="}).find("--security needs a directory"), std::string::npos);
+  EXPECT_NE(Refusal({"--insecure=yes"}).find("--insecure takes no value"), std::string::npos);
+  EXPECT_TRUE(Parse({"--help"}, {}).help) << "--help needs no security";
 }
 
 TEST(DdsOptions, Tcp) {
@@ -153,7 +174,12 @@ TEST(FitRobot, ControllerMustBeConfigured) {
   EXPECT_EQ(FitRefusal({"--controller", "ble"}), "");
   EXPECT_EQ(FitRefusal({"--controller", "teleop"}),
             "--controller 'teleop' is not one of robot-edged's api.controllers "
-            "(ble, cloud, maintainer)");
+            "(ble, cloud, maintainer, dds)");
+  edge::Welcome without_dds = Robot();
+  without_dds.clear_controllers();
+  without_dds.add_controllers("cloud");
+  EXPECT_EQ(FitRefusal({}, without_dds),
+            "--controller 'dds' is not one of robot-edged's api.controllers (cloud)");
 }
 
 TEST(FitRobot, RateAtMostTheControlRate) {
