@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
     std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
                 config.joints.size(), config.buses.size(), config.control.rate_hz);
     for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
+    for (const std::string& w : daemon::TokenFileWarnings(config)) {
+      std::printf("warning: %s\n", w.c_str());
+    }
     if (config.policy.enabled) {
       std::printf("policy %s: %s\n", config.policy.model_path.c_str(), policy_summary.c_str());
     }
