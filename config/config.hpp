@@ -80,18 +80,24 @@ struct JointConfig {
   std::uint32_t can_id = 0;         ///< can_id: the motor's standard CAN id, 1..0x7FF
   std::string motor_name;           ///< motor: name of a motors entry
   std::size_t motor = kUnresolved;  ///< index into Config::motors (resolved from motor_name)
-  double min_rad = 0.0;     ///< min: lower position limit (rad); every target is clamped to it
-  double max_rad = 0.0;     ///< max: upper position limit (rad)
-  double kp = 0.0;          ///< kp: default position gain (N·m/rad) when a command has none
-  double kd = 0.0;          ///< kd: default damping gain (N·m·s/rad) when a command has none
-  double stand_rad = 0.0;   ///< stand: target of the stand pose (rad)
-  double damp_kd = 1.0;     ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
-  double offset_rad = 0.0;  ///< offset: joint position when the motor reads 0 (rad); the
-                            ///< calibration file's value replaces it
-  int direction = 1;        ///< direction: +1 the motor turns as the joint does, -1 reversed
-  double gear_ratio = 1.0;  ///< gear_ratio: joint turns per motor turn, for a transmission
-                            ///< beyond the motor's own gearbox (0.5 = a 2:1 reduction)
-  bool calibrated = false;  ///< offset came from the calibration file
+  double min_rad = 0.0;        ///< min: lower position limit (rad); every target is clamped to it
+  double max_rad = 0.0;        ///< max: upper position limit (rad)
+  double kp = 0.0;             ///< kp: default position gain (N·m/rad) when a command has none
+  double kd = 0.0;             ///< kd: default damping gain (N·m·s/rad) when a command has none
+  double stand_rad = 0.0;      ///< stand: target of the stand pose (rad)
+  double damp_kd = 1.0;        ///< damp_kd: damping gain in DAMP, where kp = 0 (N·m·s/rad)
+  double max_torque_nm = 0.0;  ///< max_torque: bound on the feed-forward torque and, in
+                               ///< MOVE/JOINT_STREAM, on the PD torque's reach (N·m at the
+                               ///< joint); 0 = the motor's t_max
+  double max_velocity_rad_s = 0.0;  ///< max_velocity: measured faster than this in a streamed
+                                    ///< MOVE, the robot DAMPs (rad/s); 0 =
+                                    ///< safety.max_joint_velocity
+  double offset_rad = 0.0;          ///< offset: joint position when the motor reads 0 (rad); the
+                                    ///< calibration file's value replaces it
+  int direction = 1;              ///< direction: +1 the motor turns as the joint does, -1 reversed
+  double gear_ratio = 1.0;        ///< gear_ratio: joint turns per motor turn, for a transmission
+                                  ///< beyond the motor's own gearbox (0.5 = a 2:1 reduction)
+  bool calibrated = false;        ///< offset came from the calibration file
   double sim_inertia_kgm2 = 0.0;  ///< inertia: simulator only; 0 = sim.joint_inertia
   double sim_friction_nms = 0.0;  ///< friction: simulator only; 0 = sim.joint_friction
 };
@@ -153,6 +159,9 @@ struct ControlConfig {
                                               ///< trajectory_timeout_ms (validated), so that
                                               ///< the watchdog never cuts one short. Default:
                                               ///< as many as fit (100 at 500 Hz and 200 ms)
+  bool shape_trajectory = false;  ///< shape_trajectory: target_limits also shape MOVE/TRAJECTORY
+                                  ///< (a departure from seed 000, whose targets apply as sent);
+                                  ///< they always shape MOVE/JOINT_STREAM
 };
 
 // Real-time settings for the control thread only. yaml: realtime
@@ -181,9 +190,15 @@ struct SafetyConfig {
   double min_loop_rate_fraction = 0.5;   ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
                                          ///< control loop's rate over a second falls below this
                                          ///< fraction of control.rate_hz; 0 = off
-  std::uint32_t control_stall_ms = 20;  ///< control_stall_ms: a control thread whose last tick is
-                                        ///< older than this is DAMPed by the supervisor thread
-                                        ///< (pre-encoded frames), then CONTROL_STALLED; 0 = off
+  std::uint32_t control_stall_ms = 20;   ///< control_stall_ms: a control thread whose last tick is
+                                         ///< older than this is DAMPed by the supervisor thread
+                                         ///< (pre-encoded frames), then CONTROL_STALLED; 0 = off
+  double max_joint_velocity = 10.0;  ///< max_joint_velocity: every joint's max_velocity unless it
+                                     ///< sets its own (rad/s); 0 = no velocity trip
+  bool latch_external_damp = true;   ///< latch_external_damp: a DAMP from anyone but the client in
+                                     ///< control (an observer, another client, the live view, a
+                                     ///< bridge) holds until that client sends ModeCommand(STAND);
+                                     ///< false = seed 000's rule (any later command may leave DAMP)
 };
 
 // Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.
@@ -232,10 +247,13 @@ struct ApiConfig {
                                                ///< client is dropped (command_freshness.hpp)
   std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
                                                      ///< released after this long without a command
-  bool stop_on_disconnect = true;      ///< stop_on_disconnect: zero the walking velocity when the
-                                       ///< controlling client disconnects
-  std::uint32_t max_clients = 64;      ///< max_clients: further connections are refused
-  std::uint32_t event_history = 1024;  ///< event_history: events kept for resume_after_event
+  bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the
+                                   ///< controlling client disconnects
+  std::uint32_t walking_silence_ms = 1000;  ///< walking_silence_ms: zero the walking velocity when
+                                            ///< the client in control sent nothing for this long
+                                            ///< (stricter than seed 000); 0 = velocity persists
+  std::uint32_t max_clients = 64;           ///< max_clients: further connections are refused
+  std::uint32_t event_history = 1024;       ///< event_history: events kept for resume_after_event
   std::uint32_t client_backlog_kib = 4096;  ///< client_backlog_kib: a client with more unsent
                                             ///< events than this is disconnected (KiB)
 };

@@ -17,17 +17,21 @@ JointTable BuildJointTable(const Config& config) {
   for (const JointConfig& j : config.joints) {
     const MotorModel& m = config.motors[j.motor];
     const double r = j.gear_ratio;
-    table.push_back({.min_rad = F(j.min_rad),
-                     .max_rad = F(j.max_rad),
-                     .stand_rad = F(j.stand_rad),
-                     .kp = F(j.kp),
-                     .kd = F(j.kd),
-                     .damp_kd = F(j.damp_kd),
-                     .kp_cap = F(std::min(kApiKpMax, m.kp_max / (r * r))),
-                     .kd_cap = F(std::min(kApiKdMax, m.kd_max / (r * r))),
-                     .v_cap_rad_s = F(m.v_max_rad_s * r),
-                     .t_cap_nm = F(m.t_max_nm / r),
-                     .transform = TransformOf(j)});
+    table.push_back(
+        {.min_rad = F(j.min_rad),
+         .max_rad = F(j.max_rad),
+         .stand_rad = F(j.stand_rad),
+         .kp = F(j.kp),
+         .kd = F(j.kd),
+         .damp_kd = F(j.damp_kd),
+         .kp_cap = F(std::min(kApiKpMax, m.kp_max / (r * r))),
+         .kd_cap = F(std::min(kApiKdMax, m.kd_max / (r * r))),
+         .v_cap_rad_s = F(m.v_max_rad_s * r),
+         .t_cap_nm = F(j.max_torque_nm > 0 ? j.max_torque_nm : m.t_max_nm / r),
+         .reach_nm = F(j.max_torque_nm),
+         .velocity_trip_rad_s =
+             F(j.max_velocity_rad_s > 0 ? j.max_velocity_rad_s : config.safety.max_joint_velocity),
+         .transform = TransformOf(j)});
   }
   for (const TargetLimitConfig& t : config.target_limits) {
     for (std::size_t j : t.joints) {

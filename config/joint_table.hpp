@@ -27,7 +27,10 @@ struct JointParams {
   float damp_kd = 0;               // DAMP's damping (N·m·s/rad)
   float kp_cap = 0, kd_cap = 0;    // N·m/rad, N·m·s/rad
   float v_cap_rad_s = 0;           // rad/s
-  float t_cap_nm = 0;              // N·m
+  float t_cap_nm = 0;              // N·m: the feed-forward torque's bound
+  float reach_nm = 0;  // MOVE/JOINT_STREAM: kp·|q_des − q| + |τ_ff| at most this (N·m); 0 = none
+                       // (joints[].max_torque when set; the motor saturates at t_max anyway)
+  float velocity_trip_rad_s = 0;  // measured faster in a streamed MOVE: DAMP; 0 = none
   // Guards on streamed targets (config TargetLimitConfig); 0 / 1 = none.
   float target_v_max = 0;     // rad/s
   float target_a_max = 0;     // rad/s²

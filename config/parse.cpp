@@ -41,6 +41,7 @@ void ParseControl(const YAML::Node& node, ParseContext* ctx, ControlConfig* c) {
     c->max_segments = std::max<std::uint32_t>(
         1, static_cast<std::uint32_t>(c->trajectory_timeout_ms * c->rate_hz / 1000.0));
   }
+  r.Read("shape_trajectory", &c->shape_trajectory);
   r.Finish();
 }
 
@@ -69,6 +70,8 @@ void ParseSafety(const YAML::Node& node, ParseContext* ctx, SafetyConfig* c) {
   r.Read("min_loop_rate_fraction", &c->min_loop_rate_fraction);
   r.Read("control_stall_ms", &c->control_stall_ms);
   r.Read("joint_limit_margin_rad", &c->joint_limit_margin_rad);
+  r.Read("max_joint_velocity", &c->max_joint_velocity);
+  r.Read("latch_external_damp", &c->latch_external_damp);
   r.Finish();
 }
 
@@ -177,6 +180,8 @@ void ParseJoints(const YAML::Node& node, ParseContext* ctx, Config* c) {
     r.Require("kd", &j.kd);
     r.Require("stand", &j.stand_rad);
     r.Read("damp_kd", &j.damp_kd);
+    r.Read("max_torque", &j.max_torque_nm);
+    r.Read("max_velocity", &j.max_velocity_rad_s);
     r.Read("offset", &j.offset_rad);
     r.Read("direction", &j.direction);
     r.Read("gear_ratio", &j.gear_ratio);
@@ -283,6 +288,7 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   r.Read("max_command_age_ms", &c->max_command_age_ms);
   r.Read("controller_idle_timeout_ms", &c->controller_idle_timeout_ms);
   r.Read("stop_on_disconnect", &c->stop_on_disconnect);
+  r.Read("walking_silence_ms", &c->walking_silence_ms);
   r.Read("max_clients", &c->max_clients);
   r.Read("event_history", &c->event_history);
   r.Read("client_backlog_kib", &c->client_backlog_kib);

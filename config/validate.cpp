@@ -112,6 +112,7 @@ void CheckSafety(const Config& c, Checker* k) {
             Num(s.fall_clear_deg) + " must be below fall_tilt_deg (" + Num(s.fall_tilt_deg) + ")");
   }
   k->Range("safety.fall_hold_ms", s.fall_hold_ms, 0, 2000);
+  k->Range("safety.max_joint_velocity", s.max_joint_velocity, 0, 100);
   k->Range("velocity.vx_max", c.velocity.vx_max, 0, kApiVxMax);
   k->Range("velocity.vy_max", c.velocity.vy_max, 0, kApiVyMax);
   k->Range("velocity.vyaw_max", c.velocity.vyaw_max, 0, kApiVyawMax);
@@ -181,6 +182,8 @@ void CheckJointLimits(const Config& c, std::size_t i, Checker* k) {
   k->Range(p + ".kp", j.kp, 0, kp_cap);
   k->Range(p + ".kd", j.kd, 0, kd_cap);
   k->Range(p + ".damp_kd", j.damp_kd, 0, kd_cap);
+  k->Range(p + ".max_torque", j.max_torque_nm, 0, m.t_max_nm / r);
+  k->Range(p + ".max_velocity", j.max_velocity_rad_s, 0, m.v_max_rad_s * r);
   k->Range(p + ".stand", j.stand_rad, j.min_rad, j.max_rad);
   k->Range(p + ".inertia", j.sim_inertia_kgm2, 0, 100);
   k->Range(p + ".friction", j.sim_friction_nms, 0, 100);
@@ -362,6 +365,9 @@ void CheckApi(const Config& c, Checker* k) {
   }
   k->Range("api.max_command_age_ms", api.max_command_age_ms, 10, 10000);
   k->Range("api.controller_idle_timeout_ms", api.controller_idle_timeout_ms, 100, 3600000);
+  if (api.walking_silence_ms != 0) {
+    k->Range("api.walking_silence_ms", api.walking_silence_ms, 100, 60000);
+  }
   k->Range("api.max_clients", api.max_clients, 1, 1024);
   k->Range("api.event_history", api.event_history, 16, 65536);
   k->Range("api.client_backlog_kib", api.client_backlog_kib, 16, 1048576);

@@ -12,10 +12,12 @@ bool CommandFreshness::SequenceAdvances(std::uint32_t sequence) const {
 void CommandFreshness::UpdateFloor(std::int64_t received_us, std::int64_t offset_us) {
   if (!have_floor_) {
     have_floor_ = true;
-    floor_us_ = offset_us;
+    floor_us_ = sent_floor_us_ = offset_us;
   } else {
     const std::int64_t elapsed_us = std::max<std::int64_t>(0, received_us - last_received_us_);
-    floor_us_ = std::min(offset_us, floor_us_ + elapsed_us * kDriftPpm / 1'000'000);
+    const std::int64_t drift_us = elapsed_us * kDriftPpm / 1'000'000;
+    floor_us_ = std::min(offset_us, floor_us_ + drift_us);
+    sent_floor_us_ = std::min(offset_us, sent_floor_us_ + drift_us);
   }
   last_received_us_ = received_us;
 }
@@ -56,7 +58,7 @@ CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us,
     } else {
       stale_count_ = 0;
     }
-    v.sent_us = static_cast<std::int64_t>(timestamp_us) + floor_us_;
+    v.sent_us = static_cast<std::int64_t>(timestamp_us) + sent_floor_us_;
   }
   if (!is_damp) {
     if (timestamp_us == 0) {

@@ -25,9 +25,12 @@
 //   without reconnecting — after ~1 s of dropped commands (a trajectory stream DAMPs meanwhile,
 //   the safe side). The resync is reported.
 //
-// sent_us = timestamp_us + F estimates when the client sent the command, on our clock (late by
+// sent_us = timestamp_us + S estimates when the client sent the command, on our clock (late by
 // at most the quickest delivery's delay): the state machine refuses to leave DAMP for a command
-// sent before DAMP was entered.
+// sent before DAMP was entered. S is F without the resyncs: a resync cannot tell a clock step
+// from a link that delays everything by as much, so it never makes a command look sent later
+// (a re-anchor never by itself takes the robot out of DAMP). After a real step back of s, a
+// command is taken as sent up to s earlier than it was, until the client reconnects.
 //
 // Threads: the API thread's (one per connection, inside CommandIntake).
 #pragma once
@@ -71,6 +74,7 @@ class CommandFreshness {
   std::uint32_t last_sequence_ = 0;
   bool have_floor_ = false;
   std::int64_t floor_us_ = 0;
+  std::int64_t sent_floor_us_ = 0;  // S: the floor as if no resync had happened
   std::int64_t last_received_us_ = 0;
   // The current run of consecutive stale commands.
   std::uint32_t stale_count_ = 0;

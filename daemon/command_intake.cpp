@@ -99,6 +99,8 @@ CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
     outcome.reason = sm::Reason::kNotController;
     return outcome;
   }
+  // Whoever walked the robot no longer holds control: it stops before the new holder commands.
+  if (outcome.change && !outcome.change->previous.empty()) StopWalking(now_us);
   ClientState& state = StateOf(client.id);
   const CommandFreshness::Verdict v = state.freshness.Judge(now_us, timestamp_us, sequence, damp);
   if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
@@ -128,7 +130,8 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
   spare_ = nullptr;
   if (slot == nullptr) {
     if (damp) {  // never dropped: the control thread applies it when woken
-      RequestEmergencyDamp(channels_);
+      RequestEmergencyDamp(channels_,
+                           arbiter_.holder() == client.id ? kUrgentDamp : kUrgentLatchingDamp);
       outcome.kind = Outcome::Kind::kAccepted;
       return outcome;
     }
@@ -142,6 +145,7 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
     outcome.reason = *drop;
     return outcome;
   }
+  MarkSender(client, damp, &slot->command);
   slot->client_id = client.id;
   slot->want_result = client.wants_result;
   channels_->commands.Send(slot);
@@ -175,6 +179,7 @@ CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::
   slot->command.received_us = now_us;
   slot->command.sent_us = now_us;
   slot->command.jog = jog;
+  MarkSender(client, /*damp=*/false, &slot->command);
   slot->client_id = client.id;
   slot->want_result = false;
   channels_->commands.Send(slot);
@@ -188,6 +193,32 @@ std::optional<ControllerChange> CommandIntake::Disconnect(std::uint64_t client,
   auto change = arbiter_.OnDisconnect(client);
   if (change && config_.api.stop_on_disconnect) StopWalking(now_us);
   return change;
+}
+
+void CommandIntake::MarkSender(const Client& client, bool damp, sm::Command* command) const {
+  command->from_controller = client.id == arbiter_.holder();
+  command->latches = damp && !command->from_controller;
+  if (!command->latches) return;
+  std::string who = client.controller.empty() ? "an observer" : "'" + client.controller + "'";
+  who += " (client " + std::to_string(client.id);
+  who += client.peer.empty() ? ")" : ", " + client.peer + ")";
+  command->sender = sm::MakeSenderLabel(who);
+}
+
+std::optional<ControllerChange> CommandIntake::CheckIdle(std::int64_t now_us) {
+  CheckWalkingSilence(now_us);
+  auto change = arbiter_.OnTimer(now_us);
+  if (change) StopWalking(now_us);
+  return change;
+}
+
+void CommandIntake::CheckWalkingSilence(std::int64_t now_us) {
+  const std::int64_t bound_us = static_cast<std::int64_t>(config_.api.walking_silence_ms) * 1000;
+  if (bound_us == 0 || arbiter_.holder() == 0) return;
+  const std::int64_t last_us = arbiter_.last_command_us();
+  if (now_us - last_us < bound_us || silence_stopped_after_us_ == last_us) return;
+  silence_stopped_after_us_ = last_us;
+  StopWalking(now_us);
 }
 
 void CommandIntake::StopWalking(std::int64_t now_us) {

@@ -36,6 +36,7 @@ class CommandIntake {
     std::uint64_t id = 0;    // the connection (never 0)
     std::string controller;  // the role its Hello took ("" = observer)
     bool wants_result = false;
+    std::string peer;  // who is at the other end ("uid 1000 pid 42", "127.0.0.1:5000"), for texts
   };
 
   struct Outcome {
@@ -63,10 +64,9 @@ class CommandIntake {
   // The client's connection closed: forgets it. When it held control, control is released and,
   // with api.stop_on_disconnect, walking stops.
   std::optional<ControllerChange> Disconnect(std::uint64_t client, std::int64_t now_us);
-  // Releases control after the idle timeout.
-  std::optional<ControllerChange> CheckIdle(std::int64_t now_us) {
-    return arbiter_.OnTimer(now_us);
-  }
+  // Called every 100 ms or so: releases control after the idle timeout, and stops walking when
+  // control is released or the client in control fell silent for api.walking_silence_ms.
+  std::optional<ControllerChange> CheckIdle(std::int64_t now_us);
 
   const ControllerArbiter& arbiter() const { return arbiter_; }
   // Drops decided here (the control thread counts its own).
@@ -92,6 +92,9 @@ class CommandIntake {
   Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, Outcome outcome,
                    Validate validate);
   void StopWalking(std::int64_t now_us);
+  void CheckWalkingSilence(std::int64_t now_us);
+  // Marks a queued command with who sent it, for the stop latch (sm::Command::latches).
+  void MarkSender(const Client& client, bool damp, sm::Command* command) const;
 
   const config::Config& config_;
   ControlChannels* channels_;
@@ -100,6 +103,8 @@ class CommandIntake {
   sm::Counters counters_;
   std::map<std::uint64_t, ClientState> clients_;
   CommandSlot* spare_ = nullptr;  // a slot whose command was dropped, reused next time
+  // The holder's last command time for which the walking silence already stopped walking.
+  std::int64_t silence_stopped_after_us_ = -1;
 };
 
 // A ModeCommand other than STAND: DAMP, the emergency stop (an unknown Mode value reads as DAMP,

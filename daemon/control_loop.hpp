@@ -31,8 +31,10 @@ namespace robot_edge::daemon {
 
 // Requests in ControlChannels::urgent.
 enum Urgent : std::uint8_t {
-  kUrgentDamp = 1,         // a client's DAMP (emergency stop)
-  kUrgentStopWalking = 2,  // the controlling client left: MOVE/POLICY velocity -> 0
+  kUrgentDamp = 1,          // the controlling client's DAMP (emergency stop)
+  kUrgentStopWalking = 2,   // the controlling client left: MOVE/POLICY velocity -> 0
+  kUrgentLatchingDamp = 4,  // anyone else's DAMP: latches (safety.latch_external_damp)
+  kUrgentLiveDamp = 8,      // the live view's DAMP button: latches
 };
 
 // The channels between the control thread and the API thread.
@@ -176,10 +178,10 @@ class ControlLoop {
 };
 
 // An emergency stop for the control thread, applied when it is woken (at once, off the ticks'
-// schedule): a client's DAMP that found the command pipe full, the live view's DAMP button. Any
-// thread; never blocks.
-inline void RequestEmergencyDamp(ControlChannels* channels) {
-  channels->urgent.fetch_or(kUrgentDamp, std::memory_order_acq_rel);
+// schedule): a client's DAMP that found the command pipe full, the live view's DAMP button.
+// `kind`: one of the DAMP requests of Urgent. Any thread; never blocks.
+inline void RequestEmergencyDamp(ControlChannels* channels, Urgent kind = kUrgentDamp) {
+  channels->urgent.fetch_or(kind, std::memory_order_acq_rel);
   channels->wake.Wake();
 }
 

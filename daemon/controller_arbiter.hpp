@@ -43,7 +43,8 @@ class ControllerArbiter {
 
   bool IsController(const std::string& name) const { return Rank(name) >= 0; }
   const std::string& current() const { return holder_name_; }
-  std::uint64_t holder() const { return holder_; }  // 0 when nobody
+  std::uint64_t holder() const { return holder_; }                   // 0 when nobody
+  std::int64_t last_command_us() const { return last_command_us_; }  // the holder's last
 
  private:
   // 0 = highest priority; -1 = not a controller.

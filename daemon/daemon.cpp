@@ -196,7 +196,7 @@ class Daemon {
       live_->AddService({"/robot_edge/damp", "robot_edge/Damp", "", "", /*operator_only=*/true},
                         [channels = channels_.get()](std::string_view) {
                           spdlog::warn("DAMP from the live view (operator)");
-                          RequestEmergencyDamp(channels);
+                          RequestEmergencyDamp(channels, kUrgentLiveDamp);
                           return live::ServiceReply{true, R"({"accepted":true})"};
                         });
       live_url_ = "http://" +

@@ -113,7 +113,8 @@ void Hub::Accept(Session::Socket socket, Peer peer) {
   session->Start();
   if (stopped_) {
     session->Close("robot-edged is shutting down");
-  } else if (OpenSessions() > config_.api.max_clients && !ClosePendingSession(*session)) {
+  } else if (OpenSessions() > config_.api.max_clients && !ClosePendingSession(*session) &&
+             !CloseOldestObserver(*session)) {
     session->Close("too many clients (api.max_clients is " +
                    std::to_string(config_.api.max_clients) + ")");
   } else {
@@ -132,6 +133,16 @@ bool Hub::ClosePendingSession(const Session& newcomer) {
   for (const auto& [id, s] : sessions_) {  // ordered by id: oldest first
     if (s.get() != &newcomer && !s->welcomed() && !s->closing()) {
       s->Close("making room for a new connection: no Hello yet");
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Hub::CloseOldestObserver(const Session& newcomer) {
+  for (const auto& [id, s] : sessions_) {  // ordered by id: oldest first
+    if (s.get() != &newcomer && s->welcomed() && !s->closing() && s->controller().empty()) {
+      s->Close("making room for a new connection: api.max_clients reached, oldest observer");
       return true;
     }
   }
@@ -197,7 +208,8 @@ void Hub::OnClosed(Session& session) {
 void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
   // The flight recorder wants every verdict, asked for or not.
   const CommandIntake::Client client{session.id(), session.controller(),
-                                     session.wants_results() || recorder_ != nullptr};
+                                     session.wants_results() || recorder_ != nullptr,
+                                     session.peer()};
   auto outcome = intake_.Submit(client, command, SteadyMicros());
   if (recorder_ != nullptr) RecordCommand(session, command, outcome);
   AfterIntake(session, command.sequence(), std::move(outcome));
@@ -205,7 +217,8 @@ void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
 
 void Hub::OnJointCommand(Session& session, const edge::JointCommand& command) {
   const CommandIntake::Client client{session.id(), session.controller(),
-                                     session.wants_results() || recorder_ != nullptr};
+                                     session.wants_results() || recorder_ != nullptr,
+                                     session.peer()};
   auto outcome = intake_.Submit(client, command, SteadyMicros());
   if (recorder_ != nullptr) RecordCommand(session, command, outcome);
   AfterIntake(session, command.sequence(), std::move(outcome));
@@ -237,7 +250,8 @@ void Hub::OnTimeSync(Session& session, const edge::TimeSyncRequest& request) {
 }
 
 void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& request) {
-  const CommandIntake::Client client{session.id(), session.controller(), session.wants_results()};
+  const CommandIntake::Client client{session.id(), session.controller(), session.wants_results(),
+                                     session.peer()};
   auto answer = maintenance_.Handle(client, request, SteadyMicros());
   if (answer.change) EmitControllerChange(*answer.change);
   if (!answer.result) return;  // a scan: answered by PollMaintenance()

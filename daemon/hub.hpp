@@ -91,6 +91,8 @@ class Hub final : public SessionEvents {
 
   std::size_t OpenSessions() const;  // not closing
   bool ClosePendingSession(const Session& newcomer);
+  // At the limit, the oldest observer makes room (observers cannot lock a controller out).
+  bool CloseOldestObserver(const Session& newcomer);
   void EveryTelemetryPeriod();
   void EveryDiagnosticsPeriod();
   void EveryControllerCheck();

@@ -110,6 +110,9 @@ std::string BlockedText(const sm::Event& e, const config::Config& c) {
       return std::string(sm::ToString(e.alert.id)) + " is active: " + AlertText(e.alert, c);
     case sm::Reason::kMotorsNotReady: return "not every motor has replied yet";
     case sm::Reason::kImuNotReady: return "the IMU has not reported yet (fall detection is blind)";
+    case sm::Reason::kStopLatched:
+      return std::string("the robot was stopped by ") + e.stopped_by.data() +
+             "; the client in control releases the stop with ModeCommand(STAND)";
     case sm::Reason::kSentBeforeDamp:
       return "the command was sent before the robot went to DAMP (a late packet); send a new one";
     default:
@@ -286,10 +289,11 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& e, const config::Config
     }
     case sm::EventKind::kVelocityLimit: {
       char text[160];
-      std::snprintf(text, sizeof(text),
-                    " moved at %.2f rad/s, over the joint stream's velocity_safety_limit "
-                    "%.2f rad/s: DAMP",
-                    static_cast<double>(e.velocity_rad_s), static_cast<double>(e.limit_rad_s));
+      std::snprintf(
+          text, sizeof(text), " moved at %.2f rad/s, over %s %.2f rad/s: DAMP",
+          static_cast<double>(e.velocity_rad_s),
+          e.joint_limit ? "its max_velocity (config)" : "the joint stream's velocity_safety_limit",
+          static_cast<double>(e.limit_rad_s));
       return MakeError(SubsystemOfController(controller), "JOINT_VELOCITY_LIMIT",
                        JointName(c, e.joint) + text);
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "statemachine/counters.hpp"
 #include "statemachine/modes.hpp"
@@ -50,6 +51,15 @@ struct JogRequest {
   float speed_rad_s = 0;    // 0 = Jog::kDefaultSpeedRadS
 };
 
+// Who sent a command, for the text of a latched stop (no allocation: a fixed size, cut short).
+using SenderLabel = std::array<char, 64>;
+inline SenderLabel MakeSenderLabel(std::string_view text) {
+  SenderLabel label{};
+  const std::size_t n = text.size() < label.size() - 1 ? text.size() : label.size() - 1;
+  for (std::size_t i = 0; i < n; ++i) label[i] = text[i];
+  return label;
+}
+
 struct Command {
   CommandKind kind = CommandKind::kMode;
   CommandSource source = CommandSource::kClient;
@@ -64,6 +74,12 @@ struct Command {
   const Trajectory* trajectory = nullptr;            // kTrajectory; read during Submit() only
   JogRequest jog;                                    // kJog
   const JointStreamCommand* joint_stream = nullptr;  // kJointStream; read during Submit() only
+  // The stop latch (config safety.latch_external_damp). `from_controller`: the client in control
+  // sent it (only its ModeCommand(STAND) releases a latched stop). `latches`: a DAMP from anyone
+  // else, which latches; `sender` names them in MODE_BLOCKED.
+  bool from_controller = false;
+  bool latches = false;
+  SenderLabel sender{};
 };
 
 struct SubmitResult {
@@ -173,7 +189,8 @@ enum class EventKind : std::uint8_t {
   kModeBlocked,        // a command could not leave DAMP for `to`: alert says which (or reason)
   kPolicyFault,        // MOVE/POLICY ended because of the policy (policy_fault, detail): ->
                        // STAND or DAMP (policy.on_fault)
-  kVelocityLimit,      // MOVE/JOINT_STREAM: a measured joint velocity exceeded the command's
+  kVelocityLimit,      // a streamed MOVE: a measured joint velocity exceeded the joint's
+                       // max_velocity, or in MOVE/JOINT_STREAM the command's
                        // velocity_safety_limit (joint, velocity_rad_s, limit_rad_s): -> DAMP
 };
 
@@ -206,7 +223,10 @@ struct Event {
   std::uint32_t detail = 0;                        // kPolicyFault: per PolicyFault
   std::uint32_t joint = 0;                         // kVelocityLimit: firmware index
   float velocity_rad_s = 0;                        // kVelocityLimit: measured
-  float limit_rad_s = 0;                           // kVelocityLimit: the command's limit
+  float limit_rad_s = 0;                           // kVelocityLimit: the limit it broke
+  bool joint_limit = false;  // kVelocityLimit: the joint's max_velocity (config), not the
+                             // stream's velocity_safety_limit
+  SenderLabel stopped_by{};  // kModeBlocked with Reason::kStopLatched: who latched the stop
 };
 
 }  // namespace robot_edge::sm

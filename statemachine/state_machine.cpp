@@ -23,6 +23,8 @@ StateMachine::StateMachine(const config::Config& config, const config::JointTabl
       trajectory_(config.joints.size(), config.control.max_segments),
       joint_stream_(config.joints.size()),
       shaper_(joints),
+      shape_trajectory_(config.control.shape_trajectory),
+      latch_enabled_(config.safety.latch_external_damp),
       targets_(config.joints.size()) {
   for (const config::JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
 }
@@ -64,6 +66,8 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
     return {false, *refused, mode_};
   }
   Apply(now_us, command, t.next);
+  if (stop_latched_ && ReleasesLatch(command)) stop_latched_ = false;
+  if (command.latches && t.next == Mode::kDamp) LatchStop(command);
   if (command.source == CommandSource::kClient) last_command_sequence_ = command.sequence;
   return {true, Reason::kCount, mode_};
 }
@@ -93,6 +97,7 @@ std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Com
   e.from = Mode::kDamp;
   e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
+  if (reason == Reason::kStopLatched) e.stopped_by = stopped_by_;
   // A blocked stream reports once per stream and reason, not at 50 Hz.
   if (!streamed || e.reason != stream_block_reason_) events_.Push(e);
   if (streamed) stream_block_reason_ = e.reason;
@@ -104,11 +109,23 @@ Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) c
   if (blocking != nullptr) return Reason::kBlockedByAlert;
   if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
   if (!alerts_.imu_received()) return Reason::kImuNotReady;
+  if (stop_latched_ && !ReleasesLatch(command)) return Reason::kStopLatched;
   if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
   if (IsStreamPacket(command.kind) && stream_damped_) {
     return Reason::kTrajectoryStreamDamped;
   }
   return Reason::kCount;
+}
+
+bool StateMachine::ReleasesLatch(const Command& command) const {
+  return command.kind == CommandKind::kMode && command.mode == ModeRequest::kStand &&
+         command.from_controller;
+}
+
+void StateMachine::LatchStop(const Command& command) {
+  if (!latch_enabled_) return;
+  stop_latched_ = true;
+  stopped_by_ = command.sender;
 }
 
 bool StateMachine::StreamRunning(std::int64_t now_us) const {
@@ -158,7 +175,7 @@ void StateMachine::EnterMode(std::int64_t now_us, Mode next, Cause cause) {
   }
   if (next != Mode::kMoveTrajectory) trajectory_.Clear();
   if (next == Mode::kDamp) damp_entered_us_ = now_us;
-  if (IsStreamed(next)) shaper_.Reset(now_us, targets_);  // DAMP: the measured pose
+  if (Shaped(next)) shaper_.Reset(now_us, targets_);  // DAMP: the measured pose
   stream_damped_ = next == Mode::kDamp && StreamRunning(now_us);
   stream_block_reason_ = Reason::kCount;
   mode_ = next;
@@ -202,17 +219,47 @@ void StateMachine::CheckSafety(std::int64_t now_us) {
 
 // The joint stream's velocity_safety_limit: any measured joint faster than it DAMPs at once.
 void StateMachine::CheckVelocityLimit(std::int64_t now_us, const Inputs& in) {
-  if (mode_ != Mode::kMoveJointStream) return;
-  const int j = joint_stream_.OverVelocityLimit(in.joints);
-  if (j < 0) return;
+  if (!IsStreamed(mode_)) return;
   Event e;
   e.kind = EventKind::kVelocityLimit;
   e.time_us = now_us;
-  e.joint = static_cast<std::uint32_t>(j);
-  e.velocity_rad_s = in.joints[static_cast<std::size_t>(j)].velocity_rad_s;
-  e.limit_rad_s = joint_stream_.command().velocity_limit_rad_s;
+  const int over = OverJointVelocity(in.joints);
+  if (over >= 0) {
+    e.joint = static_cast<std::uint32_t>(over);
+    e.limit_rad_s = joints_[e.joint].velocity_trip_rad_s;
+    e.joint_limit = true;
+  } else if (mode_ == Mode::kMoveJointStream) {
+    const int j = joint_stream_.OverVelocityLimit(in.joints);
+    if (j < 0) return;
+    e.joint = static_cast<std::uint32_t>(j);
+    e.limit_rad_s = joint_stream_.command().velocity_limit_rad_s;
+  } else {
+    return;
+  }
+  e.velocity_rad_s = in.joints[e.joint].velocity_rad_s;
   events_.Push(e);
   EnterMode(now_us, Mode::kDamp, Cause::kVelocityLimit);
+}
+
+int StateMachine::OverJointVelocity(std::span<const JointMeasurement> joints) const {
+  for (std::size_t j = 0; j < joints.size() && j < joints_.size(); ++j) {
+    const float trip = joints_[j].velocity_trip_rad_s;
+    if (trip > 0 && std::fabs(joints[j].velocity_rad_s) > trip) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+void StateMachine::LimitTorqueReach(const Inputs& in) {
+  for (std::size_t j = 0; j < targets_.size() && j < in.joints.size(); ++j) {
+    JointTarget& t = targets_[j];
+    const float reach_nm = joints_[j].reach_nm;
+    if (reach_nm <= 0 || !(t.kp > 0) || !std::isfinite(t.position_rad)) continue;
+    const float q = in.joints[j].position_rad;
+    if (!std::isfinite(q)) continue;
+    const float left = reach_nm - std::min(std::fabs(t.torque_nm), reach_nm);
+    const float reach = left / t.kp;
+    t.position_rad = std::clamp(t.position_rad, q - reach, q + reach);
+  }
 }
 
 void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
@@ -223,7 +270,8 @@ void StateMachine::ComputeTargets(std::int64_t now_us, const Inputs& in) {
     case Mode::kMoveJointStream: joint_stream_.Targets(now_us, targets_); break;
     case Mode::kMovePolicy: PolicyTargets(now_us, in); break;
   }
-  if (IsStreamed(mode_)) shaper_.Apply(now_us, targets_);
+  if (Shaped(mode_)) shaper_.Apply(now_us, targets_);
+  if (mode_ == Mode::kMoveJointStream) LimitTorqueReach(in);
 }
 
 void StateMachine::DampTargets(std::int64_t now_us, const Inputs& in) {

@@ -75,11 +75,18 @@ class StateMachine {
   std::optional<Reason> BlockedInDamp(std::int64_t now_us, const Command& command, Mode requested,
                                       bool continues_stream);
   Reason WhyBlocked(const Command& command, const Alert* blocking) const;
+  // The stop latch: a latching DAMP sets it; only the controlling client's STAND clears it.
+  bool ReleasesLatch(const Command& command) const;
+  void LatchStop(const Command& command);
   bool StreamRunning(std::int64_t now_us) const;
   void Apply(std::int64_t now_us, const Command& command, Mode next);
   void EnterMode(std::int64_t now_us, Mode next, Cause cause);
   void CheckSafety(std::int64_t now_us);
   void CheckVelocityLimit(std::int64_t now_us, const Inputs& in);
+  // The first joint measured faster than its max_velocity, or -1.
+  int OverJointVelocity(std::span<const JointMeasurement> joints) const;
+  // MOVE/JOINT_STREAM: kp·|q_des − q| + |τ_ff| stays within the joint's reach_nm (max_torque).
+  void LimitTorqueReach(const Inputs& in);
   // Why a JointCommand cannot be applied now beyond the transition table, or nullopt.
   std::optional<Reason> RefusedJointCommand(std::int64_t now_us, const Command& command) const;
   void ComputeTargets(std::int64_t now_us, const Inputs& in);
@@ -121,8 +128,13 @@ class StateMachine {
   std::int64_t trajectory_start_us_ = 0;
   // MOVE/JOINT_STREAM.
   JointStream joint_stream_;
-  // Both streamed MOVEs: the configured guards on their targets (target_limits).
+  // The configured guards on streamed targets (target_limits): MOVE/JOINT_STREAM always,
+  // MOVE/TRAJECTORY only with control.shape_trajectory (seed 000 applies its targets as sent).
   TargetShaper shaper_;
+  bool shape_trajectory_;
+  bool Shaped(Mode mode) const {
+    return mode == Mode::kMoveJointStream || (mode == Mode::kMoveTrajectory && shape_trajectory_);
+  }
   // Both streamed MOVEs: a TrajectoryRequest or a JointCommand is a packet of the stream.
   std::int64_t last_stream_us_ = 0;   // received_us of the last accepted packet (watchdog)
   std::int64_t last_packet_us_ = -1;  // received_us of the last packet, accepted or not
@@ -133,6 +145,12 @@ class StateMachine {
   Reason stream_block_reason_ = Reason::kCount;  // last MODE_BLOCKED reported for this stream
 
   Jog jog_;  // DAMP only: one joint moved gently (bring-up)
+
+  // The stop latch (safety.latch_external_damp): someone other than the client in control sent
+  // DAMP; every leave-DAMP (and jog) is refused until that client sends ModeCommand(STAND).
+  bool latch_enabled_;
+  bool stop_latched_ = false;
+  SenderLabel stopped_by_{};
 
   std::vector<JointTarget> targets_;
   // Last targets that reached the motors: a non-finite position holds the joint's last one.

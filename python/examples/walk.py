@@ -67,8 +67,14 @@ def main() -> int:
             velocity=VelocityCommand(vx=args.vx, vy=0.0, vyaw=0.0)
         )
         walking = send(robot, f"walk vx={args.vx} m/s", cmd)
-        if walking:
-            time.sleep(args.seconds)  # velocity persists: no need to stream it
+        # The seed's velocity persists, but robot-edged stops a walk whose controller fell silent
+        # for api.walking_silence_ms (1 s by default): re-send it every 200 ms.
+        end = time.monotonic() + args.seconds
+        while walking and time.monotonic() < end:
+            time.sleep(min(0.2, max(0.0, end - time.monotonic())))
+            again = CloudCommand(timestamp_us=int(time.time() * 1e6), sequence=seq(),
+                                 velocity=VelocityCommand(vx=args.vx, vy=0.0, vyaw=0.0))
+            walking = robot.send(again, stamp=False).accepted
         ok = ok and walking
 
         # Emergency stop (damp)

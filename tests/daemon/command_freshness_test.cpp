@@ -146,6 +146,23 @@ TEST(CommandFreshness, AClientClockSteppingBackRecoversAfterOneSecond) {
   for (t += 20 * kMs; t < 3 * kS; t += 20 * kMs) ASSERT_FALSE(c.Send(t, 2 * kMs).drop) << t;
 }
 
+// A link that starts delaying everything by 3 s looks like a clock stepping back: commands are
+// accepted again after the resync, but their send times stay as judged before it, so none of
+// them counts as sent after a DAMP of the last 3 s.
+TEST(CommandFreshness, AResyncNeverMakesACommandLookSentLater) {
+  Client c;
+  for (std::int64_t t = 0; t < kS; t += 20 * kMs) ASSERT_FALSE(c.Send(t, 2 * kMs).drop);
+  std::int64_t t = kS;
+  for (; t < 4 * kS; t += 20 * kMs) {
+    if (!c.Send(t, 3 * kS).drop) break;
+  }
+  ASSERT_LT(t, 4 * kS) << "resynced";
+  const auto v = c.Send(t + 20 * kMs, 3 * kS);
+  EXPECT_FALSE(v.drop);
+  EXPECT_NEAR(v.sent_us, t + 20 * kMs, 10 * kMs)
+      << "its real send time (within the drift allowance), 3 s before it arrived";
+}
+
 TEST(CommandFreshness, AClockSteppingForwardIsAcceptedAtOnce) {
   Client c;
   for (std::int64_t t = 0; t < kS; t += 20 * kMs) c.Send(t, 2 * kMs);

@@ -133,5 +133,74 @@ TEST_F(Intake, AReconnectedClientStartsANewSequence) {
   EXPECT_EQ(Stand(again, 1, 2 * kMs, 2 * kMs).kind, Kind::kQueued);
 }
 
+TEST_F(Intake, AnObserversDampLatchesAndNamesItsSender) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  const CommandIntake::Client observer{2, "", false, "unix pid 42 uid 1000"};
+  Damp(observer, kMs);
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_TRUE(last_.latches);
+  EXPECT_FALSE(last_.from_controller);
+  EXPECT_STREQ(last_.sender.data(), "an observer (client 2, unix pid 42 uid 1000)");
+  // The controller's own DAMP does not latch; its commands are marked as the controller's.
+  Damp(cloud_, 2 * kMs);
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_FALSE(last_.latches);
+  EXPECT_TRUE(last_.from_controller);
+}
+
+TEST_F(Intake, AnObserversDampTakesTheLatchingMailboxWhenThePipeIsFull) {
+  for (std::uint32_t s = 1; s <= 4; ++s) Stand(cloud_, s, s, s);
+  EXPECT_EQ(Damp(observer_, 6).kind, Kind::kAccepted);
+  EXPECT_EQ(channels_.urgent.load() & kUrgentLatchingDamp, kUrgentLatchingDamp);
+  EXPECT_EQ(channels_.urgent.load() & kUrgentDamp, 0);
+}
+
+TEST_F(Intake, ControlReleasedByTheIdleTimeoutStopsWalking) {
+  config_.api.walking_silence_ms = 0;  // only the release
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  const std::int64_t idle_us = config_.api.controller_idle_timeout_ms * kMs;
+  EXPECT_FALSE(intake_.CheckIdle(idle_us - kMs));
+  EXPECT_EQ(Drain(), 0u);
+  const auto change = intake_.CheckIdle(idle_us);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->reason, "timeout");
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_EQ(last_.kind, sm::CommandKind::kStopWalking);
+}
+
+TEST_F(Intake, AnOverrideStopsTheFormerControllersWalkBeforeTheNewCommand) {
+  const CommandIntake::Client ble{5, "ble", true};  // higher priority than cloud
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  ASSERT_EQ(Stand(ble, 1, kMs, kMs).change->reason, "override");
+  std::vector<sm::CommandKind> kinds;
+  while (CommandSlot* slot = channels_.commands.Receive()) {
+    kinds.push_back(slot->command.kind);
+    channels_.commands.Release(slot);
+  }
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0], sm::CommandKind::kStopWalking);
+  EXPECT_EQ(kinds[1], sm::CommandKind::kMode);
+}
+
+TEST_F(Intake, AControllerSilentForTheWalkingBoundStopsWalkingOnce) {
+  ASSERT_EQ(config_.api.walking_silence_ms, 1000u) << "the shipped default";
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  EXPECT_FALSE(intake_.CheckIdle(999 * kMs));
+  EXPECT_EQ(Drain(), 0u) << "999 ms: still walking";
+  EXPECT_FALSE(intake_.CheckIdle(1000 * kMs)) << "control is kept";
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_EQ(last_.kind, sm::CommandKind::kStopWalking);
+  intake_.CheckIdle(1500 * kMs);
+  EXPECT_EQ(Drain(), 0u) << "once per silence";
+  Stand(cloud_, 2, 1600 * kMs, 1600 * kMs);
+  Drain();
+  intake_.CheckIdle(2600 * kMs);
+  EXPECT_EQ(Drain(), 1u) << "a new silence stops it again";
+}
+
 }  // namespace
 }  // namespace robot_edge::daemon

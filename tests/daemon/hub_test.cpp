@@ -259,11 +259,35 @@ TEST_F(HubTest, ConnectionsWithoutAHelloCannotLockTheOperatorOut) {
   ::close(operator_fd);
 }
 
-TEST_F(HubTest, WhenEveryClientHasSaidHelloANewcomerIsRefused) {
+TEST_F(HubTest, ObserversCannotLockTheOperatorOut) {
+  std::vector<int> observers;
+  for (int i = 0; i < 4; ++i) {  // api.max_clients = 4
+    observers.push_back(Connect());
+    SendHello(observers.back(), "");
+  }
+  io_.run_for(50ms);
+  const int operator_fd = Connect();
+  SendHelloOnly(operator_fd);
+  io_.run_for(100ms);
+  bool closed = false;
+  EXPECT_TRUE(Welcomed(Drain(operator_fd, &closed))) << "the newcomer was refused";
+  EXPECT_FALSE(closed);
+  const auto goodbye = Drain(observers[0], &closed);
+  ASSERT_FALSE(goodbye.empty());
+  EXPECT_NE(goodbye.back().goodbye().reason().find("oldest observer"), std::string::npos);
+  for (int i = 1; i < 4; ++i) {
+    Drain(observers[i], &closed);
+    EXPECT_FALSE(closed) << "only the oldest observer makes room, not " << i;
+  }
+  for (int fd : observers) ::close(fd);
+  ::close(operator_fd);
+}
+
+TEST_F(HubTest, WhenEveryClientIsAControllerANewcomerIsRefused) {
   std::vector<int> clients;
   for (int i = 0; i < 4; ++i) {
     clients.push_back(Connect());
-    SendHello(clients.back(), "");
+    SendHello(clients.back(), i % 2 == 0 ? "cloud" : "ble");
   }
   const int late = Connect();
   SendHelloOnly(late);

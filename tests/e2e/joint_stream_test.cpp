@@ -490,6 +490,118 @@ TEST(JointStream, VelocitySafetyLimitDamps) {
   EXPECT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
 }
 
+// Proves the per-joint velocity limit (safety.max_joint_velocity, 10 rad/s) without the client's
+// velocity_safety_limit, as the audit probed it: from DAMP, kp = kd = 0 and τ = −1000 N·m on
+// L_Shoulder_Pitch. The torque reaches the wire clamped to the joint's bound (ak80_9: 18 N·m),
+// the joint speeds up, and the robot DAMPs with JOINT_VELOCITY_LIMIT naming it.
+TEST(JointStream, AJointFasterThanItsMaxVelocityDampsWithoutAClientLimit) {
+  constexpr int kShoulder = 12;
+  Robot robot;
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  const RobotClock clock = SyncedClock(c);
+  std::vector<float> torque(kJoints, 0.0f);
+  torque[kShoulder] = -1000.0f;
+  const std::vector<float> zero(kJoints, 0.0f), pose = MeasuredPose(c);
+  ASSERT_EQ(pose.size(), static_cast<std::size_t>(kJoints));
+  const std::int64_t t = NowUs();
+  std::uint32_t key = 0;
+  const auto first =
+      Command(c, JointCmd(pose, clock.Now() + kSingleEndUs, ++key, {}, torque, zero, zero));
+  ASSERT_TRUE(first.accepted()) << first.reason();
+  const auto error = WaitError(observer, "JOINT_VELOCITY_LIMIT", 3s);
+  ASSERT_TRUE(error) << "no JOINT_VELOCITY_LIMIT";
+  EXPECT_NE(error->error().message().find("L_Shoulder_Pitch"), std::string::npos)
+      << error->error().message();
+  EXPECT_NE(error->error().message().find("max_velocity"), std::string::npos)
+      << error->error().message();
+  float strongest = 0;
+  for (const auto& f : robot.monitor().Since(t)) {
+    if (!f.special && robot.monitor().JointOf(f) == kShoulder) {
+      strongest = std::max(strongest, std::fabs(f.command.torque_nm));
+    }
+  }
+  EXPECT_LE(strongest, 18.0f + kTorqueTol) << "the torque was not bounded";
+  EXPECT_TRUE(robot.monitor().WaitFor(
+      t,
+      [&](const SeenFrame& f) {
+        return !f.special && robot.monitor().JointOf(f) == kShoulder && f.command.kp == 0.0f &&
+               std::fabs(f.command.torque_nm) < kTorqueTol;
+      },
+      2s))
+      << "no DAMP frame for the shoulder";
+}
+
+// Proves the stop latch, as the audit probed it: an observer's DAMP interrupts the controller's
+// stream; after a 250 ms pause the same stream is still refused (stop_latched, one MODE_BLOCKED
+// naming the observer) and the motors stay limp; the controller's STAND releases it.
+TEST(JointStream, AnObserversDampHoldsUntilTheControllerStands) {
+  Robot robot;
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  const RobotClock clock = SyncedClock(c);
+  const std::vector<float> hold = MeasuredPose(c);
+  ASSERT_EQ(hold.size(), static_cast<std::size_t>(kJoints)) << "no telemetry";
+  const std::vector<float> kp(kJoints, 40.0f), kd(kJoints, 2.0f);
+  std::uint32_t key = 0;
+  const auto first = Command(c, JointCmd(hold, clock.Now() + kSingleEndUs, ++key, {}, {}, kp, kd));
+  ASSERT_TRUE(first.accepted()) << first.reason();
+  Received rx;
+  Stream(c, &rx, 10ms, 200ms,
+         [&](int) { return JointCmd(hold, clock.Now() + kEndAfterUs, ++key); });
+
+  ASSERT_TRUE(Command(observer, Mode(edge::MODE_DAMP)).accepted());
+  std::this_thread::sleep_for(250ms);
+  const std::int64_t resumed_us = NowUs();
+  Received again;
+  const auto resent = Stream(c, &again, 10ms, 400ms, [&](int) {
+    return JointCmd(hold, clock.Now() + kEndAfterUs, ++key, {}, {}, kp, kd);
+  });
+  Drain(c, &again, 200ms);
+  // Only the answers to the packets after the pause (late answers to the first stream may come).
+  Received after;
+  after.events = again.events;
+  for (const Sent& s : resent) {
+    const auto it = again.results.find(s.command.sequence());
+    if (it != again.results.end()) after.results.insert(*it);
+  }
+  again = after;
+  EXPECT_GE(again.results.size(), resent.size() / 2) << "answers missing";
+  const auto refusals = Refusals(again);
+  for (const auto& [reason, n] : refusals) {
+    EXPECT_TRUE(reason == "stop_latched" || TimingRefusal(reason)) << ToString(refusals);
+  }
+  EXPECT_GE(refusals.count("stop_latched") ? refusals.at("stop_latched") : 0, 20)
+      << ToString(refusals);
+  for (const auto& [sequence, result] : again.results) {
+    EXPECT_FALSE(result.accepted()) << "packet " << sequence << " re-engaged the motors";
+  }
+  int blocked = 0;
+  for (const auto& e : again.events) {
+    if (!e.has_error() || e.error().code() != "MODE_BLOCKED") continue;
+    ++blocked;
+    EXPECT_NE(e.error().message().find("an observer (client"), std::string::npos)
+        << e.error().message();
+    EXPECT_NE(e.error().message().find("ModeCommand(STAND)"), std::string::npos)
+        << e.error().message();
+  }
+  EXPECT_EQ(blocked, 1) << "one MODE_BLOCKED per stream";
+  const auto driving = DrivingFrames(robot, resumed_us, NowUs());
+  for (int j = 0; j < kJoints; ++j) {
+    EXPECT_TRUE(driving[static_cast<std::size_t>(j)].empty()) << "joint " << j << " driven";
+  }
+
+  // The controller's STAND releases the stop; its stream is then accepted.
+  const auto stand = Command(c, Mode(edge::MODE_STAND));
+  ASSERT_TRUE(stand.accepted()) << stand.reason();
+  const auto resumed =
+      Command(c, JointCmd(hold, clock.Now() + kSingleEndUs, ++key, {}, {}, kp, kd));
+  EXPECT_TRUE(resumed.accepted()) << resumed.reason();
+  EXPECT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
+}
+
 // Proves: from DAMP a JointCommand is refused, with the reason, when it cannot start a stream:
 // no gains, an end_time already past, a position count that is not one per joint, no end_time;
 // the robot stays in DAMP; a well-formed one is then accepted.

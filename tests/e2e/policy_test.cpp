@@ -125,7 +125,9 @@ TEST(Policy, TheDemonstrationModelSwingsTheSimulatedLegs) {
   RobotOptions options;
   options.config_edits = {
       PolicyConfigEdit(ROBOT_EDGE_DEMO_POLICY,
-                       "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0")};
+                       "kp: [120, 120, 80, 120, 50, 50, 120, 120, 80, 120, 50, 50]\n  kd: 3.0"),
+      // One velocity command, watched for 4 s: the walking dead-man off (the seed's rule).
+      {"walking_silence_ms: 1000", "walking_silence_ms: 0"}};
   Robot robot(options);
   auto c = robot.Connect("cloud");
   WaitMotorsReady(c);
@@ -178,6 +180,34 @@ struct Walking {
   client::Client c;
   client::Client observer;
 };
+
+// Proves the walking dead-man (api.walking_silence_ms, 1000): a controller that walks the robot
+// and then falls silent without leaving (frozen, its socket open) has its walk stopped, no
+// sooner than the bound; it keeps control and walks again with its next command.
+TEST(Policy, AWalkStopsWhenItsControllerFallsSilent) {
+  CommandPolicy model;
+  Walking w(model);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  Robot& robot = w.robot;
+  client::Client& c = w.c;
+  const std::int64_t t = NowUs();
+  ASSERT_TRUE(Command(c, Velocity(0.3f, 0.0f, 0.0f)).accepted());
+  const float stopped = PolicyTarget(robot.config(), 0, 0, 0, 0);
+  ASSERT_GT(std::fabs(stopped - PolicyTarget(robot.config(), 0, 0.3f, 0, 0)), 1e-2f);
+  const auto f = robot.monitor().WaitFor(
+      t,
+      [&](const SeenFrame& s) {
+        return !s.special && robot.monitor().JointOf(s) == 0 &&
+               std::fabs(s.command.position_rad - stopped) < 1e-3f;
+      },
+      4s);
+  ASSERT_TRUE(f) << "still walking 4 s after the controller fell silent";
+  RecordProperty("silence_to_stop_ms", std::to_string((f->t_us - t) / 1000));
+  EXPECT_GE(f->t_us - t, 950'000) << "stopped before walking_silence_ms (1000)";
+  const auto again = Command(c, Velocity(0.2f, 0.0f, 0.0f));
+  EXPECT_TRUE(again.accepted()) << again.reason() << ": control was kept";
+  ExpectPolicyFrames(robot, NowUs(), 0.2f, 0.0f, 0.0f);
+}
 
 TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
   CommandPolicy model(/*infinite_above_vx1=*/true);

@@ -128,5 +128,29 @@ TEST(TargetLimits, AFirstPacketFromDampCannotJumpAnArm) {
   EXPECT_LT(elbow, 2.0f);
 }
 
+// Seed 000: "Each TrajectoryRequest is applied as an instantaneous PD target". The shipped config
+// limits the arms for joint streams only; MOVE/TRAJECTORY shaping is opt-in.
+TEST(TargetLimits, TrajectoryTargetsReachTheMotorsAsSentInTheShippedConfig) {
+  test::Machine m(/*with_policy=*/true, /*target_limits=*/true);
+  constexpr std::size_t kElbow = 15;
+  std::vector<float> pose(25, 0.0f);
+  pose[kElbow] = 0.2f;
+  ASSERT_TRUE(m.sm.Submit(10 * kMs, m.traj.Make(pose, 10 * kMs)).accepted);
+  EXPECT_EQ(m.Step(10 * kMs).targets[kElbow].position_rad, 0.2f);
+}
+
+TEST(TargetLimits, TrajectoryShapingIsOptIn) {
+  config::Config c = test::DefaultConfig();
+  c.control.shape_trajectory = true;
+  test::Robot robot;
+  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  test::TrajectoryMaker traj;
+  sm.Step(0, robot.At(0));
+  std::vector<float> pose(25, 0.0f);
+  pose[15] = 0.2f;
+  ASSERT_TRUE(sm.Submit(10 * kMs, traj.Make(pose, 10 * kMs)).accepted);
+  EXPECT_LT(sm.Step(12 * kMs, robot.At(12 * kMs)).targets[15].position_rad, 0.1f);
+}
+
 }  // namespace
 }  // namespace robot_edge::sm

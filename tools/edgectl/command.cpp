@@ -12,9 +12,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr client::Millis kSlice{100};
-// walk re-sends its velocity this often: it persists anyway, but a silent controller loses
-// control after api.controller_idle_timeout_ms (10 s by default).
-constexpr std::chrono::seconds kWalkRefresh{1};
+// walk re-sends its velocity this often: robot-edged stops a walk whose controller fell silent
+// for api.walking_silence_ms (1 s by default): 5 Hz
+// keeps it walking with room for a late packet.
+constexpr std::chrono::milliseconds kWalkRefresh{200};
 
 std::uint32_t SendStamped(Context& ctx, client::Sequencer* sequencer, edge::CloudCommand command) {
   const std::uint32_t sequence = sequencer->Stamp(&command, ctx.wall_clock_us());
