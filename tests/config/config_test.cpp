@@ -605,8 +605,9 @@ TEST(Rejects, TelemetryFasterThanControl) {
   text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 50 ");
   text.replace(text.find("max_segments: 100"), 17, "max_segments: 10 ");
   text.replace(text.find("  rate_hz: 10\n"), 14, "  rate_hz: 80\n");
+  text.replace(text.find("control_stall_ms: 20 "), 21, "control_stall_ms: 100");  // 2 periods+
   const auto p = Problems(text);
-  ASSERT_EQ(p.size(), 1u);
+  ASSERT_EQ(p.size(), 1u) << p[0];
   EXPECT_NE(p[0].find("telemetry.rate_hz: must not exceed control.rate_hz"), std::string::npos)
       << p[0];
 }
