@@ -1,7 +1,7 @@
 // Start-up: the model of config.policy, checked against the configuration. A model that cannot
 // drive this configuration is a configuration error, reported like any other before anything
 // opens (robot-edged at start-up and with --check-config):
-//   robot-edge.yaml:131: policy.model: policies/walk.onnx: node 'n3' uses operator 'LSTM', …
+//   robot-edge.yaml:131: policy.model: policies/walk.onnx: node 'n3' uses operator 'Softmax', …
 //   robot-edge.yaml:131: policy.model: the network takes 47 inputs; the observation has 45 (…)
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -14,10 +15,10 @@ namespace robot_edge::policy {
 namespace {
 
 // Every operator this runtime evaluates (the list the messages give).
-constexpr const char* kSupported[] = {"Gemm",    "MatMul",  "Add",     "Sub",       "Mul",
-                                      "Div",     "Relu",    "Elu",     "LeakyRelu", "Tanh",
-                                      "Sigmoid", "Clip",    "Concat",  "Identity",  "Constant",
-                                      "Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+constexpr const char* kSupported[] = {
+    "Gemm",     "MatMul",    "Add",     "Sub",     "Mul",       "Div",    "Relu",
+    "Elu",      "LeakyRelu", "Tanh",    "Sigmoid", "Clip",      "Concat", "Identity",
+    "Constant", "Reshape",   "Flatten", "Squeeze", "Unsqueeze", "LSTM",   "GRU"};
 constexpr std::int64_t kOldestOpset = 7;  // numpy broadcasting and today's Gemm
 
 std::string SupportedList() {
@@ -43,31 +44,32 @@ std::string ShapeOfInfo(const onnx::ValueInfoProto& info) {
 
 // ---- Loading ----
 
-std::unique_ptr<OnnxGraph> OnnxGraph::Load(const std::string& path) {
+std::unique_ptr<OnnxGraph> OnnxGraph::Load(const std::string& path, const StatePairs& state) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError(path + ": cannot open the file");
   std::stringstream bytes;
   bytes << in.rdbuf();
-  return FromBytes(bytes.str(), path);
+  return FromBytes(bytes.str(), path, state);
 }
 
-std::unique_ptr<OnnxGraph> OnnxGraph::FromBytes(std::string_view bytes, const std::string& name) {
+std::unique_ptr<OnnxGraph> OnnxGraph::FromBytes(std::string_view bytes, const std::string& name,
+                                                const StatePairs& state) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     throw ModelError(name + ": not an ONNX model (it does not parse as a ModelProto)");
   }
-  return FromModel(model, name);
+  return FromModel(model, name, state);
 }
 
 std::unique_ptr<OnnxGraph> OnnxGraph::FromModel(const onnx::ModelProto& model,
-                                                const std::string& name) {
+                                                const std::string& name, const StatePairs& state) {
   std::unique_ptr<OnnxGraph> graph(new OnnxGraph(name));
-  graph->Build(model);
+  graph->Build(model, state);
   return graph;
 }
 
-void OnnxGraph::Build(const onnx::ModelProto& model) {
+void OnnxGraph::Build(const onnx::ModelProto& model, const StatePairs& state) {
   // Our own checks first (their messages name the operator, the initializer, the input), then
   // the checker's for everything structural, then every node.
   CheckOperators(model);
@@ -87,6 +89,7 @@ void OnnxGraph::Build(const onnx::ModelProto& model) {
     by_name_[init.name()] = v.get();
     values_.push_back(std::move(v));
   }
+  PairState(model, state);
   AddInput(model);
   try {
     onnx::checker::check_model(model);
@@ -106,6 +109,10 @@ void OnnxGraph::Build(const onnx::ModelProto& model) {
     list += (list.empty() ? "" : ", ") + op + " " + std::to_string(count);
   description_ += list + "), opset " + std::to_string(opset_) + ", " +
                   std::to_string(steps_.size()) + " kernels";
+  for (const State& st : states_) {
+    description_ +=
+        ", state " + st.in_name + " <- " + st.out_name + " " + std::to_string(st.in->size);
+  }
 }
 
 void OnnxGraph::CheckOperators(const onnx::ModelProto& model) {
@@ -135,21 +142,44 @@ void OnnxGraph::CheckOperators(const onnx::ModelProto& model) {
   }
 }
 
-void OnnxGraph::AddInput(const onnx::ModelProto& model) {
+// The state pairs: as declared, or by name (P_in -> P_out). Only names here; AddInput() and
+// SetOutput() check the values.
+void OnnxGraph::PairState(const onnx::ModelProto& model, const StatePairs& state) {
   const onnx::GraphProto& g = model.graph();
-  std::vector<const onnx::ValueInfoProto*> inputs;
+  const auto has_input = [&](const std::string& name) {
+    return !by_name_.contains(name) &&
+           std::any_of(g.input().begin(), g.input().end(),
+                       [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
+  };
+  const auto has_output = [&](const std::string& name) {
+    return std::any_of(g.output().begin(), g.output().end(),
+                       [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
+  };
+  if (!state.empty()) {
+    for (const auto& [in, out] : state) {
+      if (!has_input(in)) {
+        throw ModelError(name_ + ": the recurrent state input '" + in +
+                         "' is not an input of the model");
+      }
+      if (!has_output(out)) {
+        throw ModelError(name_ + ": the recurrent state output '" + out +
+                         "' is not an output of the model");
+      }
+      states_.push_back({in, out});
+    }
+    return;
+  }
   for (const auto& in : g.input()) {
-    if (!by_name_.contains(in.name())) inputs.push_back(&in);  // IR < 4 lists initializers too
+    const std::string& n = in.name();
+    if (by_name_.contains(n) || n.size() <= 3 || n.compare(n.size() - 3, 3, "_in") != 0) continue;
+    const std::string out = n.substr(0, n.size() - 3) + "_out";
+    if (has_output(out)) states_.push_back({n, out});
   }
-  if (inputs.size() != 1) {
-    std::string names;
-    for (const auto* in : inputs) names += (names.empty() ? "" : ", ") + in->name();
-    throw ModelError(name_ + ": the model has " + std::to_string(inputs.size()) + " inputs" +
-                     (names.empty() ? "" : " (" + names + ")") +
-                     "; a policy takes exactly one (the observation)");
-  }
-  const onnx::ValueInfoProto& in = *inputs.front();
-  const std::string what = name_ + ": input '" + in.name() + "'";
+}
+
+OnnxGraph::Value* OnnxGraph::AddGraphInput(const onnx::ValueInfoProto& in, bool observation) {
+  const std::string what =
+      name_ + (observation ? ": input '" : ": recurrent state input '") + in.name() + "'";
   if (!in.type().has_tensor_type() ||
       in.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT) {
     throw ModelError(what + " is not a FLOAT tensor");
@@ -160,11 +190,12 @@ void OnnxGraph::AddInput(const onnx::ModelProto& model) {
   for (int i = 0; i < dims.size(); ++i) {
     if (!dims[i].has_dim_value() || dims[i].dim_value() <= 0) {
       throw ModelError(what + " has shape " + ShapeOfInfo(in) + ": dimension " + std::to_string(i) +
-                       " is dynamic; export it with a fixed shape [1, N]");
+                       " is dynamic; export it with a fixed shape" +
+                       (observation ? " [1, N]" : " (batch 1)"));
     }
     shape.push_back(dims[i].dim_value());
   }
-  if (!(shape.size() == 1 || (shape.size() == 2 && shape[0] == 1))) {
+  if (observation && !(shape.size() == 1 || (shape.size() == 2 && shape[0] == 1))) {
     throw ModelError(what + " has shape " + ToString(shape) + "; expected [1, N] or [N]");
   }
   auto v = std::make_unique<Value>();
@@ -172,18 +203,64 @@ void OnnxGraph::AddInput(const onnx::ModelProto& model) {
   v->size = NumElements(shape);
   v->storage.assign(v->size, 0.0f);
   v->data = v->storage.data();
-  input_ = v.get();
-  by_name_[in.name()] = v.get();
+  Value* raw = v.get();
+  by_name_[in.name()] = raw;
   values_.push_back(std::move(v));
+  return raw;
+}
+
+void OnnxGraph::AddInput(const onnx::ModelProto& model) {
+  const onnx::GraphProto& g = model.graph();
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const auto& in : g.input()) {
+    if (by_name_.contains(in.name())) continue;  // IR < 4 lists initializers too
+    auto state = std::find_if(states_.begin(), states_.end(),
+                              [&](const State& s) { return s.in_name == in.name(); });
+    if (state != states_.end()) {
+      state->in = AddGraphInput(in, false);
+    } else {
+      inputs.push_back(&in);
+    }
+  }
+  if (inputs.size() != 1) {
+    std::string names;
+    for (const auto* in : inputs) names += (names.empty() ? "" : ", ") + in->name();
+    throw ModelError(name_ + ": the model has " + std::to_string(inputs.size()) + " inputs" +
+                     (names.empty() ? "" : " (" + names + ")") +
+                     (states_.empty() ? "" : " besides its recurrent state") +
+                     "; a policy takes exactly one (the observation), and a recurrent one its "
+                     "state as input/output pairs named P_in/P_out or listed in "
+                     "policy.recurrent_state");
+  }
+  input_ = AddGraphInput(*inputs.front(), true);
 }
 
 void OnnxGraph::SetOutput(const onnx::ModelProto& model) {
   const onnx::GraphProto& g = model.graph();
-  if (g.output_size() != 1) {
-    throw ModelError(name_ + ": the model has " + std::to_string(g.output_size()) +
-                     " outputs; a policy gives exactly one (the actions)");
+  std::vector<const onnx::ValueInfoProto*> outputs;
+  for (const auto& out : g.output()) {
+    const auto state = std::find_if(states_.begin(), states_.end(),
+                                    [&](const State& s) { return s.out_name == out.name(); });
+    if (state == states_.end()) {
+      outputs.push_back(&out);
+      continue;
+    }
+    const std::string what = name_ + ": recurrent state output '" + out.name() + "'";
+    const auto it = by_name_.find(out.name());
+    if (it == by_name_.end()) throw ModelError(what + " is not computed by any node");
+    if (it->second->is_int) throw ModelError(what + " is not a FLOAT tensor");
+    if (it->second->size != state->in->size) {
+      throw ModelError(what + " has shape " + ToString(it->second->shape) + " but its input '" +
+                       state->in_name + "' has " + ToString(state->in->shape));
+    }
+    state->out = it->second;
   }
-  const onnx::ValueInfoProto& out = g.output(0);
+  if (outputs.size() != 1) {
+    throw ModelError(name_ + ": the model has " + std::to_string(outputs.size()) + " outputs" +
+                     (states_.empty() ? "" : " besides its recurrent state") +
+                     "; a policy gives exactly one (the actions)");
+  }
+  const onnx::ValueInfoProto& out = *outputs.front();
   const std::string what = name_ + ": output '" + out.name() + "'";
   const auto it = by_name_.find(out.name());
   if (it == by_name_.end()) throw ModelError(what + " is not computed by any node");
@@ -209,12 +286,46 @@ void OnnxGraph::Run(std::span<const float> in, std::span<float> out) {
   std::memcpy(input_->data, in.data(), input_->size * sizeof(float));
   for (const auto& step : steps_) step->Run();
   std::memcpy(out.data(), output_->data, output_->size * sizeof(float));
+  nonfinite_state_ = -1;
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    const State& st = states_[i];
+    const float* next = st.out->data;
+    if (nonfinite_state_ < 0 &&
+        !std::all_of(next, next + st.out->size, [](float v) { return std::isfinite(v); })) {
+      nonfinite_state_ = static_cast<int>(i);
+    }
+    if (next != st.in->data) std::memmove(st.in->data, next, st.in->size * sizeof(float));
+  }
+}
+
+std::size_t OnnxGraph::state_size() const {
+  std::size_t n = 0;
+  for (const State& st : states_) n += st.in->size;
+  return n;
+}
+
+std::span<const float> OnnxGraph::StateOf(std::string_view output) const {
+  for (const State& st : states_) {
+    if (st.out_name == output) return {st.in->data, st.in->size};
+  }
+  return {};
+}
+
+void OnnxGraph::ResetState() {
+  for (const State& st : states_) std::fill_n(st.in->data, st.in->size, 0.0f);
+  nonfinite_state_ = -1;
+}
+
+const char* OnnxGraph::NonFiniteState() const {
+  return nonfinite_state_ < 0
+             ? nullptr
+             : states_[static_cast<std::size_t>(nonfinite_state_)].out_name.c_str();
 }
 
 // ---- Factory ----
 
-std::unique_ptr<InferenceRuntime> LoadOnnx(const std::string& path) {
-  return OnnxGraph::Load(path);
+std::unique_ptr<InferenceRuntime> LoadOnnx(const std::string& path, const StatePairs& state) {
+  return OnnxGraph::Load(path, state);
 }
 
 }  // namespace robot_edge::policy

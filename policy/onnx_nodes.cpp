@@ -63,14 +63,14 @@ OnnxGraph::Value* OnnxGraph::FloatInput(std::size_t i, bool optional) {
   return v;
 }
 
-OnnxGraph::Value* OnnxGraph::NewOutput(const Shape& shape) {
+OnnxGraph::Value* OnnxGraph::NewOutput(const Shape& shape, std::size_t index) {
   auto v = std::make_unique<Value>();
   v->shape = shape;
   v->size = NumElements(shape);
   v->storage.assign(v->size, 0.0f);
   v->data = v->storage.data();
   Value* raw = v.get();
-  by_name_[node_->output(0)] = raw;
+  by_name_[node_->output(static_cast<int>(index))] = raw;
   values_.push_back(std::move(v));
   return raw;
 }
@@ -119,8 +119,10 @@ void OnnxGraph::AddNode(const onnx::NodeProto& node, std::size_t index) {
     node_label_ += node.name();
   }
   node_label_.append("' (").append(node.op_type()).append(")");
-  if (node.output_size() != 1) Fail("has " + std::to_string(node.output_size()) + " outputs");
   const std::string& op = node.op_type();
+  if (op == "LSTM") return AddRecurrent(true);
+  if (op == "GRU") return AddRecurrent(false);
+  if (node.output_size() != 1) Fail("has " + std::to_string(node.output_size()) + " outputs");
   if (op == "Gemm") return AddGemm(true);
   if (op == "MatMul") return AddGemm(false);
   if (op == "Add") return AddBinary(BinaryOp::kAdd);

@@ -76,11 +76,11 @@ TEST(LoadPolicyModel, AMissingOrBadModelIsAConfigError) {
   const std::string dir = test::ScratchDir("load-bad");
   test::ModelBuilder b;
   b.Input("obs", {1, 5}).Output("y", {1, 2});
-  b.Node("LSTM", {"obs"}, "y");
-  const config::Config bad = test::WithPolicy(Section(b.Write(dir + "/lstm.onnx")));
+  b.Node("Softmax", {"obs"}, "y");
+  const config::Config bad = test::WithPolicy(Section(b.Write(dir + "/softmax.onnx")));
   p = Problems(bad);
   ASSERT_EQ(p.size(), 1u);
-  EXPECT_NE(p[0].find("policy.model: " + dir + "/lstm.onnx: node 'y' uses operator 'LSTM'"),
+  EXPECT_NE(p[0].find("policy.model: " + dir + "/softmax.onnx: node 'y' uses operator 'Softmax'"),
             std::string::npos)
       << p[0];
 }
