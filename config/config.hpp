@@ -360,6 +360,20 @@ struct ObservationTermConfig {
 // How the last `history` observation frames are laid out in the network's input, oldest first.
 enum class HistoryLayout {
   kFrameMajor,  ///< frame_major: [frame t-H+1 | … | frame t] (legged_gym / humanoid-gym stacking)
+  kPhase,             ///< phase: a gait clock, sin and cos of 2π·t/period_s: 2 (or 1: values)
+};
+
+// Which values the phase term gives. yaml: policy.observation[i].values
+enum class PhaseValues {
+  kSinCos,  ///< sin_cos: sin, then cos (legged_gym / unitree_rl_gym, humanoid-gym)
+  kSin,     ///< sin
+  kCos,     ///< cos
+};
+
+// What the phase term's t counts from. yaml: policy.observation[i].since
+enum class PhaseSince {
+  kPolicy,  ///< policy: entering MOVE/POLICY (t = 0 there)
+  kStart,   ///< start: the daemon's start
   kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
 };
 
@@ -369,6 +383,9 @@ enum class PolicyFaultAction {
   kDamp,   ///< damp: DAMP
 };
 
+  double period_s = 0.0;                 ///< period_s: phase only: the gait period (s); required
+  PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
+  PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
 // The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
 // (optional: without it velocity commands are refused with velocity_no_policy).
 // Each inference: observation (terms in order, each value scaled, then clipped to
@@ -415,6 +432,9 @@ const char* ToString(ObservationTerm term);
 const char* ToString(HistoryLayout layout);
 const char* ToString(PolicyFaultAction action);
 const char* ToString(MotorFamily family);
+  // recurrent_state: {INPUT: OUTPUT}, the network's recurrent state: each output is copied into
+  // its input for the next inference; absent = every input P_in with an output P_out.
+  std::vector<std::pair<std::string, std::string>> recurrent_state;  ///< recurrent_state
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;
@@ -427,6 +447,8 @@ struct Config {
   std::string calibration_path;      ///< calibration, resolved
   std::string calibrated_at;         ///< the calibration file's calibrated_at; "" = not loaded
   std::string robot_name = "robot";  ///< robot.name
+const char* ToString(PhaseValues values);
+const char* ToString(PhaseSince since);
   bool provisioned = false;          ///< robot.provisioned: robot setup complete (diagnostics)
   ControlConfig control;
   RealtimeConfig realtime;

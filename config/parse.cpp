@@ -472,7 +472,57 @@ void ParseTargetLimits(const YAML::Node& node, ParseContext* ctx, Config* c) {
 
 constexpr ObservationTerm kTerms[] = {
     ObservationTerm::kBaseAngVel, ObservationTerm::kProjectedGravity, ObservationTerm::kCommand,
-    ObservationTerm::kJointPos,   ObservationTerm::kJointVel,         ObservationTerm::kLastAction};
+    ObservationTerm::kJointPos,   ObservationTerm::kJointVel,         ObservationTerm::kLastAction,
+    ObservationTerm::kPhase};
+
+// The phase term's keys: period_s, values, since (refused on any other term).
+void ReadPhase(MapReader& r, const YAML::Node& node, const std::string& path, ParseContext* ctx,
+               ObservationTermConfig* t) {
+  if (t->term != ObservationTerm::kPhase) {
+    for (const char* key : {"period_s", "values", "since"}) {
+      if (!r.Has(key)) continue;
+      r.Child(key);  // known: this error, not "unknown key"
+      ctx->Error(node[key], path + "." + key, "only the phase term takes it");
+    }
+    return;
+  }
+  r.Require("period_s", &t->period_s);
+  std::string values = ToString(t->values);
+  r.Read("values", &values);
+  bool known = false;
+  for (PhaseValues v : {PhaseValues::kSinCos, PhaseValues::kSin, PhaseValues::kCos}) {
+    if (values == ToString(v)) t->values = v, known = true;
+  }
+  if (!known)
+    ctx->Error(node["values"], path + ".values", "'" + values + "' is not sin_cos, sin or cos");
+  std::string since = ToString(t->since);
+  r.Read("since", &since);
+  if (since == ToString(PhaseSince::kPolicy)) {
+    t->since = PhaseSince::kPolicy;
+  } else if (since == ToString(PhaseSince::kStart)) {
+    t->since = PhaseSince::kStart;
+  } else {
+    ctx->Error(node["since"], path + ".since", "'" + since + "' is not policy or start");
+  }
+}
+
+void ParseRecurrentState(const YAML::Node& node, ParseContext* ctx, Config* c) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsMap() || node.size() == 0) {
+    ctx->Error(node, "policy.recurrent_state",
+               "expected a mapping of the network's state inputs to its outputs (h_in: h_out)");
+    return;
+  }
+  for (const auto& item : node) {
+    const std::string in = item.first.as<std::string>();
+    ctx->Record("policy.recurrent_state." + in, item.first);
+    if (!item.second.IsScalar()) {
+      ctx->Error(item.second, "policy.recurrent_state." + in, "expected an output's name");
+      continue;
+    }
+    c->policy.recurrent_state.emplace_back(in, item.second.as<std::string>());
+  }
+}
 
 void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
   if (!node.IsDefined()) return;
@@ -524,6 +574,7 @@ void ReadHistoryLayout(MapReader& r, const YAML::Node& node, ParseContext* ctx,
   } else {
     ctx->Error(node["history_layout"], "policy.history_layout",
                "'" + name + "' is not a history layout (frame_major, term_major)");
+    if (known) ReadPhase(r, node[i], path, ctx, &t);
   }
 }
 
@@ -583,6 +634,7 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseTargetLimits(top.Child("target_limits"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
   ParseBattery(top.Child("battery"), ctx, c);
+  ParseRecurrentState(r.Child("recurrent_state"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
   ParseRecorder(top.Child("recorder"), ctx, &c->recorder);
   ParseLive(top.Child("live"), ctx, &c->live);
@@ -621,6 +673,7 @@ const char* ToString(MotorFamily family) {
   }
   return "?";
 }
+    case ObservationTerm::kPhase: return "phase";
 
 const char* ToString(HistoryLayout layout) {
   switch (layout) {
@@ -650,6 +703,23 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
   detail::CheckKeys(root, &ctx);
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
+const char* ToString(PhaseValues values) {
+  switch (values) {
+    case PhaseValues::kSinCos: return "sin_cos";
+    case PhaseValues::kSin: return "sin";
+    case PhaseValues::kCos: return "cos";
+  }
+  return "?";
+}
+
+const char* ToString(PhaseSince since) {
+  switch (since) {
+    case PhaseSince::kPolicy: return "policy";
+    case PhaseSince::kStart: return "start";
+  }
+  return "?";
+}
+
   try {
     ParseSections(root, &ctx, &c);
   } catch (const YAML::Exception& e) {
@@ -658,6 +728,7 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
   }
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   return c;
+    case ObservationTerm::kPhase: return term.values == PhaseValues::kSinCos ? 2 : 1;
 }
 
 namespace {

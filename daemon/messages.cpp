@@ -132,6 +132,11 @@ std::string PolicyFaultText(const sm::Event& e, const config::Config& c, std::st
       what = "it gave no targets within " + std::to_string(e.detail) + " ms of MOVE/POLICY";
       break;
     case sm::PolicyFault::kNonFinite: {
+      if (e.detail == sm::kNonFiniteState) {
+        what = "its recurrent state went non-finite (NaN or infinity)";
+        if (!failure.empty()) what += ": " + std::string(failure);
+        break;
+      }
       const std::string joint = e.detail < c.joints.size() ? c.joints[e.detail].name
                                                            : "joint " + std::to_string(e.detail);
       what = "it output a non-finite action (NaN or infinity) for " + joint;

@@ -8,7 +8,7 @@ std::unique_ptr<InferenceRuntime> LoadPolicyModel(const config::Config& config) 
   const std::string where = config.Where("policy.model") + ": ";
   std::unique_ptr<InferenceRuntime> runtime;
   try {
-    runtime = LoadOnnx(config.policy.model_path);
+    runtime = LoadOnnx(config.policy.model_path, config.policy.recurrent_state);
   } catch (const ModelError& e) {
     throw config::ConfigError({where + e.what()});
   }

@@ -1,7 +1,9 @@
 #include "policy/observation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <numbers>
 
 #include "policy/action.hpp"
 #include "statemachine/imu_math.hpp"
@@ -16,7 +18,7 @@ Observation::Observation(const config::Config& config)
       clip_(static_cast<float>(config.policy.observation_clip)) {
   for (const config::ObservationTermConfig& t : config.policy.observation) {
     const std::size_t n = config::TermSize(t, config.policy);
-    Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}};
+    Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}, t.period_s, t.values, t.since};
     if (t.term == ObservationTerm::kJointPos || t.term == ObservationTerm::kJointVel) {
       term.joints = t.joints;
       for (std::size_t j : t.joints) term.default_rad.push_back(DefaultPoseOf(config, j));
@@ -72,6 +74,19 @@ void Observation::WriteFrame(const ObservationInputs& in, float* frame) const {
       case ObservationTerm::kLastAction:
         for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] = in.last_action[i];
         break;
+      case ObservationTerm::kPhase: {
+        const double t_s =
+            t.since == config::PhaseSince::kPolicy ? in.policy_time_s : in.start_time_s;
+        const double angle = 2.0 * std::numbers::pi * std::fmod(t_s, t.period_s) / t.period_s;
+        const auto sin = static_cast<float>(std::sin(angle));
+        const auto cos = static_cast<float>(std::cos(angle));
+        switch (t.values) {
+          case config::PhaseValues::kSinCos: out[0] = sin, out[1] = cos; break;
+          case config::PhaseValues::kSin: out[0] = sin; break;
+          case config::PhaseValues::kCos: out[0] = cos; break;
+        }
+        break;
+      }
     }
     for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] *= t.scale[i];
     if (clip_ > 0.0f) {

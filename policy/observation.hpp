@@ -9,6 +9,9 @@
 //   joint_pos          n   position - DefaultPoseOf(joint) (rad), for the term's joints
 //   joint_vel          n   velocity (rad/s), for the term's joints
 //   last_action        m   the previous clipped action, one per policy joint (0 after Reset)
+//   phase              2   sin and cos of 2π·t/period_s (values: sin_cos, sin or cos: 1), t the
+//                          time (s) since entering MOVE/POLICY, or since the daemon's start
+//                          (since: start); computed as 2π·(t mod period_s)/period_s
 // With history H > 1 the input is the last H frames, oldest first, laid out by
 // policy.history_layout: frame_major [frame t-H+1 | … | frame t], or term_major
 // [term 1 at t-H+1 … t | term 2 at t-H+1 … t | …]. Right after Reset() every slot holds the
@@ -32,6 +35,8 @@ struct ObservationInputs {
   std::span<const float> joint_pos_rad;        // firmware order, every configured joint
   std::span<const float> joint_vel_rad_s;      // firmware order, every configured joint
   std::span<const float> last_action;          // one per policy joint
+  double policy_time_s = 0.0;                  // since entering MOVE/POLICY
+  double start_time_s = 0.0;                   // since the daemon's start
 };
 
 class Observation {
@@ -58,6 +63,9 @@ class Observation {
     std::vector<float> scale;         // one per value
     std::vector<std::size_t> joints;  // joint_pos / joint_vel: firmware indices
     std::vector<float> default_rad;   // joint_pos: DefaultPoseOf each joint
+    double period_s = 0.0;            // phase
+    config::PhaseValues values = config::PhaseValues::kSinCos;
+    config::PhaseSince since = config::PhaseSince::kPolicy;
   };
   void WriteFrame(const ObservationInputs& in, float* frame) const;
   const float* Frame(std::size_t k) const;

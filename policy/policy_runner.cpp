@@ -17,13 +17,15 @@ std::uint64_t SteadyNs() {
 
 }  // namespace
 
-PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime)
+PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime,
+                           std::int64_t start_us)
     : config_(config),
       runtime_(std::move(runtime)),
       observation_(config),
       action_(config, config::BuildJointTable(config)),
       period_us_(static_cast<std::int64_t>(1e6 / config.policy.rate_hz + 0.5)),
       stall_us_(config.policy.stall_timeout_us()),
+      start_us_(start_us != kStartNow ? start_us : static_cast<std::int64_t>(SteadyNs() / 1000)),
       inputs_([&] {
         Published p;
         p.joint_pos_rad.assign(config.joints.size(), 0.0f);
@@ -96,6 +98,7 @@ sm::PolicyResult PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& 
   p.sequence = ++sequence_;
   p.generation = generation_;
   p.time_us = now_us;
+  p.reset_us = reset_us_;
   p.command = {command.vx, command.vy, command.vyaw};
   p.gyro_rad_s = inputs.imu.gyro_rad_s;
   p.quat_wxyz = inputs.imu.quat_wxyz;
@@ -117,6 +120,9 @@ sm::PolicyResult PolicyRunner::Targets(std::int64_t now_us, const sm::Velocity& 
     return {PolicyStatus::kWaiting, PolicyFault::kStale, 0};
   }
   if (r.failed) return {PolicyStatus::kFault, PolicyFault::kFailed, 0};
+  if (r.nonfinite_state) {
+    return {PolicyStatus::kFault, PolicyFault::kNonFinite, sm::kNonFiniteState};
+  }
   if (r.nonfinite_joint >= 0) {
     return {PolicyStatus::kFault, PolicyFault::kNonFinite,
             static_cast<std::uint32_t>(r.nonfinite_joint)};
@@ -136,6 +142,7 @@ bool PolicyRunner::InferOnce() {
   last_sequence_ = in.sequence;
   if (!started_ || in.generation != last_generation_) {  // entered MOVE/POLICY anew
     observation_.Reset();
+    runtime_->ResetState();
     std::fill(last_action_.begin(), last_action_.end(), 0.0f);
     last_generation_ = in.generation;
     started_ = true;
@@ -166,6 +173,8 @@ void PolicyRunner::Evaluate(const Published& in, Result* r) {
   oi.joint_pos_rad = in.joint_pos_rad;
   oi.joint_vel_rad_s = in.joint_vel_rad_s;
   oi.last_action = last_action_;
+  oi.policy_time_s = static_cast<double>(in.time_us - in.reset_us) * 1e-6;
+  oi.start_time_s = static_cast<double>(in.time_us - start_us_) * 1e-6;
   observation_.Assemble(oi, obs_);
 
   const std::uint64_t start = SteadyNs();
@@ -176,6 +185,13 @@ void PolicyRunner::Evaluate(const Published& in, Result* r) {
   const ActionMap::Outcome outcome = action_.Apply(raw_, last_action_, r->targets);
   if (outcome.nonfinite > 0) counters_.RecordNonFinite(outcome.nonfinite);
   r->nonfinite_joint = outcome.first_nonfinite_joint;
+  const char* state = runtime_->NonFiniteState();
+  r->nonfinite_state = state != nullptr;
+  if (state != nullptr) {  // rare (it ends MOVE/POLICY): the message may allocate
+    std::lock_guard lock(failure_mutex_);
+    last_failure_ =
+        std::string("the recurrent state '") + state + "' is NaN or infinity after the inference";
+  }
 }
 
 void PolicyRunner::PublishFailure(const Published& in, const char* what) {
@@ -188,6 +204,7 @@ void PolicyRunner::PublishFailure(const Published& in, const char* what) {
   r.valid = true;
   r.failed = true;
   r.nonfinite_joint = -1;
+  r.nonfinite_state = false;
   r.generation = in.generation;
   r.observed_us = in.time_us;
   results_.Publish();

@@ -9,14 +9,17 @@
 // inputs published since the last Reset(); between inferences the last targets hold. It reports
 // a fault — which ends MOVE/POLICY at the control thread's next tick — when:
 //   kNonFinite  the latest inference output NaN or infinity for some joint (its targets are not
-//               used);
+//               used), or left NaN or infinity in the network's recurrent state (detail
+//               sm::kNonFiniteState; LastFailure() names the state output);
 //   kFailed     the latest inference threw (the exception is caught on the inference thread,
 //               which goes on; LastFailure() says what);
 //   kStale      the latest targets, or the wait for the first ones since Reset(), are older
 //               than policy.stall_timeout_ms (two policy periods by default): the inference
 //               thread stalled.
 // Reset() (entering MOVE/POLICY) starts a new generation: the next inference clears the
-// history and the last action, and results of an older generation are never used.
+// history, the last action and the network's recurrent state (zeros), and results of an older
+// generation are never used. Between inferences of one generation the recurrent state carries
+// over (InferenceRuntime keeps it).
 // The inference thread runs only when there is something new: outside MOVE/POLICY nothing is
 // published, and it sleeps.
 //
@@ -26,6 +29,7 @@
 #pragma once
 
 #include <array>
+#include <climits>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -48,7 +52,11 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
  public:
   // `config` has passed Validate() with a policy section and outlives the runner; `runtime`'s
   // sizes match the observation and the policy joints (LoadPolicyModel() checks them).
-  PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime);
+  // `start_us`: the daemon's start on the control loop's clock (the phase term's since: start);
+  // kStartNow: the steady clock now (the daemon builds its runner at start-up).
+  static constexpr std::int64_t kStartNow = INT64_MIN;
+  PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime,
+               std::int64_t start_us = kStartNow);
   ~PolicyRunner() override;
 
   // Starts / stops (and joins) the inference thread. Stop() is idempotent.
@@ -78,6 +86,7 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
     std::uint64_t sequence = 0;    // 1, 2, … per Targets() call
     std::uint32_t generation = 0;  // Reset() count
     std::int64_t time_us = 0;
+    std::int64_t reset_us = 0;  // the generation's Reset()
     std::array<float, 3> command{};
     std::array<float, 3> gyro_rad_s{};
     std::array<float, 4> quat_wxyz{1, 0, 0, 0};
@@ -90,6 +99,7 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
     std::int64_t observed_us = 0;          // time_us of the inputs it was computed from
     bool failed = false;                   // the evaluation threw
     int nonfinite_joint = -1;              // first joint (firmware) with a non-finite action
+    bool nonfinite_state = false;          // the recurrent state went NaN or infinite
     std::vector<sm::JointTarget> targets;  // every joint, firmware order
   };
   void ThreadBody();
@@ -103,6 +113,7 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
   ActionMap action_;
   std::int64_t period_us_;
   std::int64_t stall_us_;  // policy.stall_timeout_ms
+  std::int64_t start_us_;  // the daemon's start
   TripleBuffer<Published> inputs_;
   TripleBuffer<Result> results_;
   InferenceCounters counters_;

@@ -207,9 +207,13 @@ enum class PolicyFault : std::uint8_t {
   kStale,      // its latest targets are older than policy.stall_timeout_ms (detail: their age,
                // ms): the inference thread stalled, or gave nothing since MOVE/POLICY began
   kNoTargets,  // no targets at all within StateMachine::kPolicyFirstTargetsUs (detail: ms)
-  kNonFinite,  // the network output NaN or infinity (detail: the first such joint, firmware)
+  kNonFinite,  // the network output NaN or infinity (detail: the first such joint, firmware,
+               // or kNonFiniteState: its recurrent state; the runner's message names it)
   kFailed,     // the inference thread failed (an exception; its message is the runner's)
 };
+// PolicyFault::kNonFinite's detail when the recurrent state (an LSTM's h or c), not an action,
+// went NaN or infinite.
+inline constexpr std::uint32_t kNonFiniteState = 0xFFFFFFFFu;
 struct Event {
   EventKind kind = EventKind::kModeChanged;
   std::int64_t time_us = 0;

@@ -545,7 +545,29 @@ INSTANTIATE_TEST_SUITE_P(
              P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: joint_torque}]"),
              "policy.observation[0].term",
              "'joint_torque' is not an observation term (base_ang_vel, projected_gravity, command, "
-             "joint_pos, joint_vel, last_action)"},
+             "joint_pos, joint_vel, last_action, phase)"},
+        Case{"policy phase period required", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: phase}]"),
+             "policy.observation[0]", "missing required key 'period_s'"},
+        Case{"policy phase period range", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: phase, "
+               "period_s: 0}]"),
+             "policy.observation[0].period_s", "0 is outside 0.01..1000"},
+        Case{"policy phase values", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: phase, "
+               "period_s: 0.8, values: tan}]"),
+             "policy.observation[0].values", "'tan' is not sin_cos, sin or cos"},
+        Case{"policy phase since", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: phase, "
+               "period_s: 0.8, since: boot}]"),
+             "policy.observation[0].since", "'boot' is not policy or start"},
+        Case{"policy phase keys only on phase", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{term: command, "
+               "period_s: 0.8}]"),
+             "policy.observation[0].period_s", "only the phase term takes it"},
+        Case{"policy recurrent state is a mapping", SIM,
+             P("model: m.onnx, " J1 ", action_scale: 0.25, " O ", recurrent_state: [h_in]"),
+             "policy.recurrent_state", "expected a mapping of the network's state inputs"},
         Case{"policy observation term required", SIM,
              P("model: m.onnx, " J1 ", action_scale: 0.25, observation: [{scale: 1}]"),
              "policy.observation[0]", "missing required key 'term'"},

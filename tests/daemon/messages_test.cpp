@@ -206,6 +206,8 @@ TEST(Errors, PolicyFaultSaysWhichFaultAndThatTheRobotStands) {
   has(text(sm::PolicyFault::kStale, 55), "its targets are 55 ms old");
   has(text(sm::PolicyFault::kNoTargets, 1000), "no targets within 1000 ms of MOVE/POLICY");
   has(text(sm::PolicyFault::kNonFinite, 3), "non-finite action (NaN or infinity) for L_Knee");
+  has(text(sm::PolicyFault::kNonFinite, sm::kNonFiniteState, "the recurrent state 'h_out' is NaN"),
+      "its recurrent state went non-finite (NaN or infinity): the recurrent state 'h_out' is NaN");
   has(text(sm::PolicyFault::kFailed, 0, "bad_alloc"), "inference thread failed: bad_alloc");
   has(text(sm::PolicyFault::kStale, 55), "walking stopped, STAND, ramping from the measured pose");
 }

@@ -183,5 +183,102 @@ TEST(Observation, UprightIsGravityDown) {
   EXPECT_FLOAT_EQ(y[5], -3.0f);  // -1 × 3
 }
 
+// ---- phase ----
+
+TEST(Observation, PhaseIsSinAndCosOfTheTimeOverThePeriod) {
+  const config::Config c = test::WithPolicy(R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee]
+  action_scale: 0.25
+  observation:
+    - {term: phase, period_s: 0.8}
+    - {term: phase, period_s: 0.5, values: sin, scale: 2}
+    - {term: phase, period_s: 2, values: cos, since: start}
+)");
+  Observation o(c);
+  EXPECT_EQ(o.Describe(), "phase 2 + phase 1 + phase 1 = 4");
+  const double two_pi = 2 * std::acos(-1.0);
+  for (const double t : {0.0, 0.3, 0.79, 1.7, 123.45}) {
+    Robot r;
+    ObservationInputs in = r.In();
+    in.policy_time_s = t;
+    in.start_time_s = t + 10.5;
+    const auto y = Seen(o, in);
+    ASSERT_EQ(y.size(), 4u);
+    EXPECT_NEAR(y[0], std::sin(two_pi * t / 0.8), 1e-6) << t;
+    EXPECT_NEAR(y[1], std::cos(two_pi * t / 0.8), 1e-6) << t;
+    EXPECT_NEAR(y[2], 2 * std::sin(two_pi * t / 0.5), 2e-6) << t;
+    EXPECT_NEAR(y[3], std::cos(two_pi * (t + 10.5) / 2), 1e-6) << t;
+  }
+}
+
+// unitree_rl_gym's deploy_mujoco.py (configs/h1.yaml), its observation of 41 written out as it
+// computes it, against the terms that express it.
+TEST(Observation, ExpressesUnitreeH1sObservation) {
+  const config::Config c = test::WithPolicy(R"(
+policy:
+  model: m.onnx
+  joints: [L_Hip_Yaw, L_Hip_Roll, L_Hip_Pitch, L_Knee, L_Ankle_A,
+           R_Hip_Yaw, R_Hip_Roll, R_Hip_Pitch, R_Knee, R_Ankle_A]
+  default_pose: [0, 0.0, -0.1, 0.3, -0.2, 0, 0.0, -0.1, 0.3, -0.2]
+  action_scale: 0.25
+  observation:
+    - {term: base_ang_vel, scale: 0.25}
+    - {term: projected_gravity}
+    - {term: command, scale: [2.0, 2.0, 0.25]}
+    - {term: joint_pos, scale: 1.0}
+    - {term: joint_vel, scale: 0.05}
+    - {term: last_action}
+    - {term: phase, period_s: 0.8}
+)");
+  Observation o(c);
+  ASSERT_EQ(o.size(), 41u);
+  const std::size_t joints[10] = {2, 1, 0, 3, 4, 8, 7, 6, 9, 10};  // firmware indices
+  const float defaults[10] = {0, 0, -0.1f, 0.3f, -0.2f, 0, 0, -0.1f, 0.3f, -0.2f};
+  std::vector<float> pos(25), vel(25), action(10);
+  for (std::size_t i = 0; i < 25; ++i) {
+    pos[i] = 0.05f * static_cast<float>(i) - 0.4f;
+    vel[i] = 0.7f * static_cast<float>(i % 7) - 2.0f;
+  }
+  for (std::size_t i = 0; i < 10; ++i) action[i] = 0.1f * static_cast<float>(i) - 0.45f;
+  const float q[4] = {0.98f, 0.1f, -0.15f, 0.05f};  // w, x, y, z; not quite unit
+  const float norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const float qw = q[0] / norm, qx = q[1] / norm, qy = q[2] / norm, qz = q[3] / norm;
+  const std::array<float, 3> omega{0.3f, -1.1f, 0.6f}, cmd{0.5f, 0.1f, -0.3f};
+  const int counter = 1230;  // simulation steps of 0.002 s
+  const double simulation_dt = 0.002;
+
+  ObservationInputs in;
+  in.gyro_rad_s = omega;
+  in.quat_wxyz = {qw, qx, qy, qz};
+  in.command = cmd;
+  in.joint_pos_rad = pos;
+  in.joint_vel_rad_s = vel;
+  in.last_action = action;
+  in.policy_time_s = counter * simulation_dt;
+  const auto y = Seen(o, in);
+
+  // deploy_mujoco.py, line by line.
+  std::vector<float> obs(41);
+  for (int i = 0; i < 3; ++i) obs[i] = omega[i] * 0.25f;
+  obs[3] = 2 * (-qz * qx + qw * qy);  // get_gravity_orientation
+  obs[4] = -2 * (qz * qy + qw * qx);
+  obs[5] = 1 - 2 * (qw * qw + qz * qz);
+  const float cmd_scale[3] = {2.0f, 2.0f, 0.25f};
+  for (int i = 0; i < 3; ++i) obs[6 + i] = cmd[i] * cmd_scale[i];
+  for (int i = 0; i < 10; ++i) {
+    obs[9 + i] = (pos[joints[i]] - defaults[i]) * 1.0f;
+    obs[19 + i] = vel[joints[i]] * 0.05f;
+    obs[29 + i] = action[i];
+  }
+  const double period = 0.8;
+  const double count = counter * simulation_dt;
+  const double phase = std::fmod(count, period) / period;
+  obs[39] = static_cast<float>(std::sin(2 * std::acos(-1.0) * phase));
+  obs[40] = static_cast<float>(std::cos(2 * std::acos(-1.0) * phase));
+  for (std::size_t i = 0; i < 41; ++i) EXPECT_NEAR(y[i], obs[i], 1e-5) << "position " << i;
+}
+
 }  // namespace
 }  // namespace robot_edge::policy

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "allocation_counter.hpp"
@@ -302,6 +305,137 @@ TEST(PolicyRunner, NonFiniteOutputsAreAFaultNamingTheJointAndAreCounted) {
   EXPECT_EQ(t.last.detail, kLKnee) << "the first non-finite action's joint";
   EXPECT_FLOAT_EQ(t.out[kLKnee].position_rad, -9.0f) << "nothing written";
   EXPECT_EQ(r.TakeWindow().nonfinite_total, 3u);
+}
+
+// ---- Recurrent policies ----
+
+// tests/policy/recurrent/lstm_mlp: obs 6 -> LSTM(8) -> MLP -> 3 actions, and torch's outputs
+// over 6 steps; obs = the command then the gyro, unscaled.
+const char* kRecurrentSection = R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.1
+  observation: [{term: command}, {term: base_ang_vel}]
+)";
+
+struct TorchStep {
+  std::vector<float> obs, actions;
+};
+
+std::vector<TorchStep> LstmFixture() {
+  std::ifstream in(std::string(POLICY_RECURRENT_FIXTURES) + "/lstm_mlp.txt");
+  std::vector<TorchStep> steps;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream s(line);
+    std::string key;
+    s >> key;
+    if (key == "step") steps.emplace_back();
+    std::vector<float> values;
+    for (float v; s >> v;) values.push_back(v);
+    if (key == "obs") steps.back().obs = values;
+    if (key == "actions") steps.back().actions = values;
+  }
+  return steps;
+}
+
+TEST(PolicyRunner, TheRecurrentStateCarriesOverAndEnteringAgainZeroesIt) {
+  const config::Config c = test::WithPolicy(kRecurrentSection);
+  PolicyRunner r(c, OnnxGraph::Load(std::string(POLICY_RECURRENT_FIXTURES) + "/lstm_mlp.onnx"));
+  const std::vector<TorchStep> steps = LstmFixture();
+  ASSERT_EQ(steps.size(), 6u);
+  Tick t;
+  const auto infer = [&](const TorchStep& step) {
+    const std::vector<float>& o = step.obs;
+    t.inputs.imu.gyro_rad_s = {o[3], o[4], o[5]};
+    t.Run(r, o[0], o[1], o[2]);
+    EXPECT_TRUE(r.InferOnce());
+    EXPECT_TRUE(t.Run(r, o[0], o[1], o[2]));
+  };
+  const auto expect_torch = [&](const TorchStep& step, const std::string& at) {
+    const float want[] = {0.6f + 0.1f * step.actions[0], 0.6f + 0.1f * step.actions[1],
+                          0.3f + 0.1f * step.actions[2]};
+    const std::size_t joints[] = {kLKnee, kRKnee, kLElbow};
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_NEAR(t.out[joints[i]].position_rad, want[i], 1e-6f) << at << ", action " << i;
+    }
+  };
+  for (int entry = 0; entry < 2; ++entry) {  // MOVE/POLICY, then again after leaving it
+    r.Reset(t.now_us);
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      infer(steps[k]);
+      expect_torch(steps[k], "entry " + std::to_string(entry) + ", step " + std::to_string(k));
+    }
+  }
+}
+
+TEST(PolicyRunner, ANonFiniteRecurrentStateIsAFaultNamingIt) {
+  const config::Config c = test::WithPolicy(kCommandSection);
+  test::ModelBuilder b;  // actions = obs (finite), h_out = h_in + obs / 0 (infinite)
+  b.Input("obs", {1, 3}).Input("h_in", {1, 3}).Output("actions", {1, 3}).Output("h_out", {1, 3});
+  b.Initializer("zero", {1}, {0.0f});
+  b.Node("Identity", {"obs"}, "actions");
+  b.Node("Div", {"obs", "zero"}, "ratio");
+  b.Node("Add", {"h_in", "ratio"}, "h_out");
+  PolicyRunner r(c, Model(b));
+  Tick t;
+  r.Reset(t.now_us);
+  t.Run(r, 0.5f);
+  ASSERT_TRUE(r.InferOnce());
+  EXPECT_FALSE(t.Run(r, 0.5f)) << "its targets are not used";
+  EXPECT_EQ(t.last.status, sm::PolicyStatus::kFault);
+  EXPECT_EQ(t.last.fault, sm::PolicyFault::kNonFinite);
+  EXPECT_EQ(t.last.detail, sm::kNonFiniteState);
+  EXPECT_NE(r.LastFailure().find("the recurrent state 'h_out' is NaN or infinity"),
+            std::string::npos)
+      << r.LastFailure();
+}
+
+// ---- The phase term's clock ----
+
+// actions = obs = [sin, cos] of the time since entering MOVE/POLICY over 0.8 s, then cos of
+// the time since the daemon's start over 2 s, on L_Knee, R_Knee, L_Elbow.
+const char* kPhaseSection = R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.1
+  observation:
+    - {term: phase, period_s: 0.8}
+    - {term: phase, period_s: 2, values: cos, since: start}
+)";
+
+TEST(PolicyRunner, ThePhaseCountsFromEnteringMovePolicyOrFromTheStart) {
+  const config::Config c = test::WithPolicy(kPhaseSection);
+  const std::int64_t start_us = 400'000;
+  PolicyRunner r(c, Model(test::IdentityModel(3)), start_us);
+  const double two_pi = 2 * std::acos(-1.0);
+  Tick t;
+  const auto expect_phase = [&](std::int64_t entered_us, const std::string& at) {
+    const double since_entry = static_cast<double>(t.now_us - entered_us) * 1e-6;
+    const double since_start = static_cast<double>(t.now_us - start_us) * 1e-6;
+    EXPECT_NEAR(t.out[kLKnee].position_rad, 0.6 + 0.1 * std::sin(two_pi * since_entry / 0.8), 1e-6)
+        << at;
+    EXPECT_NEAR(t.out[kRKnee].position_rad, 0.6 + 0.1 * std::cos(two_pi * since_entry / 0.8), 1e-6)
+        << at;
+    EXPECT_NEAR(t.out[kLElbow].position_rad, 0.3 + 0.1 * std::cos(two_pi * since_start / 2), 1e-6)
+        << at;
+  };
+  for (int entry = 0; entry < 2; ++entry) {
+    t.now_us += 1'234'000;  // some time outside MOVE/POLICY
+    const std::int64_t entered_us = t.now_us;
+    r.Reset(entered_us);
+    for (int k = 0; k < 30; ++k) {  // 30 inferences 10 ms apart: the phase goes around
+      for (int i = 0; i < 4; ++i) t.Run(r);
+      t.Run(r);
+      ASSERT_TRUE(r.InferOnce());
+      ASSERT_TRUE(t.Run(r));
+      t.now_us -= 2000;  // the inference's inputs are the previous tick's
+      expect_phase(entered_us,
+                   "entry " + std::to_string(entry) + ", inference " + std::to_string(k));
+      t.now_us += 2000;
+    }
+  }
 }
 
 TEST(InferenceCounters, CountAverageAndMaxPerWindow) {
