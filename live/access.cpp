@@ -2,6 +2,9 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace robot_edge::live {
 namespace {
 
@@ -33,7 +36,69 @@ bool ForEachPair(std::string_view list, char sep, F f) {
   return false;
 }
 
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// "host:port", "[v6]:port", "host" -> "host" / "v6", lower case.
+std::string HostName(std::string_view host_header) {
+  host_header = Trim(host_header);
+  if (!host_header.empty() && host_header.front() == '[') {
+    const std::size_t end = host_header.find(']');
+    return end == std::string_view::npos ? "" : Lower(host_header.substr(1, end - 1));
+  }
+  return Lower(host_header.substr(0, host_header.find(':')));
+}
+
+bool IsIpLiteral(const std::string& name) {
+  in_addr v4{};
+  in6_addr v6{};
+  return inet_pton(AF_INET, name.c_str(), &v4) == 1 || inet_pton(AF_INET6, name.c_str(), &v6) == 1;
+}
+
+// "https://app.foxglove.dev/" -> "app.foxglove.dev"
+std::string OriginHost(std::string_view origin) {
+  const std::size_t scheme = origin.find("://");
+  if (scheme == std::string_view::npos) return "";
+  origin.remove_prefix(scheme + 3);
+  return HostName(origin.substr(0, origin.find('/')));
+}
+
+std::string_view WithoutSlash(std::string_view s) {
+  while (!s.empty() && s.back() == '/') s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace
+
+std::size_t ConnectionCap(std::size_t max_connections, std::uint64_t fd_limit, std::size_t open_fds,
+                          std::size_t reserved_fds) {
+  const std::uint64_t needed = static_cast<std::uint64_t>(open_fds) + reserved_fds;
+  if (fd_limit <= needed) return 0;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(max_connections, fd_limit - needed));
+}
+
+bool HostAllowed(const LiveOptions& options, std::string_view host_header) {
+  const std::string name = HostName(host_header);
+  if (name.empty()) return false;
+  if (name == "localhost" || IsIpLiteral(name)) return true;
+  return std::any_of(options.allowed_origins.begin(), options.allowed_origins.end(),
+                     [&](const std::string& o) { return OriginHost(o) == name; });
+}
+
+bool OriginAllowed(const LiveOptions& options, std::string_view origin,
+                   std::string_view host_header) {
+  origin = WithoutSlash(Trim(origin));
+  if (origin.empty()) return true;
+  const std::string lower = Lower(origin);
+  const std::string host = Lower(Trim(host_header));
+  if (!host.empty() && (lower == "http://" + host || lower == "https://" + host)) return true;
+  return std::any_of(options.allowed_origins.begin(), options.allowed_origins.end(),
+                     [&](const std::string& o) { return Lower(WithoutSlash(o)) == lower; });
+}
 
 bool TokensEqual(std::string_view presented, std::string_view expected) {
   unsigned diff = presented.size() != expected.size();

@@ -7,6 +7,7 @@
 // Tokens are compared in constant time and never logged.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,29 @@ std::optional<std::string> QueryParameter(std::string_view target, std::string_v
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), percent-decoded.
 std::optional<std::string> CookieValue(std::string_view cookie_header, std::string_view name);
+
+// ---- Who may connect at all (server_impl's accept and handshake).
+
+// Connections an operator may always make: viewers may hold max_connections - kOperatorSlots.
+inline constexpr std::size_t kOperatorSlots = 2;
+
+// The open sockets the live view may hold: `max_connections`, lowered so that `reserved_fds`
+// descriptors stay free for the rest of the process under RLIMIT_NOFILE `fd_limit` with
+// `open_fds` in use now (0 when even that does not fit).
+std::size_t ConnectionCap(std::size_t max_connections, std::uint64_t fd_limit, std::size_t open_fds,
+                          std::size_t reserved_fds);
+
+// The Host header (DNS rebinding): its name must be an IP literal, "localhost" or the host of
+// one of options.allowed_origins; a name someone's DNS could point at the robot is refused. Its
+// port is not checked (an SSH tunnel changes it). "" (no Host) is refused.
+bool HostAllowed(const LiveOptions& options, std::string_view host_header);
+
+// The Origin header of a WebSocket upgrade (a browser always sends it): the live view's own
+// ("http://" or "https://" + the Host the request was made to) or one of
+// options.allowed_origins, compared without case. No Origin at all (Foxglove desktop, command-line
+// clients: nothing a web page can do) is allowed; "null" is not.
+bool OriginAllowed(const LiveOptions& options, std::string_view origin,
+                   std::string_view host_header);
 
 // %XX and '+' (space) decoding; a malformed escape is kept as it is.
 std::string PercentDecode(std::string_view text);

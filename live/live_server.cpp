@@ -41,7 +41,7 @@ LiveServer::Impl::Impl(LiveOptions options)
   server_.set_reuse_addr(true);
   server_.set_max_message_size(kMaxClientMessageBytes);
   server_.set_max_http_body_size(kMaxClientMessageBytes);
-  server_.set_open_handshake_timeout(5000);
+  server_.set_open_handshake_timeout(options_.handshake_timeout_ms);
   server_.set_close_handshake_timeout(1000);
   server_.set_user_agent("robot-edge live view");
   server_.set_socket_init_handler([](connection_hdl, asio::ip::tcp::socket& socket) {
@@ -123,11 +123,12 @@ void LiveServer::Impl::SetDocument(std::string path, std::string content_type, s
 
 void LiveServer::Impl::Start() {
   if (running_.exchange(true)) return;
-  server_.start_accept();  // the first viewer starts the drain (OnOpen)
+  cap_ = ComputeCap();
+  StartAccept();  // the first viewer starts the drain (OnOpen)
   thread_ = std::thread([this] { Run(); });
   pthread_setname_np(thread_.native_handle(), "re-live");
-  spdlog::info("live view: listening on {}:{}{}{}", options_.address, port_,
-               options_.token.empty() ? "" : " (token required)",
+  spdlog::info("live view: listening on {}:{}, {} connections at most{}{}", options_.address, port_,
+               cap_, options_.token.empty() ? "" : " (token required)",
                options_.web_root.empty() ? "" : ", dashboard from " + options_.web_root);
 }
 
@@ -136,6 +137,7 @@ void LiveServer::Impl::Stop() {
   asio::post(io_, [this] { BeginStop(); });
   thread_.join();
   clients_.clear();
+  sockets_.clear();
   drain_timer_.cancel();
   for (auto& count : subscribers_) count.store(0);
   clients_count_.store(0);
@@ -168,6 +170,12 @@ LiveStats LiveServer::Impl::stats() const {
   s.messages_dropped = messages_dropped_.load();
   s.refused = refused_.load();
   s.service_calls = service_calls_.load();
+  s.connections = sockets_count_.load();
+  s.connection_cap = cap_;
+  s.connections_refused = connections_refused_.load();
+  s.connections_timed_out = timed_out_.load();
+  s.forbidden = forbidden_.load();
+  s.accept_errors = accept_errors_.load();
   return s;
 }
 
@@ -235,21 +243,37 @@ void LiveServer::Impl::FanOut(std::uint32_t channel, std::uint64_t log_time_ns,
   for (auto& [client, backlog] : slow) DropSlow(*client, backlog);
 }
 
-// Resets the connection: its queued bytes go nowhere, and the others are not held up by it.
+// Resets the connection: its queued bytes go nowhere, and the others are not held up by it. A
+// peer that does not read would never get a close frame, so the reason is in the log (once: a
+// dropped client is sent nothing more). The reset runs after the current handler, as it calls
+// OnClose, which frees `client`.
 void LiveServer::Impl::DropSlow(Client& client, std::size_t backlog) {
+  if (client.dropped) return;
   client.dropped = true;
   slow_dropped_.fetch_add(1);
   spdlog::warn("live view: {} is {} bytes behind (limit {}): disconnected", client.remote, backlog,
                options_.max_client_backlog_bytes);
   asio::error_code ignored;
   client.connection->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
-  client.connection->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
+  asio::post(io_, [con = client.connection] {
+    con->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
+  });
 }
 
 void LiveServer::Impl::BeginStop() {
   stopping_ = true;
   websocketpp::lib::error_code ignored;
   server_.stop_listening(ignored);
+  accept_timer_.cancel();
+  sweep_timer_.cancel();
+  std::vector<WsConnectionPtr> unfinished;  // handshakes and HTTP exchanges: reset
+  for (const auto& [key, socket] : sockets_) {
+    if (auto con = socket.connection.lock(); con && !socket.websocket) unfinished.push_back(con);
+  }
+  for (const auto& con : unfinished) {
+    con->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
+    con->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
+  }
   std::vector<WsConnectionPtr> connections;
   for (auto& [hdl, client] : clients_) connections.push_back(client.connection);
   for (const auto& con : connections) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace robot_edge::live {
 
@@ -25,6 +26,17 @@ struct LiveOptions {
   std::size_t max_client_backlog_bytes = 4 << 20;  ///< a client with more unsent bytes queued
                                                    ///< than this is disconnected
   std::string name = "robot-edge";                 ///< serverInfo's name
+  std::size_t max_connections = 16;  ///< open sockets at most, WebSocket and HTTP, counted at
+                                     ///< accept (before any handshake); lowered at Start() so
+                                     ///< that RLIMIT_NOFILE keeps kDaemonReservedFds for the
+                                     ///< daemon. kOperatorSlots of them only operators may hold
+  std::vector<std::string> allowed_origins;  ///< Origins a browser page may open the socket
+                                             ///< from besides the live view's own (the Host it
+                                             ///< was reached at), e.g. "https://app.foxglove.dev"
+  std::size_t reserved_fds = 96;    ///< descriptors the live view leaves to the rest of the
+                                    ///< process (API clients, CAN, recorder files)
+  int handshake_timeout_ms = 3000;  ///< a connection that has not finished its WebSocket
+                                    ///< handshake or HTTP exchange within this is closed
 };
 
 // One stream of messages, advertised to every client. Example: topic "/joint_state", encoding
@@ -67,6 +79,13 @@ struct LiveStats {
   std::uint64_t messages_dropped = 0;      ///< Publish calls dropped: the live thread was behind
   std::uint64_t refused = 0;        ///< connections and GETs refused for a missing/wrong token
   std::uint64_t service_calls = 0;  ///< service calls answered (responses and failures)
+  std::size_t connections = 0;      ///< open sockets now (WebSocket, HTTP, handshakes)
+  std::size_t connection_cap = 0;   ///< the cap Start() computed (max_connections, RLIMIT_NOFILE)
+  std::uint64_t connections_refused = 0;    ///< sockets closed at accept: the cap was reached
+  std::uint64_t connections_timed_out = 0;  ///< handshakes/HTTP exchanges not finished in time,
+                                            ///< or evicted to make room
+  std::uint64_t forbidden = 0;              ///< requests refused for their Host or Origin (403)
+  std::uint64_t accept_errors = 0;  ///< failed accepts (EMFILE...), each followed by a back-off
 };
 
 }  // namespace robot_edge::live

@@ -25,6 +25,7 @@ const char* RoleName(Role role) {
 
 bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
   const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+  if (!CheckHostAndOrigin(con, /*upgrade=*/true)) return false;
   const Access access = Authorize(options_, con->get_resource(), con->get_request_header("Cookie"));
   if (!access.allowed) {
     refused_.fetch_add(1);
@@ -39,9 +40,16 @@ bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
     con->set_body("live view: subprotocol foxglove.websocket.v1 required\n");
     return false;
   }
-  if (clients_.size() >= kMaxClients || stopping_) {
+  // Viewers leave kOperatorSlots of the cap to operators; an operator's socket was accepted under
+  // the cap, so it may always open (server_door.cpp).
+  const std::size_t viewers =
+      static_cast<std::size_t>(std::count_if(clients_.begin(), clients_.end(), [](const auto& c) {
+        return c.second.role != Role::kOperator;
+      }));
+  const std::size_t viewer_slots = cap_ > kOperatorSlots ? cap_ - kOperatorSlots : 0;
+  if (stopping_ || (access.role != Role::kOperator && viewers >= viewer_slots)) {
     con->set_status(websocketpp::http::status_code::service_unavailable);
-    con->set_body("live view: too many clients\n");
+    con->set_body("live view: too many viewers (the operator's slots are kept)\n");
     return false;
   }
   con->select_subprotocol(std::string(protocol::kSubprotocol));
@@ -50,6 +58,7 @@ bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
 
 void LiveServer::Impl::OnOpen(connection_hdl hdl) {
   const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+  if (const auto it = sockets_.find(con.get()); it != sockets_.end()) it->second.websocket = true;
   Client& client = clients_[hdl];
   client.connection = con;
   client.role = Authorize(options_, con->get_resource(), "").role;
@@ -88,6 +97,7 @@ void LiveServer::Impl::OnHttp(connection_hdl hdl) {
     con->set_body("live view: GET only\n");
     return;
   }
+  if (!CheckHostAndOrigin(con, /*upgrade=*/false)) return;
   const std::string& target = con->get_resource();
   const Access access = Authorize(options_, target, con->get_request_header("Cookie"));
   if (!access.allowed) {
@@ -110,7 +120,7 @@ void LiveServer::Impl::OnHttp(connection_hdl hdl) {
 
 void LiveServer::Impl::OnMessage(connection_hdl hdl, WsServer::message_ptr message) {
   const auto it = clients_.find(hdl);
-  if (it == clients_.end()) return;
+  if (it == clients_.end() || it->second.dropped) return;
   if (message->get_opcode() == websocketpp::frame::opcode::text) {
     OnText(it->second, message->get_payload());
   } else {
@@ -191,7 +201,7 @@ void LiveServer::Impl::OnServiceCall(Client& client, const std::string& bytes) {
   if (!reply.ok) return fail(reply.body);
   const std::string response = protocol::ServiceCallResponse(
       request->service_id, request->call_id, protocol::kServiceEncoding, reply.body);
-  (void)client.connection->send(response, websocketpp::frame::opcode::binary);
+  Send(client, response, websocketpp::frame::opcode::binary);
 }
 
 // Why `client` may not call `service` ("" = it may).
@@ -207,9 +217,17 @@ std::string LiveServer::Impl::RefusalOf(const Client& client, const Service& ser
          " needs the operator token: connect with ?operator_token=... to call it";
 }
 
-// A closing connection refuses; nothing to do about it.
-void LiveServer::Impl::Send(Client& client, const std::string& text) {
-  (void)client.connection->send(text, websocketpp::frame::opcode::text);
+// Every reply goes through here (status, advertisements, service responses): past the client's
+// backlog budget it is dropped like a slow subscriber, so a peer that sends and never reads
+// costs at most max_client_backlog_bytes. A closing connection refuses; nothing to do about it.
+void LiveServer::Impl::Send(Client& client, const std::string& bytes,
+                            websocketpp::frame::opcode::value opcode) {
+  if (client.dropped) return;
+  const std::size_t backlog = client.connection->get_buffered_amount();
+  if (backlog + bytes.size() + 14 > options_.max_client_backlog_bytes) {
+    return DropSlow(client, backlog);
+  }
+  (void)client.connection->send(bytes, opcode);
 }
 
 void LiveServer::Impl::SendToAll(const std::string& text) {

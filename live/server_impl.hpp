@@ -18,12 +18,16 @@
 
 namespace robot_edge::live {
 
-inline constexpr std::size_t kMaxClients = 32;
 inline constexpr std::size_t kMaxClientMessageBytes = 64 * 1024;  // what a client may send at once
 inline constexpr std::size_t kMaxPendingBytes = 16 << 20;         // published, not yet fanned out
 inline constexpr int kSocketSendBufferBytes = 256 * 1024;  // the kernel's share of a backlog: it
                                                            // bounds latency; the rest we count
 inline constexpr auto kStopGrace = std::chrono::seconds(1);
+// After a failed accept (EMFILE, ENFILE, ENOBUFS): wait this long instead of retrying at once,
+// which spins the live thread while the condition lasts.
+inline constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+// How often open sockets are checked for a handshake or HTTP exchange past its timeout.
+inline constexpr auto kSweepPeriod = std::chrono::milliseconds(500);
 // How often the live thread takes what Publish queued while a viewer is connected: batches
 // messages (fewer wake-ups and writes) for at most this much latency; Publish itself never wakes
 // the live thread.
@@ -63,8 +67,22 @@ class LiveServer::Impl {
     std::string object;  // its advertiseServices entry
   };
 
+  // Every accepted socket until websocketpp terminates it, keyed by its connection: what the
+  // cap counts.
+  struct Socket {
+    std::weak_ptr<WsServer::connection_type> connection;
+    std::chrono::steady_clock::time_point accepted;
+    bool websocket = false;  // its upgrade succeeded (else: handshake or HTTP under way)
+  };
+
   // Live thread.
   void Run();
+  std::size_t ComputeCap() const;
+  void StartAccept();
+  void OnAccept(const WsConnectionPtr& con, const websocketpp::lib::error_code& ec);
+  bool EvictOldestUnfinished();
+  void Sweep();
+  bool CheckHostAndOrigin(const WsConnectionPtr& con, bool upgrade);
   bool OnValidate(connection_hdl hdl);
   void OnOpen(connection_hdl hdl);
   void OnClose(connection_hdl hdl);
@@ -77,7 +95,8 @@ class LiveServer::Impl {
   void FanOut(std::uint32_t channel, std::uint64_t log_time_ns, const WsMessagePtr& payload);
   void DropSlow(Client& client, std::size_t backlog);
   void BeginStop();
-  void Send(Client& client, const std::string& text);
+  void Send(Client& client, const std::string& bytes,
+            websocketpp::frame::opcode::value opcode = websocketpp::frame::opcode::text);
   void SendToAll(const std::string& text);
   void Unsubscribed(std::uint32_t channel);
 
@@ -107,6 +126,10 @@ class LiveServer::Impl {
   std::atomic<std::size_t> clients_count_{0};
   std::atomic<std::uint64_t> messages_sent_{0}, bytes_sent_{0}, slow_dropped_{0};
   std::atomic<std::uint64_t> messages_dropped_{0}, refused_{0}, service_calls_{0};
+  std::atomic<std::size_t> sockets_count_{0};
+  std::atomic<std::uint64_t> connections_refused_{0}, timed_out_{0}, forbidden_{0};
+  std::atomic<std::uint64_t> accept_errors_{0};
+  std::size_t cap_ = 0;  // written by Start() before the live thread runs
 
   // Live thread only.
   std::map<connection_hdl, Client, std::owner_less<connection_hdl>> clients_;
@@ -118,6 +141,12 @@ class LiveServer::Impl {
   asio::steady_timer stop_timer_{io_};
   asio::steady_timer drain_timer_{io_};
   bool draining_ = false;  // drain_timer_ is armed: a viewer is connected
+  std::map<const void*, Socket> sockets_;
+  asio::steady_timer accept_timer_{io_};
+  asio::steady_timer sweep_timer_{io_};
+  bool sweeping_ = false;        // sweep_timer_ is armed: a socket is open
+  bool accept_failing_ = false;  // logged once per run of failed accepts
+  std::chrono::steady_clock::time_point refusal_logged_{};  // at most one log line a second
 };
 
 }  // namespace robot_edge::live

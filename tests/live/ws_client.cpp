@@ -76,13 +76,18 @@ std::size_t ContentLength(const std::string& head) {
   return 0;
 }
 
+// "Host: 127.0.0.1" unless the test gives its own.
+std::string HostLine(const std::string& extra_headers) {
+  return extra_headers.find("Host:") == std::string::npos ? "Host: 127.0.0.1\r\n" : "";
+}
+
 }  // namespace
 
 HttpResponse HttpGet(std::uint16_t port, const std::string& target,
                      const std::string& extra_headers) {
   const int fd = ConnectTo(port, 0);
-  SendAll(fd, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-                  extra_headers + "\r\n");
+  SendAll(fd, "GET " + target + " HTTP/1.1\r\n" + HostLine(extra_headers) +
+                  "Connection: close\r\n" + extra_headers + "\r\n");
   std::string bytes;
   HttpResponse response;
   std::size_t head_end = 0;
@@ -97,10 +102,11 @@ HttpResponse HttpGet(std::uint16_t port, const std::string& target,
 }
 
 WsClient::WsClient(std::uint16_t port, const std::string& target, int receive_buffer_bytes,
-                   const std::string& subprotocol)
+                   const std::string& subprotocol, const std::string& extra_headers)
     : fd_(ConnectTo(port, receive_buffer_bytes)) {
-  std::string request = "GET " + target +
-                        " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+  std::string request = "GET " + target + " HTTP/1.1\r\n" + HostLine(extra_headers) +
+                        extra_headers +
+                        "Upgrade: websocket\r\n"
                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                         "Sec-WebSocket-Version: 13\r\n";
   if (!subprotocol.empty()) request += "Sec-WebSocket-Protocol: " + subprotocol + "\r\n";

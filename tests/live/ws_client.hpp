@@ -20,7 +20,8 @@ struct HttpResponse {
   std::string body;
 };
 
-// GET `target` from 127.0.0.1:`port`; `extra_headers` are whole "Name: value\r\n" lines.
+// GET `target` from 127.0.0.1:`port`; `extra_headers` are whole "Name: value\r\n" lines (a
+// "Host:" among them replaces 127.0.0.1).
 HttpResponse HttpGet(std::uint16_t port, const std::string& target,
                      const std::string& extra_headers = "");
 
@@ -34,8 +35,10 @@ class WsClient {
  public:
   // Connects to 127.0.0.1:`port` and asks to upgrade `target` (e.g. "/?token=x") with
   // `subprotocol` ("" = none). receive_buffer_bytes > 0 sets SO_RCVBUF before connecting.
+  // `extra_headers`: whole "Name: value\r\n" lines (a "Host:" among them replaces 127.0.0.1).
   WsClient(std::uint16_t port, const std::string& target, int receive_buffer_bytes = 0,
-           const std::string& subprotocol = "foxglove.websocket.v1");
+           const std::string& subprotocol = "foxglove.websocket.v1",
+           const std::string& extra_headers = "");
   ~WsClient();
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
