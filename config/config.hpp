@@ -306,6 +306,13 @@ struct LiveConfig {
                                     ///< dashboard; "" = nobody
   std::string operator_token_path;  ///< operator_token_file, resolved
   std::string web_root;             ///< web_root: the dashboard's files; "" = the installed ones
+
+  // What viewers may hold (live/options.hpp): max_connections: open sockets at most (viewers,
+  // HTTP, handshakes), 2 of them kept for operators, lowered at start so that RLIMIT_NOFILE keeps
+  // room for the daemon; allowed_origins: web origins besides the live view's own whose pages may
+  // open the WebSocket ("https://app.foxglove.dev").
+  std::uint32_t max_connections = 16;
+  std::vector<std::string> allowed_origins;
 };
 
 // The motor model actually fitted at a joint when the config's joints[].motor names another (a

@@ -343,6 +343,8 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("token_file", &c->token_file);
   r.Read("operator_token_file", &c->operator_token_file);
   r.Read("web_root", &c->web_root);
+  r.Read("max_connections", &c->max_connections);
+  r.Read("allowed_origins", &c->allowed_origins);
   r.Finish();
   if (!c->address.empty() && !SplitHostPort(c->address, &c->host, &c->port, /*port_zero=*/true)) {
     ctx->Error(node["address"], "live.address",

@@ -407,6 +407,17 @@ void CheckRecorder(const Config& c, Checker* k) {
 
 void CheckLive(const Config& c, Checker* k) {
   const LiveConfig& l = c.live;
+  k->Range("live.max_connections", l.max_connections, 3, 1024);  // > the 2 operator slots
+  for (std::size_t i = 0; i < l.allowed_origins.size(); ++i) {
+    const std::string& o = l.allowed_origins[i];
+    const std::size_t host = o.find("://");
+    const std::string scheme = o.substr(0, host);
+    if ((scheme != "http" && scheme != "https") || host + 3 >= o.size() ||
+        o.find('/', host + 3) != std::string::npos) {
+      k->Fail("live.allowed_origins[" + std::to_string(i) + "]",
+              "'" + o + "' is not an origin: http(s)://host[:port], no path");
+    }
+  }
   if (l.address.empty()) return;
   if (!IsLoopbackHost(l.host) && l.token_file.empty()) {
     k->Fail("live.token_file",

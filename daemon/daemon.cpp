@@ -190,6 +190,11 @@ class Daemon {
       }
       o.web_root = c.web_root.empty() ? live::DefaultWebRoot() : c.web_root;
       o.name = "robot-edge " + config_.robot_name;
+      o.max_connections = c.max_connections;
+      o.allowed_origins = c.allowed_origins;
+      // Under RLIMIT_NOFILE the live view leaves room for every API client, the buses and the
+      // recorder's files (LiveOptions::reserved_fds).
+      o.reserved_fds = config_.api.max_clients + 64;
       for (const std::string& w : warnings) spdlog::warn("{}", w);
       live_ = std::make_unique<live::LiveServer>(o);
       live_->SetDocument("/robot.json", "application/json", live::RobotDocument(config_));

@@ -457,6 +457,11 @@ INSTANTIATE_TEST_SUITE_P(
              "required when live.address (0.0.0.0:8765) is not a loopback address: anyone on the "
              "network would watch the robot",
              false},
+        Case{"live connections", "max_connections: 16 ", "max_connections: 2 ",
+             "live.max_connections", "2 is outside 3..1024"},
+        Case{"live origin", "allowed_origins: []", "allowed_origins: [evil.example/page]",
+             "live.allowed_origins[0]",
+             "'evil.example/page' is not an origin: http(s)://host[:port], no path"},
         Case{"sim fitted joint", "ambient_c: 30", "fitted: {Tail: ak80_9}", "sim.fitted.Tail",
              "no joint 'Tail'"},
         Case{"sim fitted motor", "ambient_c: 30", "fitted: {L_Knee: rs99}", "sim.fitted.L_Knee",
