@@ -324,6 +324,13 @@ struct SimFittedMotor {
   std::size_t motor = kUnresolved;
 };
 
+// A joint's name in the simulator's model (MJCF) when it differs from the config's. yaml:
+// sim.joint_names.<joint>: <model name>
+struct SimJointName {
+  std::string joint;       ///< the config's joints[].name
+  std::string model_name;  ///< its actuator's or joint's name in the model
+};
+
 // The simulated robot (robot-edge-sim only; the daemon ignores it). yaml: sim
 struct SimConfig {
   double ambient_c = 30.0;                 ///< ambient_c: motor temperature at rest (°C)
@@ -340,8 +347,10 @@ struct SimConfig {
   double gantry_height_m = 0.0;       ///< gantry_height_m: mujoco starts hanging with its base
                                       ///< this high; 0 = standing on the floor, no gantry
   std::vector<SimExtraMotor> extra_motors;  ///< extra_motors: motors joints[] does not name
-  std::vector<std::string> missing;    ///< missing: joints whose motor is absent (never answers)
-  std::vector<SimFittedMotor> fitted;  ///< fitted: {JOINT: MOTOR}
+  std::vector<std::string> missing;       ///< missing: joints whose motor is absent (never answers)
+  std::vector<SimFittedMotor> fitted;     ///< fitted: {JOINT: MOTOR}
+  std::vector<SimJointName> joint_names;  ///< joint_names: {JOINT: MODEL_NAME}; unlisted joints
+                                          ///< are named alike in the model
 };
 
 // One term of the policy's observation vector. yaml: policy.observation[i]

@@ -376,6 +376,23 @@ void ParseFitted(const YAML::Node& node, ParseContext* ctx, Config* config) {
   }
 }
 
+void ParseJointNames(const YAML::Node& node, ParseContext* ctx, Config* config) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsMap()) {
+    ctx->Error(node, "sim.joint_names", "expected a mapping of joint names to model names");
+    return;
+  }
+  for (const auto& item : node) {
+    const std::string joint = item.first.as<std::string>();
+    ctx->Record("sim.joint_names." + joint, item.first);
+    if (!item.second.IsScalar()) {
+      ctx->Error(item.second, "sim.joint_names." + joint, "expected the joint's name in the model");
+      continue;
+    }
+    config->sim.joint_names.push_back({joint, item.second.as<std::string>()});
+  }
+}
+
 void ParseSim(const YAML::Node& node, ParseContext* ctx, Config* config) {
   SimConfig* c = &config->sim;
   MapReader r(node, "sim", ctx);
@@ -398,6 +415,7 @@ void ParseSim(const YAML::Node& node, ParseContext* ctx, Config* config) {
   ParseExtraMotors(r.Child("extra_motors"), ctx, config);
   r.Read("missing", &c->missing);
   ParseFitted(r.Child("fitted"), ctx, config);
+  ParseJointNames(r.Child("joint_names"), ctx, config);
   r.Finish();
 }
 

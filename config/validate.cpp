@@ -2,6 +2,7 @@
 // "file:line: key: what is wrong".
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -464,6 +465,29 @@ void CheckSim(const Config& c, Checker* k) {
     if (f.motor >= c.motors.size()) {
       k->Fail("sim.fitted." + f.joint, "unknown motor '" + f.motor_name + "'");
     }
+  }
+  // Every config joint reaches one model name: the mapped one, else its own.
+  std::map<std::string, std::string> taken;  // model name -> the joint that has it
+  for (const JointConfig& j : c.joints) {
+    std::string model_name = j.name;
+    bool mapped = false;
+    for (const SimJointName& n : s.joint_names) {
+      if (n.joint == j.name) {
+        model_name = n.model_name;
+        mapped = true;
+      }
+    }
+    const auto [it, fresh] = taken.emplace(model_name, j.name);
+    if (!fresh) {
+      k->Fail("sim.joint_names." + (mapped ? j.name : it->second),
+              "joints " + it->second + " and " + j.name + " both name the model's '" + model_name +
+                  "'");
+    }
+  }
+  for (const SimJointName& n : s.joint_names) {
+    const std::string key = "sim.joint_names." + n.joint;
+    if (!has_joint(n.joint)) k->Fail(key, "no joint '" + n.joint + "'");
+    if (n.model_name.empty()) k->Fail(key, "is empty");
   }
 }
 
