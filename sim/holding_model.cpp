@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/mjcf_compat.hpp"
 #include "sim/model_joints.hpp"
 
 namespace robot_edge::sim {
@@ -104,11 +105,7 @@ struct HoldingModel::Impl {
 
 HoldingModel::HoldingModel(const std::string& model_path, std::span<const std::string> names)
     : impl_(std::make_unique<Impl>()) {
-  char error[1000] = "";
-  impl_->model = mj_loadXML(model_path.c_str(), nullptr, error, sizeof(error));
-  if (impl_->model == nullptr) {
-    throw std::runtime_error("cannot load the MuJoCo model " + model_path + ": " + error);
-  }
+  impl_->model = LoadMjcf(model_path).model;  // MuJoCo 3's MJCF too (sim/mjcf_compat.hpp)
   impl_->data = mj_makeData(impl_->model);
   impl_->joints = MapModelJoints(impl_->model, names);
   for (int j = 0; j < impl_->model->njnt; ++j) {

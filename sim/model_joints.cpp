@@ -16,6 +16,18 @@ bool IsTorqueMotor(const mjModel* m, int actuator) {
 
 }  // namespace
 
+std::vector<std::string> ModelJointNames(const config::Config& config) {
+  std::vector<std::string> names;
+  for (const config::JointConfig& joint : config.joints) {
+    std::string name = joint.name;
+    for (const config::SimJointName& n : config.sim.joint_names) {
+      if (n.joint == joint.name) name = n.model_name;
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
 std::vector<ModelJoint> MapModelJoints(const mjModel* model, std::span<const std::string> names) {
   std::vector<ModelJoint> joints;
   std::string missing;

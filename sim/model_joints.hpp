@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
+
 struct mjModel_;
 
 namespace robot_edge::sim {
@@ -19,6 +21,10 @@ struct ModelJoint {
   int qpos = -1;      // the joint's qpos / dof address (no actuator)
   int dof = -1;
 };
+
+// The model's name for each config joint, in the config's order: sim.joint_names' entry, else
+// the joint's own name.
+std::vector<std::string> ModelJointNames(const config::Config& config);
 
 // One ModelJoint per name, in order. Throws std::runtime_error naming every joint the model has
 // neither an actuator nor a hinge / slide joint for, or an actuator that is not a torque motor.

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/imu_model.hpp"
+#include "sim/mjcf_compat.hpp"
 #include "sim/model_joints.hpp"
 
 namespace robot_edge::sim {
@@ -43,11 +44,9 @@ std::string DefaultModelPath() {
 MujocoPlant::MujocoPlant(const config::Config& config, const std::string& model_path,
                          std::optional<double> gantry_height_m)
     : gantry_height_m_(gantry_height_m) {
-  char error[1000] = "";
-  model_ = mj_loadXML(model_path.c_str(), nullptr, error, sizeof(error));
-  if (model_ == nullptr) {
-    throw std::runtime_error("cannot load the MuJoCo model " + model_path + ": " + error);
-  }
+  LoadedMjcf loaded = LoadMjcf(model_path);
+  model_ = loaded.model;
+  translated_ = std::move(loaded.translated);
   if (model_->opt.integrator == mjINT_RK4) {
     mj_deleteModel(model_);
     throw std::runtime_error(model_path +
@@ -58,6 +57,7 @@ MujocoPlant::MujocoPlant(const config::Config& config, const std::string& model_
   step_us_ = std::max<std::int64_t>(1, std::llround(model_->opt.timestep * 1e6));
   try {
     MapMotors(config);
+    ApplyForceRanges(loaded.force_ranges);
   } catch (...) {
     mj_deleteData(data_);
     mj_deleteModel(model_);
@@ -89,10 +89,13 @@ MujocoPlant::~MujocoPlant() {
 }
 
 void MujocoPlant::MapMotors(const config::Config& config) {
-  std::vector<std::string> names;
-  for (const config::JointConfig& joint : config.joints) names.push_back(joint.name);
+  const std::vector<std::string> names = ModelJointNames(config);
   for (const ModelJoint& joint : MapModelJoints(model_, names)) {
-    motors_.push_back({joint.actuator, joint.qpos, joint.dof, 0});
+    Motor motor;
+    motor.actuator = joint.actuator;
+    motor.qpos = joint.qpos;
+    motor.dof = joint.dof;
+    motors_.push_back(motor);
   }
   for (int j = 0; j < model_->njnt; ++j) {
     if (model_->jnt_type[j] != mjJNT_FREE) continue;
@@ -100,6 +103,53 @@ void MujocoPlant::MapMotors(const config::Config& config) {
     base_qpos_ = model_->jnt_qposadr[j];
     base_dof_ = model_->jnt_dofadr[j];
     break;
+  }
+}
+
+// MuJoCo 3 clamps the sum of the actuator forces on the joint (qfrc_actuator); the plant clamps
+// the one motor that drives it, which is the same when that motor is the joint's only actuator.
+// A joint several actuators (or a tendon) drive is refused by name rather than clamped wrongly.
+void MujocoPlant::ApplyForceRanges(const std::vector<JointForceRange>& ranges) {
+  for (const JointForceRange& range : ranges) {
+    const int joint = mj_name2id(model_, mjOBJ_JOINT, range.joint.c_str());
+    if (joint < 0)
+      throw std::runtime_error("actuatorfrcrange: the model has no joint " + range.joint);
+    int actuator = -1, count = 0;
+    for (int a = 0; a < model_->nu; ++a) {
+      const int type = model_->actuator_trntype[a];
+      if ((type == mjTRN_JOINT || type == mjTRN_JOINTINPARENT) &&
+          model_->actuator_trnid[2 * a] == joint) {
+        actuator = a;
+        ++count;
+      } else if (type == mjTRN_TENDON) {
+        const int tendon = model_->actuator_trnid[2 * a];
+        for (int w = 0; w < model_->tendon_num[tendon]; ++w) {
+          const int wrap = model_->tendon_adr[tendon] + w;
+          if (model_->wrap_type[wrap] == mjWRAP_JOINT && model_->wrap_objid[wrap] == joint) ++count;
+        }
+      }
+    }
+    if (count > 1) {
+      throw std::runtime_error("joint " + range.joint + ": actuatorfrcrange on a joint that " +
+                               std::to_string(count) +
+                               " actuators drive is not supported (robot-edge clamps the torque "
+                               "of the one motor that drives a joint)");
+    }
+    double lo = range.min, hi = range.max;
+    if (actuator >= 0) {  // the motor's ctrl is scaled by its gear onto the joint
+      const double gear = model_->actuator_gear[6 * actuator];
+      if (gear == 0) continue;
+      lo = range.min / gear, hi = range.max / gear;
+      if (lo > hi) std::swap(lo, hi);
+    }
+    for (Motor& motor : motors_) {
+      const bool drives = actuator >= 0
+                              ? motor.actuator == actuator
+                              : motor.actuator < 0 && motor.dof == model_->jnt_dofadr[joint];
+      if (!drives) continue;
+      motor.torque_min_nm = lo;
+      motor.torque_max_nm = hi;
+    }
   }
 }
 
@@ -133,6 +183,7 @@ void MujocoPlant::Step(std::span<const TorqueLaw> laws) {
       torque = motor.filtered_torque_nm + alpha * (wanted - motor.filtered_torque_nm);
     }
     motor.filtered_torque_nm = torque;
+    torque = std::clamp(torque, motor.torque_min_nm, motor.torque_max_nm);  // actuatorfrcrange
     if (motor.actuator >= 0) {
       data_->ctrl[motor.actuator] = torque;
     } else {
@@ -219,7 +270,16 @@ ImuSample MujocoPlant::imu() const {
   } else if (base_dof_ >= 0) {
     std::copy(data_->qvel + base_dof_ + 3, data_->qvel + base_dof_ + 6, s.gyro_rad_s.begin());
   }
-  if (accel_adr_ >= 0) std::copy(sd + accel_adr_, sd + accel_adr_ + 3, s.accel_m_s2.begin());
+  if (accel_adr_ >= 0) {
+    std::copy(sd + accel_adr_, sd + accel_adr_ + 3, s.accel_m_s2.begin());
+  } else if (base_dof_ >= 0) {
+    // An accelerometer at the base's origin: specific force (its acceleration minus gravity),
+    // rotated into the body frame. The free joint's linear qacc is the origin's, world frame.
+    double world[3], body[3];
+    for (int k = 0; k < 3; ++k) world[k] = data_->qacc[base_dof_ + k] - model_->opt.gravity[k];
+    mju_rotVecMatT(body, world, data_->xmat + 9 * base_body_);
+    std::copy(body, body + 3, s.accel_m_s2.begin());
+  }
   return s;
 }
 

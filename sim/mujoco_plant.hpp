@@ -12,7 +12,13 @@
 // integrates. The shaft state reported is the one the law saw (one step old at most).
 //
 // IMU: the sensors named imu_quat (framequat), imu_gyro (gyro) and imu_accel (accelerometer) when
-// the model has them, else the floating base's orientation and body-frame rates.
+// the model has them, else the floating base's: its orientation, its angular velocity in its own
+// frame, and the specific force at its origin in its own frame (as Unitree's models, which name
+// no such sensors, are read by Unitree's deploy_mujoco.py).
+//
+// Models written for MuJoCo 3 load through sim/mjcf_compat.hpp; a joint's actuatorfrcrange
+// clamps the torque its motor applies (after the torque low-pass), and the shaft reports the
+// clamped torque. A config joint's name in the model is sim.joint_names' (ModelJointNames).
 // Gantry: a spring-damper holds the floating base at a height above its start (x, y) and upright,
 // like a bring-up stand's elastic band; a new height is reached at the hoist's speed (0.25 m/s);
 // released, the robot stands or falls on its own.
@@ -20,12 +26,14 @@
 // Threads: one owner. Step() does not allocate.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "sim/mjcf_compat.hpp"
 #include "sim/plant.hpp"
 
 struct mjModel_;
@@ -60,6 +68,8 @@ class MujocoPlant final : public Plant {
                    double seconds) override;
 
   double total_mass_kg() const;
+  // What sim/mjcf_compat translated to load the model, e.g. "autolimits true (...)".
+  const std::vector<std::string>& translated() const { return translated_; }
   double time_s() const;
   // The model and its present state, read-only: for a renderer (tools/render).
   const mjModel_* model() const { return model_; }
@@ -71,6 +81,8 @@ class MujocoPlant final : public Plant {
     int qpos = -1;      // the joint's qpos / dof address (no actuator)
     int dof = -1;
     double filtered_torque_nm = 0;
+    double torque_min_nm = -HUGE_VAL;  // the joint's actuatorfrcrange, in the motor's units
+    double torque_max_nm = HUGE_VAL;
   };
   struct PushState {
     int body = -1;
@@ -79,6 +91,7 @@ class MujocoPlant final : public Plant {
   };
 
   void MapMotors(const config::Config& config);
+  void ApplyForceRanges(const std::vector<JointForceRange>& ranges);
   ShaftState ReadShaft(const Motor& motor) const;  // torque 0
   void FindSensors();
   void ApplyGantry();
@@ -99,6 +112,7 @@ class MujocoPlant final : public Plant {
   std::array<double, 2> gantry_xy_{};
   double anchor_height_m_ = 0;  // moves towards *gantry_height_m_ at the hoist's speed
   PushState push_;
+  std::vector<std::string> translated_;
 };
 
 }  // namespace robot_edge::sim

@@ -33,7 +33,12 @@ std::unique_ptr<Plant> MakePlant(const config::Config& config, const SimulatorOp
   if (options.physics == "mujoco") {
     std::optional<double> gantry;
     if (options.gantry_height_m > 0) gantry = options.gantry_height_m;
-    return std::make_unique<MujocoPlant>(config, options.model_path, gantry);
+    auto plant = std::make_unique<MujocoPlant>(config, options.model_path, gantry);
+    std::string translated;
+    for (const std::string& t : plant->translated())
+      translated += (translated.empty() ? "" : "; ") + t;
+    spdlog::info("model {}: translated for MuJoCo 2.2.2: {}", options.model_path, translated);
+    return plant;
   }
   return std::make_unique<KinematicPlant>(config);
 }
