@@ -193,7 +193,7 @@ struct SafetyConfig {
   std::uint32_t control_stall_ms = 20;   ///< control_stall_ms: a control thread whose last tick is
                                          ///< older than this is DAMPed by the supervisor thread
                                          ///< (pre-encoded frames), then CONTROL_STALLED; 0 = off
-  double max_joint_velocity = 10.0;  ///< max_joint_velocity: every joint's max_velocity unless it
+  double max_joint_velocity = 20.0;  ///< max_joint_velocity: every joint's max_velocity unless it
                                      ///< sets its own (rad/s); 0 = no velocity trip
   bool latch_external_damp = true;   ///< latch_external_damp: a DAMP from anyone but the client in
                                      ///< control (an observer, another client, the live view, a

@@ -490,7 +490,7 @@ TEST(JointStream, VelocitySafetyLimitDamps) {
   EXPECT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
 }
 
-// Proves the per-joint velocity limit (safety.max_joint_velocity, 10 rad/s) without the client's
+// Proves the per-joint velocity limit (safety.max_joint_velocity, 20 rad/s) without the client's
 // velocity_safety_limit, as the audit probed it: from DAMP, kp = kd = 0 and τ = −1000 N·m on
 // L_Shoulder_Pitch. The torque reaches the wire clamped to the joint's bound (ak80_9: 18 N·m),
 // the joint speeds up, and the robot DAMPs with JOINT_VELOCITY_LIMIT naming it.

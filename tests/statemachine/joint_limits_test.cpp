@@ -66,9 +66,9 @@ TEST(JointLimits, AJointFasterThanItsMaxVelocityDampsAStreamedMove) {
   for (Mode mode : {Mode::kMoveTrajectory, Mode::kMoveJointStream}) {
     Machine m;
     m.BringTo(mode, 10 * kMs);
-    m.robot.joints[kShoulder].velocity_rad_s = -9.9f;  // the default limit: 10 rad/s
+    m.robot.joints[kShoulder].velocity_rad_s = -19.9f;  // the default limit: 20 rad/s
     EXPECT_EQ(m.Step(12 * kMs).mode, mode);
-    m.robot.joints[kShoulder].velocity_rad_s = -10.5f;
+    m.robot.joints[kShoulder].velocity_rad_s = -20.5f;
     const Outputs& out = m.Step(14 * kMs);
     EXPECT_EQ(out.mode, Mode::kDamp) << ToString(mode);
     ASSERT_TRUE(HasEvent(out, EventKind::kVelocityLimit));
@@ -76,7 +76,7 @@ TEST(JointLimits, AJointFasterThanItsMaxVelocityDampsAStreamedMove) {
       if (e.kind != EventKind::kVelocityLimit) continue;
       EXPECT_EQ(e.joint, kShoulder);
       EXPECT_TRUE(e.joint_limit);
-      EXPECT_FLOAT_EQ(e.limit_rad_s, 10.0f);
+      EXPECT_FLOAT_EQ(e.limit_rad_s, 20.0f);
     }
   }
 }
@@ -100,7 +100,7 @@ TEST(JointLimits, StandAndPolicyAreNotTripped) {
   for (Mode mode : {Mode::kStand, Mode::kMovePolicy}) {
     Machine m;
     m.BringTo(mode, 10 * kMs);
-    m.robot.joints[kShoulder].velocity_rad_s = 20.0f;
+    m.robot.joints[kShoulder].velocity_rad_s = 30.0f;
     EXPECT_EQ(m.Step(12 * kMs).mode, mode) << ToString(mode);
   }
 }

@@ -235,11 +235,11 @@ TEST(JointStreamMode, OverTheVelocitySafetyLimitDampsAndTheStreamCannotResume) {
   EXPECT_EQ(again.reason, Reason::kTrajectoryStreamDamped);
 }
 
-// Without a velocity_safety_limit only the joint's own max_velocity (10 rad/s) applies.
+// Without a velocity_safety_limit only the joint's own max_velocity (20 rad/s) applies.
 TEST(JointStreamMode, NoClientLimitLeavesOnlyTheJointsOwn) {
   Machine m;
   m.BringTo(Mode::kMoveJointStream, 0);
-  m.robot.joints[11].velocity_rad_s = 9.5f;
+  m.robot.joints[11].velocity_rad_s = 19.5f;
   EXPECT_EQ(m.Step(2 * kMs).mode, Mode::kMoveJointStream);
 }
 
