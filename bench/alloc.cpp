@@ -11,6 +11,7 @@
 #include "daemon/messages.hpp"
 #include "daemon/state_stream.hpp"
 #include "daemon/telemetry_frames.hpp"
+#include "policy/runtime.hpp"
 #include "support.hpp"
 
 namespace robot_edge::bench {
@@ -102,6 +103,11 @@ std::vector<Row> Measure() {
         state_stream.Build(sample, {rig.now_us(), 1'700'000'000'000'000ull});
   });
 
+  // An H1-sized LSTM actor's evaluation (inference thread), its state carried each time.
+  const auto lstm = policy::LoadOnnx(ROBOT_EDGE_LSTM_POLICY);
+  std::vector<float> lstm_in(lstm->input_size(), 0.1f), lstm_out(lstm->output_size());
+  const double inference = PerCall(1000, [&] { lstm->Run(lstm_in, lstm_out); });
+
   const std::string source = "alloc";
   const auto fmt = [](double v) { return Format(v, v == static_cast<long>(v) ? 0 : 2); };
   return {
@@ -122,6 +128,9 @@ std::vector<Row> Measure() {
       {"allocations", "state stream frame (API thread)", fmt(state), "0", "allocs/frame",
        state == 0 ? "ok" : "MISS", source,
        "up to the control rate, one per tick shared by every client due (StateStream)"},
+      {"allocations", "policy inference, LSTM actor 41 -> LSTM 64 -> 32 -> 10", fmt(inference), "0",
+       "allocs/inference", inference == 0 ? "ok" : "MISS", source,
+       "operator new; tests/policy counts malloc (Eigen) too"},
   };
 }
 

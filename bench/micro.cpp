@@ -16,6 +16,7 @@
 //   TickNewTrajectory/S   a tick that applies a new S-segment trajectory (every tick: worst case)
 //   Telemetry             one EdgeTelemetry built from the snapshot and framed (Hub's path)
 //   Diagnostics           one EdgeDiagnostics built, CAN health filled, appended to the event log
+//   PolicyInference[Lstm] one network evaluation: the demo model; an H1-sized LSTM actor
 //
 // Each benchmark runs kRepetitions times; the median goes into the results table as a row.
 // Usage: bench_micro ROWS_FILE [Google Benchmark flags]
@@ -218,6 +219,18 @@ void BM_PolicyInference(benchmark::State& state) {
 }
 BENCHMARK(BM_PolicyInference);
 
+// One evaluation of an LSTM actor the size of unitree_rl_gym's H1 (obs 41 -> LSTM 64 -> [32] ->
+// 10; tests/policy/recurrent/lstm64_h1.onnx, exported by torch), its state carried each time.
+void BM_PolicyInferenceLstm(benchmark::State& state) {
+  const auto net = policy::LoadOnnx(ROBOT_EDGE_LSTM_POLICY);
+  std::vector<float> in(net->input_size(), 0.1f), result(net->output_size());
+  for (auto _ : state) {
+    net->Run(in, result);
+    benchmark::DoNotOptimize(result.data());
+  }
+}
+BENCHMARK(BM_PolicyInferenceLstm);
+
 // The control thread's side per tick in MOVE/POLICY: publish inputs, take the latest targets.
 void BM_PolicyTargets(benchmark::State& state) {
   PolicyTicking t;
@@ -294,6 +307,8 @@ std::vector<Row> RowsOf(const std::map<std::string, double>& ns) {
   add("EdgeDiagnostics built + serialised + logged", us("BM_Diagnostics"), 0, "once per second");
   add("policy: one inference, demo model (45 -> 12)", us("BM_PolicyInference"), 0,
       "inference thread, 50 Hz; larger actors: build/tests/policy/policy_bench");
+  add("policy: one inference, LSTM actor (41 -> LSTM 64 -> 32 -> 10)", us("BM_PolicyInferenceLstm"),
+      50.0, "unitree_rl_gym's H1 actor size, state carried");
   add("policy: control thread's cost per tick in MOVE/POLICY", us("BM_PolicyTargets"), 0,
       "publish inputs + take the latest targets");
   return rows;

@@ -74,6 +74,8 @@ MODELS = {
     "lstm_nobias": ("lstm", 6, 8, 16, 3, False, 1),
     "lstm_seq3": ("lstm", 12, 8, 16, 3, True, 3),  # X [3, 1, 4]: three steps per inference
     "gru_mlp": ("gru", 6, 8, 16, 3, True, 1),
+    # unitree_rl_gym's H1 actor: obs 41 -> LSTM 64 -> [32] -> 10 actions (bench/micro.cpp too)
+    "lstm64_h1": ("lstm", 41, 64, 32, 10, True, 1),
 }
 
 

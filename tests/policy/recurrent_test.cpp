@@ -89,7 +89,7 @@ TEST_P(Recurrent, MatchesTorchStepByStepCarryingTheStateAndAllocatesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(TorchFixtures, Recurrent,
                          testing::Values("lstm_mlp", "lstm_nobias", "lstm_seq3", "gru_mlp",
-                                         "gru_reset_first"),
+                                         "gru_reset_first", "lstm64_h1"),
                          [](const auto& p) { return p.param; });
 
 TEST(Recurrent, WithoutCarryingTheStateTheSecondStepDiffers) {
