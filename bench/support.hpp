@@ -128,7 +128,7 @@ class CommandPath {
   daemon::ControlChannels channels_;
   daemon::CommandIntake intake_;
   daemon::MessageReader reader_;
-  const daemon::CommandIntake::Client client_{1, "cloud", true};
+  const daemon::CommandIntake::Client client_{1, "cloud", true, ""};
 };
 
 // One row of the results table (bench/report.cpp reads these): tab-separated

@@ -43,7 +43,7 @@ TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
   ControlChannels channels(Config(), 8, 64);
   CommandIntake intake(Config(), &channels);
   MessageReader reader;
-  const CommandIntake::Client client{1, "cloud", true};
+  const CommandIntake::Client client{1, "cloud", true, ""};
   std::vector<std::string> commands;
   for (std::uint32_t s = 1; s <= 1200; ++s) commands.push_back(TrajectoryBytes(s, 20'000 * s));
   std::size_t queued = 0;

@@ -47,8 +47,8 @@ class Intake : public testing::Test {
   ControlChannels channels_;
   CommandIntake intake_;
   sm::Command last_;
-  const CommandIntake::Client cloud_{1, "cloud", true};
-  const CommandIntake::Client observer_{2, "", false};
+  const CommandIntake::Client cloud_{1, "cloud", true, ""};
+  const CommandIntake::Client observer_{2, "", false, ""};
 };
 
 TEST_F(Intake, AFreshCommandIsQueuedWithItsEstimatedSendTime) {
@@ -129,7 +129,7 @@ TEST_F(Intake, TheControllerLeavingStopsWalking) {
 TEST_F(Intake, AReconnectedClientStartsANewSequence) {
   Stand(cloud_, 100, 0, 0);
   intake_.Disconnect(cloud_.id, kMs);
-  const CommandIntake::Client again{3, "cloud", true};
+  const CommandIntake::Client again{3, "cloud", true, ""};
   EXPECT_EQ(Stand(again, 1, 2 * kMs, 2 * kMs).kind, Kind::kQueued);
 }
 
@@ -171,7 +171,7 @@ TEST_F(Intake, ControlReleasedByTheIdleTimeoutStopsWalking) {
 }
 
 TEST_F(Intake, AnOverrideStopsTheFormerControllersWalkBeforeTheNewCommand) {
-  const CommandIntake::Client ble{5, "ble", true};  // higher priority than cloud
+  const CommandIntake::Client ble{5, "ble", true, ""};  // higher priority than cloud
   Stand(cloud_, 1, 0, 0);
   Drain();
   ASSERT_EQ(Stand(ble, 1, kMs, kMs).change->reason, "override");

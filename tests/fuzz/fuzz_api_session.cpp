@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::int64_t now_us = 1'000'000;
   machine.Step(now_us, robot.At(now_us));
   bool welcomed = false;
-  daemon::CommandIntake::Client client{1, "", true};
+  daemon::CommandIntake::Client client{1, "", true, ""};
   reader.Feed(std::span(data, size), [&](const edge::ClientMessage& m) {
     now_us += 2000;
     if (!welcomed) {
