@@ -85,6 +85,33 @@ TEST(LoadPolicyModel, AMissingOrBadModelIsAConfigError) {
       << p[0];
 }
 
+// A recurrent model (tests/policy/recurrent/lstm_mlp: obs 6, h_in / c_in -> 3 actions, h_out /
+// c_out) with its state paired by name, or as policy.recurrent_state lists it.
+std::string RecurrentSection(const std::string& state) {
+  return "policy:\n  model: " + std::string(POLICY_RECURRENT_FIXTURES) + "/lstm_mlp.onnx\n" +
+         R"(  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.25
+  observation: [{term: command}, {term: base_ang_vel}]
+)" + state;
+}
+
+TEST(LoadPolicyModel, PairsTheRecurrentStateByNameOrAsConfigured) {
+  for (const std::string state : {"", "  recurrent_state: {c_in: c_out, h_in: h_out}\n"}) {
+    const config::Config c = test::WithPolicy(RecurrentSection(state));
+    const auto runtime = LoadPolicyModel(c);
+    EXPECT_EQ(runtime->state_size(), 16u) << state;
+    EXPECT_NE(MakePolicyRunner(c)->Describe().find("h_in <- h_out 8"), std::string::npos);
+  }
+  const config::Config wrong =
+      test::WithPolicy(RecurrentSection("  recurrent_state: {h_in: h_out, cell_in: c_out}\n"));
+  const auto p = Problems(wrong);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("policy.model: " + wrong.policy.model_path +
+                      ": the recurrent state input 'cell_in' is not an input of the model"),
+            std::string::npos)
+      << p[0];
+}
+
 // ---- The example configuration and its demonstration model ----
 
 TEST(Example, IsTheDefaultConfigPlusAPolicySection) {
