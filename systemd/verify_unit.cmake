@@ -1,4 +1,5 @@
-# ctest: systemd-analyze verify on robot-edge.service. Fails on a non-zero exit status AND on any
+# ctest: systemd-analyze verify on robot-edge.service, and its MemoryMax, TasksMax and LimitNOFILE
+# (below). Fails on a non-zero exit status AND on any
 # message about the unit: systemd-analyze exits 0 on unknown keys and unparsable values, which
 # it only logs ("Unknown key 'ProtectHomme' in section [Service], ignoring.").
 #   cmake -DSYSTEMD_ANALYZE=... -DUNIT=.../robot-edge.service -P verify_unit.cmake
@@ -13,3 +14,11 @@ if(NOT status EQUAL 0 OR NOT mentioned EQUAL -1)
   message(FATAL_ERROR "systemd-analyze verify ${UNIT} (exit status ${status}):\n${output}")
 endif()
 message(STATUS "systemd-analyze verify ${UNIT}: clean${output}")
+
+# Every unit bounds what a leak or a flood can take (issue 32): memory, tasks, descriptors.
+file(READ ${UNIT} unit_text)
+foreach(key MemoryMax TasksMax LimitNOFILE)
+  if(NOT unit_text MATCHES "\n${key}=[^\n]+")
+    message(FATAL_ERROR "${UNIT}: no ${key}= (every unit bounds its memory, tasks and descriptors)")
+  endif()
+endforeach()
