@@ -1,6 +1,7 @@
 // policy_bench: what MOVE/POLICY costs (Google Benchmark; not a CTest test).
 //   OnnxRun/*    one evaluation of the network (what onnx_avg_ms reports): the demo model and
-//                the actor sizes of the usual training stacks, built here with random weights
+//                the actor sizes of the usual training stacks, built here with random weights,
+//                and an H1-sized LSTM actor exported by torch
 //   InferOnce    the inference thread's whole step: observation, network, action, hand-off
 //   Targets      the control thread's cost per tick in MOVE/POLICY: publish the inputs, take the
 //                latest targets
@@ -81,6 +82,14 @@ void BM_OnnxRun_Actor45x256x128x12(benchmark::State& state) {
   RunNetwork(state, *net);
 }
 BENCHMARK(BM_OnnxRun_Actor45x256x128x12);
+
+// unitree_rl_gym's H1 actor size: 41 -> LSTM 64 -> [32] -> 10, exported by torch
+// (tests/policy/recurrent/lstm64_h1.onnx), its state carried from each run to the next.
+void BM_OnnxRun_Lstm41x64x32x10(benchmark::State& state) {
+  const auto net = LoadOnnx(std::string(POLICY_RECURRENT_FIXTURES) + "/lstm64_h1.onnx");
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Lstm41x64x32x10);
 
 struct Ticking {
   config::Config config = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
