@@ -295,7 +295,7 @@ TEST(RecurrentRefuses, WeightsComputedAtRunTime) {
       << r.Error();
 }
 
-TEST(RecurrentRefuses, AStateOfAnotherSizeThanItsOutput) {
+TEST(RecurrentRefuses, AnInitialStateOfAnotherSize) {
   LstmModel m;
   m.b.proto()
       .mutable_graph()
@@ -307,6 +307,25 @@ TEST(RecurrentRefuses, AStateOfAnotherSizeThanItsOutput) {
       ->set_dim_value(3);
   EXPECT_NE(m.Error().find("initial_h [1, 1, 3] must be [1, 1, 2]"), std::string::npos)
       << m.Error();
+}
+
+TEST(RecurrentRefuses, AStateOutputOfAnotherSizeThanItsInput) {
+  test::ModelBuilder b;
+  b.Input("obs", {1, 2}).Input("h_in", {1, 4}).Output("actions", {1, 2}).Output("h_out", {1, 8});
+  b.Node("Identity", {"obs"}, "actions");
+  b.Node("Concat", {"h_in", "h_in"}, "h_out").add_attribute()->set_name("axis");
+  b.proto().mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_type(
+      onnx::AttributeProto::INT);
+  b.proto().mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_i(1);
+  try {
+    OnnxGraph::FromBytes(b.Bytes(), "m.onnx");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.onnx: recurrent state output 'h_out' has shape [1, 8] "
+                                         "but its input 'h_in' has [1, 4]"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
