@@ -2,6 +2,8 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <memory>
@@ -59,8 +61,31 @@ void Prepare(Session& s, const Setup& setup) {
   if (setup.on_feet) setup.on_feet(s);
 }
 
-bool IsDampFrame(const SeenFrame& f) {
-  return f.special ? f.which == can::SpecialCommand::kExitMotorMode : f.command.kp == 0.0f;
+// The safe frame itself: kp 0 with the joint's own damp_kd (the MIT codec's kd step over 0..5
+// is 1.2e-3), or the exit from motor mode.
+bool IsDampFrame(const config::Config& c, int joint, const SeenFrame& f) {
+  if (f.special) return f.which == can::SpecialCommand::kExitMotorMode;
+  return f.command.kp == 0.0f &&
+         std::abs(f.command.kd - static_cast<float>(c.joints[joint].damp_kd)) < 5e-3f;
+}
+
+// The precondition of a DAMP trial: every joint of `joints` was driven (kp > 0) by the last
+// frame it was sent before `t0`, within 200 ms. A robot already limp proves nothing.
+std::string NotEngagedBefore(Robot& robot, std::int64_t t0, const std::vector<int>& joints) {
+  std::vector<const SeenFrame*> last(robot.config().joints.size(), nullptr);
+  const auto frames = robot.monitor().Since(t0 - 200'000);
+  for (const SeenFrame& f : frames) {
+    const int j = robot.monitor().JointOf(f);
+    if (f.t_us < t0 && j >= 0 && !f.special) last[static_cast<std::size_t>(j)] = &f;
+  }
+  for (int j : joints) {
+    const SeenFrame* f = last[static_cast<std::size_t>(j)];
+    if (f == nullptr || f->command.kp <= 0.0f) {
+      return robot.config().joints[static_cast<std::size_t>(j)].name +
+             " was not engaged before the fault";
+    }
+  }
+  return "";
 }
 
 std::vector<int> AllJoints(const config::Config& c) {
@@ -104,8 +129,10 @@ std::optional<std::int64_t> TimeToSafe(Robot& robot, std::int64_t t0,
 
 std::optional<std::int64_t> TimeToDamp(Robot& robot, std::int64_t t0,
                                        const std::vector<int>& joints) {
+  const config::Config& c = robot.config();
   return TimeToSafe(
-      robot, t0, joints, [](int, const SeenFrame& f) { return IsDampFrame(f); }, Millis(5000));
+      robot, t0, joints, [&](int j, const SeenFrame& f) { return IsDampFrame(c, j, f); },
+      Millis(5000));
 }
 
 // STAND for the policy's joints: a frame with the joint's own (stand) gains.
@@ -162,20 +189,26 @@ Trial Measured(std::optional<std::int64_t> latency, const char* what) {
   return {latency, ""};
 }
 
+// A DAMP trial: the motors engaged before `t0`, then the time to DAMP (kp 0, damp_kd) on each.
+Trial DampAfter(Robot& robot, std::int64_t t0, const std::vector<int>& joints) {
+  if (std::string p = NotEngagedBefore(robot, t0, joints); !p.empty()) return {std::nullopt, p};
+  return Measured(TimeToDamp(robot, t0, joints), "DAMP");
+}
+
 // ---- Trials on a running robot (it ends each in a state the next can start from) ----
 
 Trial StreamStops(Session& s) {
   const std::int64_t began = NowUs();
   const std::int64_t t0 = Stream(s, 5);
   if (!AnyStiffFrame(s.robot, began)) return {std::nullopt, "the stream did not engage the motors"};
-  return Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  return DampAfter(s.robot, t0, AllJoints(s.robot.config()));
 }
 
 Trial ClientDisconnects(Session& s) {
   Stream(s, 5);
   { const client::Client closing = std::move(s.cloud); }  // closes the connection
   const std::int64_t t0 = NowUs();
-  const Trial t = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  const Trial t = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   s.cloud = s.robot.Connect("cloud");
   return t;
 }
@@ -183,7 +216,7 @@ Trial ClientDisconnects(Session& s) {
 Trial StaleBurst(Session& s) {
   const std::int64_t t0 = Stream(s, 5);
   const std::uint64_t stall_began = client::WallClockMicros();
-  const Trial damp = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  const Trial damp = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   std::this_thread::sleep_for(kStall);
   const std::int64_t delivered = NowUs();
   const std::uint64_t last_stale = client::WallClockMicros() - 300'000;
@@ -221,7 +254,7 @@ Trial ReplayedPackets(Session& s) {
     again.set_timestamp_us(client::WallClockMicros());
     s.cloud.Send(again);
   }
-  const Trial t = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  const Trial t = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   int refused = 0;  // the replays' CommandResults, after the originals'
   const auto deadline = std::chrono::steady_clock::now() + Millis(500);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -287,7 +320,7 @@ Trial ControlStall(Session& s) {
   {
     StoppedThread control(s.robot.daemon_pid(), "re-control");
     t0 = NowUs();
-    t = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+    t = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   }
   std::this_thread::sleep_for(Millis(300));  // it runs again
   if (t.latency_us && AnyStiffFrame(s.robot, t0)) {
@@ -307,7 +340,7 @@ Trial SimFault(Session& s, const std::string& inject, const std::string& undo,
   const std::int64_t t0 = NowUs();
   const std::string reply = s.robot.Sim(inject);
   if (reply.rfind("ok", 0) != 0) return {std::nullopt, inject + ": " + reply};
-  const Trial t = Measured(TimeToDamp(s.robot, t0, joints), "DAMP");
+  const Trial t = DampAfter(s.robot, t0, joints);
   for (std::size_t from = 0; from < undo.size();) {  // several lines, separated by ';'
     const std::size_t end = std::min(undo.find(';', from), undo.size());
     s.robot.Sim(undo.substr(from, end - from));
@@ -319,15 +352,24 @@ Trial SimFault(Session& s, const std::string& inject, const std::string& undo,
 
 // ---- Trials that end the daemon: one robot each ----
 
-Trial Death(int signal, bool exec_stop_post, const Setup& setup) {
+// `thread`: the daemon's thread the signal goes to ("" = the process).
+Trial Death(int signal, bool exec_stop_post, const Setup& setup, const char* thread = "") {
   const rlimit no_core{0, 0};  // no core files from SIGABRT / SIGSEGV
   ::setrlimit(RLIMIT_CORE, &no_core);
   Session s{setup.physics ? WithPhysics() : RobotOptions{}};
   Prepare(s, setup);
   if (!Stand(s)) return {std::nullopt, "STAND was refused"};
   const std::int64_t t0 = NowUs();
-  const int status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
-  const int expected = signal == SIGTERM ? 0 : 128 + signal;
+  int status = 0;
+  if (*thread != '\0') {
+    const pid_t tid = ThreadId(s.robot.daemon_pid(), thread);
+    ::syscall(SYS_tgkill, s.robot.daemon_pid(), tid, signal);
+    status = s.robot.StopDaemon(std::chrono::seconds(10), 0);  // waits for it to die
+  } else {
+    status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
+  }
+  const bool clean = signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
+  const int expected = clean ? 0 : 128 + signal;
   if (status != expected) {
     return {std::nullopt,
             "robot-edged exited " + std::to_string(status) + ", not " + std::to_string(expected)};
@@ -336,7 +378,7 @@ Trial Death(int signal, bool exec_stop_post, const Setup& setup) {
     std::string output;
     if (s.robot.RunExecStopPost(&output) != 0) return {std::nullopt, "ExecStopPost: " + output};
   }
-  Trial t = Measured(TimeToDamp(s.robot, t0, AllJoints(s.robot.config())), "DAMP");
+  Trial t = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   std::this_thread::sleep_for(Millis(200));
   const auto frames = s.robot.monitor().Since(t0);
   for (int j : AllJoints(s.robot.config())) {
@@ -364,7 +406,13 @@ std::unique_ptr<Session> SessionFor(Fault fault, std::unique_ptr<CommandPolicy>*
     case Fault::kSigterm:
     case Fault::kSigkill:
     case Fault::kSigabrt:
-    case Fault::kSigsegv: return nullptr;
+    case Fault::kSigsegv:
+    case Fault::kSigint:
+    case Fault::kSighup:
+    case Fault::kSigbus:
+    case Fault::kSigfpe:
+    case Fault::kSigill:
+    case Fault::kControlCrash: return nullptr;
     default: break;
   }
   auto s = std::make_unique<Session>(options);
@@ -407,6 +455,12 @@ Trial RunOnce(Fault fault, Session* s, const Setup& setup) {
     case Fault::kSigkill: return Death(SIGKILL, true, setup);
     case Fault::kSigabrt: return Death(SIGABRT, false, setup);
     case Fault::kSigsegv: return Death(SIGSEGV, false, setup);
+    case Fault::kSigint: return Death(SIGINT, false, setup);
+    case Fault::kSighup: return Death(SIGHUP, false, setup);
+    case Fault::kSigbus: return Death(SIGBUS, false, setup);
+    case Fault::kSigfpe: return Death(SIGFPE, false, setup);
+    case Fault::kSigill: return Death(SIGILL, false, setup);
+    case Fault::kControlCrash: return Death(SIGSEGV, false, setup, "re-control");
   }
   return {std::nullopt, "unknown fault"};
 }
@@ -455,6 +509,19 @@ const std::vector<FaultInfo>& Faults() {
        "DAMP, then out of motor mode", "the signal handler", "systemd restarts it"},
       {Fault::kSigsegv, "robot-edged SIGSEGV", "STAND", "DAMP, then out of motor mode",
        "the signal handler", "systemd restarts it"},
+      {Fault::kSigint, "robot-edged SIGINT", "STAND", "DAMP, then out of motor mode",
+       "the next control tick", "start it again"},
+      {Fault::kSighup, "robot-edged SIGHUP", "STAND", "DAMP, then out of motor mode",
+       "the next control tick", "start it again"},
+      {Fault::kSigbus, "robot-edged SIGBUS", "STAND", "DAMP, then out of motor mode",
+       "the signal handler", "systemd restarts it"},
+      {Fault::kSigfpe, "robot-edged SIGFPE", "STAND", "DAMP, then out of motor mode",
+       "the signal handler", "systemd restarts it"},
+      {Fault::kSigill, "robot-edged SIGILL", "STAND", "DAMP, then out of motor mode",
+       "the signal handler", "systemd restarts it"},
+      {Fault::kControlCrash, "SIGSEGV on the control thread (tgkill)", "STAND",
+       "DAMP, then out of motor mode", "the signal handler (no wait for its own tick)",
+       "systemd restarts it"},
   };
   return faults;
 }
@@ -482,14 +549,20 @@ double BoundMs(Fault fault, const config::Config& c, double margin_ms) {
     case Fault::kBusDown: return c.control.motor_reply_timeout_ms + ticks + margin_ms;
     case Fault::kBusOff:
     case Fault::kOvertemp:
-    case Fault::kSigterm: return ticks + margin_ms;
+    case Fault::kSigterm:
+    case Fault::kSigint:
+    case Fault::kSighup: return ticks + margin_ms;
     case Fault::kFall:
       return c.safety.fall_hold_ms + 1000.0 / c.sim.imu_rate_hz + ticks + margin_ms;
     case Fault::kControlStall:  // the supervisor checks every control_stall_ms / 4
       return 1.25 * c.safety.control_stall_ms + margin_ms;
     case Fault::kSigkill: return kProcessStartMs + margin_ms;
     case Fault::kSigabrt:
-    case Fault::kSigsegv: return margin_ms;
+    case Fault::kSigsegv:
+    case Fault::kSigbus:
+    case Fault::kSigfpe:
+    case Fault::kSigill:
+    case Fault::kControlCrash: return margin_ms;
   }
   return margin_ms;
 }

@@ -38,6 +38,12 @@ enum class Fault {
   kSigkill,            // SIGKILL, then the unit's ExecStopPost as systemd runs it
   kSigabrt,            // the systemd watchdog's kill, std::terminate
   kSigsegv,            // a crash
+  kSigint,             // Ctrl-C in a terminal
+  kSighup,             // the terminal goes away
+  kSigbus,             // a crash: a bad mapped access
+  kSigfpe,             // a crash: an integer division by zero
+  kSigill,             // a crash: an illegal instruction
+  kControlCrash,       // SIGSEGV on the control thread itself (tgkill), perhaps mid-tick
 };
 
 struct FaultInfo {

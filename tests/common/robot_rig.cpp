@@ -335,15 +335,17 @@ int Robot::RunExecStopPost(std::string* output) {
 
 // ---- Helpers ----
 
-StoppedThread::StoppedThread(pid_t pid, const std::string& name) {
+pid_t ThreadId(pid_t pid, const std::string& name) {
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
     std::string comm = ReadFile(entry.path().string() + "/comm");
     while (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    if (comm == name) tid_ = std::stoi(entry.path().filename().string());
+    if (comm == name) return std::stoi(entry.path().filename().string());
   }
-  if (tid_ < 0)
-    throw std::runtime_error("no thread '" + name + "' in process " + std::to_string(pid));
+  throw std::runtime_error("no thread '" + name + "' in process " + std::to_string(pid));
+}
+
+StoppedThread::StoppedThread(pid_t pid, const std::string& name) : tid_(ThreadId(pid, name)) {
   if (::ptrace(PTRACE_SEIZE, tid_, nullptr, nullptr) != 0 ||
       ::ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) {
     throw std::runtime_error("ptrace(" + name + "): " + std::strerror(errno));

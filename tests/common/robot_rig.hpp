@@ -154,6 +154,9 @@ class Robot {
 
 // Stops one thread of a process, found by its name (/proc/PID/task/TID/comm), with ptrace until
 // destroyed; the process's other threads run on. How a test makes one thread stall.
+// The id of the thread of process `pid` named `name` (its comm); throws when there is none.
+pid_t ThreadId(pid_t pid, const std::string& name);
+
 class StoppedThread {
  public:
   // Throws std::runtime_error when no such thread exists or ptrace is refused.
