@@ -1,6 +1,7 @@
 // The fault matrix of the safety contract, 20 trials of each cheap fault: every fault reaches its
 // safe state on the wire (kp 0 with the joint's damp_kd, from motors that were engaged) within
-// its bound (with user-mode-linux's slack), and its outcome is right. bench/ runs the same code with many trials for the table (bench/results/latest.md).
+// its bound (with user-mode-linux's slack), and its outcome is right. bench/ runs the same code
+// with many trials for the table (bench/results/latest.md).
 #include "fault_matrix.hpp"
 
 #include <gtest/gtest.h>
