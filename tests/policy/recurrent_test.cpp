@@ -106,6 +106,34 @@ TEST(Recurrent, WithoutCarryingTheStateTheSecondStepDiffers) {
   EXPECT_GT(largest, 1e-3f);
 }
 
+TEST(Recurrent, WithoutInitialStatesStartsFromZerosEveryRun) {
+  // lstm_mlp with its LSTM's initial_h and initial_c removed (and the state inputs and outputs
+  // from the graph): every Run() is torch's first step, from zeros.
+  onnx::ModelProto m;
+  {
+    std::ifstream in(kDir + "/lstm_mlp.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node()) {
+    if (n.op_type() == "LSTM") {
+      while (n.input_size() > 5) n.mutable_input()->RemoveLast();
+    }
+  }
+  while (g->input_size() > 1) g->mutable_input()->RemoveLast();    // obs, h_in, c_in
+  while (g->output_size() > 1) g->mutable_output()->RemoveLast();  // actions, h_out, c_out
+  ASSERT_EQ(g->input(0).name(), "obs");
+  ASSERT_EQ(g->output(0).name(), "actions");
+  const auto graph = OnnxGraph::FromModel(m, "lstm_mlp without initial states");
+  EXPECT_EQ(graph->state_size(), 0u);
+  const std::vector<Step> steps = ReadFixture("lstm_mlp");
+  std::vector<float> out(graph->output_size());
+  for (int run = 0; run < 3; ++run) {
+    graph->Run(steps[0].at("obs"), out);
+    ExpectNear(out, steps[0].at("actions"), "run " + std::to_string(run));
+  }
+}
+
 TEST(Recurrent, TheStatePairsAsDeclared) {
   const StatePairs pairs{{"c_in", "c_out"}, {"h_in", "h_out"}};
   const auto graph = OnnxGraph::Load(kDir + "/lstm_mlp.onnx", pairs);
