@@ -321,7 +321,9 @@ class FlightRecorder::Worker {
           r.set_error("the black box is off (recorder.black_box)");
           break;
         }
-        black_box_->Trigger(now_ns, request.reason().empty() ? "operator" : request.reason());
+        // "manual-": kept apart from the alerts' dumps (recorder::BlackBox::ApplyRetention).
+        black_box_->Trigger(now_ns, std::string(recorder::kManualDumpPrefix) +
+                                        (request.reason().empty() ? "operator" : request.reason()));
         r.set_saving(config_.recorder.directory_path);
         break;
       case edge::RecorderRequest::OP_BLACKBOX_LIST:

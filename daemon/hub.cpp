@@ -288,6 +288,11 @@ void Hub::OnStateStream(Session& session, const edge::StateStreamRequest& reques
   session.Send(FrameOf(message));
 }
 
+bool Hub::IsMaintenanceRole(const Session& session) const {
+  const auto& roles = config_.api.maintenance_roles;
+  return std::find(roles.begin(), roles.end(), session.controller()) != roles.end();
+}
+
 void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
   const bool changes = request.op() != edge::RecorderRequest::OP_STATUS &&
                        request.op() != edge::RecorderRequest::OP_BLACKBOX_LIST;
@@ -296,6 +301,8 @@ void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
     refusal = "this robot-edged has no flight recorder";
   } else if (changes && session.controller().empty()) {
     refusal = "an observer may only ask for the status and the list: say Hello as a controller";
+  } else if (request.op() == edge::RecorderRequest::OP_STOP && !IsMaintenanceRole(session)) {
+    refusal = "stopping the recording is for the maintenance roles (api.maintenance_roles)";
   }
   if (refusal.empty()) {
     recorder_->Ask(session.id(), request);  // answered by PollRecorder()

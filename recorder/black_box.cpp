@@ -209,14 +209,21 @@ DumpResult BlackBox::Finish(Dump& d, Progress progress) {
   return r;
 }
 
-// Deletes our oldest dump files beyond max_files.
+// Deletes our oldest dump files beyond max_files: among the alerts' dumps and among those saved
+// by hand (kManualDumpPrefix), each on its own.
 void BlackBox::ApplyRetention() {
   if (options_.max_files == 0) return;
   std::string why;
-  std::vector<BlackBoxFile> files = List(&why);
+  const std::vector<BlackBoxFile> files = List(&why);
   if (!why.empty()) error_ = why;
-  for (std::size_t i = 0; i + options_.max_files < files.size(); ++i) {
-    if (!fs_.Remove(options_.directory + "/" + files[i].name, &why)) error_ = why;
+  for (const bool manual : {false, true}) {
+    std::vector<const BlackBoxFile*> group;  // oldest first, as listed
+    for (const BlackBoxFile& f : files) {
+      if ((f.reason.rfind(kManualDumpPrefix, 0) == 0) == manual) group.push_back(&f);
+    }
+    for (std::size_t i = 0; i + options_.max_files < group.size(); ++i) {
+      if (!fs_.Remove(options_.directory + "/" + group[i]->name, &why)) error_ = why;
+    }
   }
 }
 

@@ -70,6 +70,10 @@
 
 namespace robot_edge::recorder {
 
+// A dump asked for by hand has a reason starting with this; max_files applies to those and to
+// the alerts' dumps separately, so that saving by hand never deletes a dump an alert wrote.
+inline constexpr std::string_view kManualDumpPrefix = "manual-";
+
 // McapWriterOptions with 256 KiB chunks: what one Poll compresses at most.
 McapWriterOptions BlackBoxMcapOptions();
 

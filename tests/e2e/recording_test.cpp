@@ -157,7 +157,14 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   EXPECT_FALSE(refused.accepted());
   ASSERT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
   std::this_thread::sleep_for(1500ms);  // a diagnostics event or two
-  const auto status = Recorder(c, edge::RecorderRequest::OP_STOP);
+  // Only a maintenance role may stop the recording: not the controller that drives the robot.
+  const auto refused_stop = Recorder(c, edge::RecorderRequest::OP_STOP);
+  ASSERT_TRUE(refused_stop);
+  EXPECT_FALSE(refused_stop->ok());
+  EXPECT_NE(refused_stop->error().find("api.maintenance_roles"), std::string::npos)
+      << refused_stop->error();
+  auto maintainer = robot.Connect("maintainer");
+  const auto status = Recorder(maintainer, edge::RecorderRequest::OP_STOP);
   ASSERT_TRUE(status && status->ok()) << (status ? status->error() : "no answer");
   EXPECT_FALSE(status->status().recording());
   EXPECT_GT(status->status().messages_written(), 1000u);
@@ -270,7 +277,7 @@ TEST(BlackBox, AnAlertOfARobotThatStayedInDampWritesNothingButAnOperatorMaySave)
   ASSERT_TRUE(WaitBlackBoxWritten(c)) << "no black box written";
   const std::vector<std::string> files = FilesIn(robot.dir() + "/recordings", "blackbox");
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_NE(files[0].find("looked"), std::string::npos) << files[0];
+  EXPECT_NE(files[0].find("manual-looked"), std::string::npos) << files[0];
   auto observer = robot.Connect("");
   const auto refused = Recorder(observer, edge::RecorderRequest::OP_BLACKBOX_SAVE);
   ASSERT_TRUE(refused);
@@ -346,7 +353,8 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
     std::this_thread::sleep_for(1000ms);
     ASSERT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
     std::this_thread::sleep_for(1500ms);
-    ASSERT_TRUE(StopRecording(c));
+    auto maintainer = robot.Connect("maintainer");
+    ASSERT_TRUE(StopRecording(maintainer));
     const auto files = FilesIn(robot.dir() + "/recordings", "robot-edge");
     ASSERT_EQ(files.size(), 1u);
     fs::copy_file(files[0], recorded);
@@ -365,8 +373,9 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
               std::string::npos)
         << out;
     std::this_thread::sleep_for(1500ms);
-    // A controller stops it (an observer may not): the file copied below is closed, whole.
-    auto stopper = robot.Connect("cloud");
+    // A maintenance role stops it (an observer or another controller may not): the file copied
+    // below is closed, whole.
+    auto stopper = robot.Connect("maintainer");
     ASSERT_TRUE(StopRecording(stopper));
     const auto files = FilesIn(robot.dir() + "/recordings", "robot-edge");
     ASSERT_EQ(files.size(), 1u);

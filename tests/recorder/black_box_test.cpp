@@ -278,6 +278,30 @@ TEST(BlackBox, OldestDumpsGoBeyondMaxFilesForeignFilesStay) {
                                       "robot-edge_20240501-115900_000001.mcap"}));
 }
 
+// Saving by hand never deletes what an alert wrote: each kind keeps max_files of its own.
+TEST(BlackBox, DumpsSavedByHandNeverEvictTheAlertsOnes) {
+  FakeFileSystem fs;
+  fs.directories.insert(kDir);
+  BlackBoxOptions o = Options();
+  o.pre_ns = 1 * kS;
+  o.post_ns = 1 * kS;
+  o.max_files = 2;
+  BlackBox box(o, test::Channels(), fs);
+  const std::vector<Event> events = test::Events(40 * kS, 100);
+  const std::vector<DumpResult> results =
+      test::Feed(box, events,
+                 {{kT0 + 5 * kS, "FALL_DETECTED"},
+                  {kT0 + 10 * kS, "manual-a"},
+                  {kT0 + 15 * kS, "manual-b"},
+                  {kT0 + 20 * kS, "manual-c"},
+                  {kT0 + 25 * kS, "manual-d"}});
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(fs.Names(kDir), (std::vector<std::string>{
+                                "blackbox_20240501-120005.000_FALL_DETECTED.mcap",
+                                "blackbox_20240501-120020.000_manual-c.mcap",
+                                "blackbox_20240501-120025.000_manual-d.mcap"}));
+}
+
 TEST(BlackBox, AddRefusesUnknownChannelsAndOversizedMessages) {
   FakeFileSystem fs;
   BlackBoxOptions o = Options();
