@@ -56,8 +56,10 @@ std::optional<std::string> CookieValue(std::string_view cookie_header, std::stri
 
 // ---- Who may connect at all (server_impl's accept and handshake).
 
-// Connections an operator may always make: viewers may hold max_connections - kOperatorSlots.
-inline constexpr std::size_t kOperatorSlots = 2;
+// Sockets viewers' WebSockets leave free: the operator's WebSocket, the GETs of its dashboard
+// page (a browser opens several at once) and handshakes under way. Viewers may hold
+// max_connections - kOperatorSlots.
+inline constexpr std::size_t kOperatorSlots = 4;
 
 // The open sockets the live view may hold: `max_connections`, lowered so that `reserved_fds`
 // descriptors stay free for the rest of the process under RLIMIT_NOFILE `fd_limit` with

@@ -176,6 +176,7 @@ LiveStats LiveServer::Impl::stats() const {
   s.connections_timed_out = timed_out_.load();
   s.forbidden = forbidden_.load();
   s.accept_errors = accept_errors_.load();
+  s.flooding_dropped = flooding_dropped_.load();
   return s;
 }
 
@@ -249,10 +250,15 @@ void LiveServer::Impl::FanOut(std::uint32_t channel, std::uint64_t log_time_ns,
 // OnClose, which frees `client`.
 void LiveServer::Impl::DropSlow(Client& client, std::size_t backlog) {
   if (client.dropped) return;
-  client.dropped = true;
   slow_dropped_.fetch_add(1);
-  spdlog::warn("live view: {} is {} bytes behind (limit {}): disconnected", client.remote, backlog,
-               options_.max_client_backlog_bytes);
+  Drop(client, std::to_string(backlog) + " bytes behind (limit " +
+                   std::to_string(options_.max_client_backlog_bytes) + ")");
+}
+
+void LiveServer::Impl::Drop(Client& client, const std::string& why) {
+  if (client.dropped) return;
+  client.dropped = true;
+  spdlog::warn("live view: {} is {}: disconnected", client.remote, why);
   asio::error_code ignored;
   client.connection->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
   asio::post(io_, [con = client.connection] {

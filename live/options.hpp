@@ -29,7 +29,7 @@ struct LiveOptions {
   std::size_t max_connections = 16;  ///< open sockets at most, WebSocket and HTTP, counted at
                                      ///< accept (before any handshake); lowered at Start() so
                                      ///< that RLIMIT_NOFILE keeps kDaemonReservedFds for the
-                                     ///< daemon. kOperatorSlots of them only operators may hold
+                                     ///< daemon. Viewers leave kOperatorSlots (4) to operators
   std::vector<std::string> allowed_origins;  ///< Origins a browser page may open the socket
                                              ///< from besides the live view's own (the Host it
                                              ///< was reached at), e.g. "https://app.foxglove.dev"
@@ -85,7 +85,8 @@ struct LiveStats {
   std::uint64_t connections_timed_out = 0;  ///< handshakes/HTTP exchanges not finished in time,
                                             ///< or evicted to make room
   std::uint64_t forbidden = 0;              ///< requests refused for their Host or Origin (403)
-  std::uint64_t accept_errors = 0;  ///< failed accepts (EMFILE...), each followed by a back-off
+  std::uint64_t accept_errors = 0;     ///< failed accepts (EMFILE...), each followed by a back-off
+  std::uint64_t flooding_dropped = 0;  ///< clients disconnected for sending too many requests
 };
 
 }  // namespace robot_edge::live

@@ -160,9 +160,14 @@ bool LiveServer::Impl::CheckHostAndOrigin(const WsConnectionPtr& con, bool upgra
                                                                         : nullptr;
   if (why == nullptr) return true;
   forbidden_.fetch_add(1);
-  spdlog::warn("live view: refused {} from {}: {} not allowed (Host \"{}\", Origin \"{}\")",
-               upgrade ? "WebSocket" : "GET", con->get_remote_endpoint(), why, host.substr(0, 64),
-               origin.substr(0, 64));
+  const auto now = std::chrono::steady_clock::now();
+  if (now - forbidden_logged_ > std::chrono::seconds(1)) {  // a page may retry in a loop
+    forbidden_logged_ = now;
+    spdlog::warn(
+        "live view: refused {} from {}: {} not allowed (Host \"{}\", Origin \"{}\"; {} so far)",
+        upgrade ? "WebSocket" : "GET", con->get_remote_endpoint(), why, host.substr(0, 64),
+        origin.substr(0, 64), forbidden_.load());
+  }
   con->set_status(websocketpp::http::status_code::forbidden);
   con->set_body(std::string("live view: ") + why +
                 " not allowed (live.allowed_origins lists other origins)\n");

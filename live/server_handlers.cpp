@@ -121,6 +121,17 @@ void LiveServer::Impl::OnHttp(connection_hdl hdl) {
 void LiveServer::Impl::OnMessage(connection_hdl hdl, WsServer::message_ptr message) {
   const auto it = clients_.find(hdl);
   if (it == clients_.end() || it->second.dropped) return;
+  Client& client = it->second;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - client.requests_since >= std::chrono::seconds(1)) {
+    client.requests_since = now;
+    client.requests = 0;
+  }
+  if (++client.requests > kMaxRequestsPerSecond) {
+    flooding_dropped_.fetch_add(1);
+    return Drop(client, "sending more than " + std::to_string(kMaxRequestsPerSecond) +
+                            " requests a second");
+  }
   if (message->get_opcode() == websocketpp::frame::opcode::text) {
     OnText(it->second, message->get_payload());
   } else {

@@ -28,6 +28,10 @@ inline constexpr auto kStopGrace = std::chrono::seconds(1);
 inline constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 // How often open sockets are checked for a handshake or HTTP exchange past its timeout.
 inline constexpr auto kSweepPeriod = std::chrono::milliseconds(500);
+// Requests (text messages, service calls) a client may send a second: the dashboard and Foxglove
+// send a few (subscribe, unsubscribe, DAMP); a client past this is disconnected, so a flood
+// costs the live thread a bounded time.
+inline constexpr int kMaxRequestsPerSecond = 100;
 // How often the live thread takes what Publish queued while a viewer is connected: batches
 // messages (fewer wake-ups and writes) for at most this much latency; Publish itself never wakes
 // the live thread.
@@ -60,6 +64,8 @@ class LiveServer::Impl {
     Subscriptions subscriptions;
     std::string remote;    // "address:port", for logs
     bool dropped = false;  // disconnected for its backlog; closing
+    std::chrono::steady_clock::time_point requests_since{};  // this second's first request
+    int requests = 0;                                        // since requests_since
   };
   struct Service {
     ServiceSpec spec;
@@ -94,6 +100,7 @@ class LiveServer::Impl {
   void Drain();
   void FanOut(std::uint32_t channel, std::uint64_t log_time_ns, const WsMessagePtr& payload);
   void DropSlow(Client& client, std::size_t backlog);
+  void Drop(Client& client, const std::string& why);
   void BeginStop();
   void Send(Client& client, const std::string& bytes,
             websocketpp::frame::opcode::value opcode = websocketpp::frame::opcode::text);
@@ -128,7 +135,7 @@ class LiveServer::Impl {
   std::atomic<std::uint64_t> messages_dropped_{0}, refused_{0}, service_calls_{0};
   std::atomic<std::size_t> sockets_count_{0};
   std::atomic<std::uint64_t> connections_refused_{0}, timed_out_{0}, forbidden_{0};
-  std::atomic<std::uint64_t> accept_errors_{0};
+  std::atomic<std::uint64_t> accept_errors_{0}, flooding_dropped_{0};
   std::size_t cap_ = 0;  // written by Start() before the live thread runs
 
   // Live thread only.
@@ -146,7 +153,8 @@ class LiveServer::Impl {
   asio::steady_timer sweep_timer_{io_};
   bool sweeping_ = false;        // sweep_timer_ is armed: a socket is open
   bool accept_failing_ = false;  // logged once per run of failed accepts
-  std::chrono::steady_clock::time_point refusal_logged_{};  // at most one log line a second
+  std::chrono::steady_clock::time_point refusal_logged_{};    // at most one log line a second
+  std::chrono::steady_clock::time_point forbidden_logged_{};  // the same for 403s
 };
 
 }  // namespace robot_edge::live

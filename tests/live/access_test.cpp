@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace robot_edge::live {
 namespace {
 
@@ -107,6 +109,43 @@ TEST(CheckOptions, NoTokenOffLoopbackIsRefusedWithTheReason) {
   EXPECT_EQ(CheckOptions(options), "");  // 127.0.0.1 without a token: fine
   options.max_client_backlog_bytes = 0;
   EXPECT_NE(CheckOptions(options), "");
+}
+
+TEST(ConnectionCap, KeepsTheDaemonsDescriptorsUnderTheLimit) {
+  EXPECT_EQ(ConnectionCap(16, 1024, 20, 128), 16u);  // plenty
+  EXPECT_EQ(ConnectionCap(16, 256, 20, 128), 16u);   // the probe's limit: 108 left
+  EXPECT_EQ(ConnectionCap(16, 150, 20, 128), 2u);    // lowered to what is left
+  EXPECT_EQ(ConnectionCap(16, 148, 20, 128), 0u);    // nothing left: no connection at all
+  EXPECT_EQ(ConnectionCap(16, 100, 20, 128), 0u);
+  EXPECT_EQ(ConnectionCap(16, UINT64_MAX, 20, 128), 16u);  // RLIM_INFINITY
+}
+
+TEST(HostAllowed, IpLiteralsLocalhostAndAllowedOriginsOnly) {
+  LiveOptions options;
+  EXPECT_TRUE(HostAllowed(options, "127.0.0.1:8765"));
+  EXPECT_TRUE(HostAllowed(options, "192.168.1.10"));
+  EXPECT_TRUE(HostAllowed(options, "[::1]:8765"));
+  EXPECT_TRUE(HostAllowed(options, "LocalHost:9000"));            // an SSH tunnel's port
+  EXPECT_FALSE(HostAllowed(options, "robot.evil.example:8765"));  // DNS rebinding
+  EXPECT_FALSE(HostAllowed(options, "localhost.evil.example"));
+  EXPECT_FALSE(HostAllowed(options, ""));
+  EXPECT_FALSE(HostAllowed(options, "[::1"));
+  options.allowed_origins = {"https://robot.lab.example"};
+  EXPECT_TRUE(HostAllowed(options, "robot.lab.example:8765"));
+}
+
+TEST(OriginAllowed, ItsOwnTheListedOrNone) {
+  LiveOptions options;
+  EXPECT_TRUE(OriginAllowed(options, "", "127.0.0.1:8765"));  // not a browser
+  EXPECT_TRUE(OriginAllowed(options, "http://127.0.0.1:8765", "127.0.0.1:8765"));
+  EXPECT_TRUE(OriginAllowed(options, "HTTP://LOCALHOST:9000/", "localhost:9000"));
+  EXPECT_FALSE(OriginAllowed(options, "http://127.0.0.1:9999", "127.0.0.1:8765"));
+  EXPECT_FALSE(OriginAllowed(options, "http://evil.example", "127.0.0.1:8765"));
+  EXPECT_FALSE(OriginAllowed(options, "null", "127.0.0.1:8765"));
+  EXPECT_FALSE(OriginAllowed(options, "http://evil.example", ""));
+  options.allowed_origins = {"https://app.foxglove.dev/"};
+  EXPECT_TRUE(OriginAllowed(options, "https://app.foxglove.dev", "127.0.0.1:8765"));
+  EXPECT_FALSE(OriginAllowed(options, "http://app.foxglove.dev", "127.0.0.1:8765"));
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(LiveDoor, SocketsAreCappedBeforeTheHandshakeAndUnfinishedOnesTimeOut) {
 
 TEST(LiveDoor, ViewersLeaveTheOperatorItsSlots) {
   LiveOptions options = Loopback();
-  options.max_connections = 6;  // 4 viewers, 2 kept for operators
+  options.max_connections = 8;  // 4 viewers, 4 kept for operators
   options.operator_token = "op";
   LiveServer server(options);
   server.AddService({"/robot_edge/damp", "robot_edge/Damp", "", "", true}, [](std::string_view) {
@@ -187,16 +187,34 @@ TEST(LiveDoor, AViewerThatSendsAndNeverReadsIsDroppedWithBoundedMemory) {
   const long rss_before = RssKib();
   WsClient spammer(server.port(), "/", 4096);
   ASSERT_EQ(spammer.status(), 101);
-  // Every unknown op is answered with a status; the spammer reads none of them.
-  const std::string request = R"({"op":")" + std::string(2000, 'x') + R"("})";
-  for (int i = 0; i < 20000 && server.stats().slow_clients_dropped == 0; ++i) {
+  // Every unknown op is answered with a status of its size; the spammer reads none of them. 50
+  // requests a second (under the flood limit) of 30 kB: its replies pass the 1 MiB backlog.
+  const std::string request = R"({"op":")" + std::string(30000, 'x') + R"("})";
+  for (int i = 0; i < 200 && server.stats().slow_clients_dropped == 0; ++i) {
     spammer.SendText(request);
+    std::this_thread::sleep_for(20ms);
   }
   ASSERT_TRUE(Within(2s, [&] { return server.stats().slow_clients_dropped == 1; }));
+  EXPECT_EQ(server.stats().flooding_dropped, 0u);
   const long grown_kib = RssKib() - rss_before;
   std::printf("a viewer that sends and never reads: dropped; RSS grew %ld KiB\n", grown_kib);
   EXPECT_LT(grown_kib, 32 * 1024);
   EXPECT_TRUE(Within(2s, [&] { return server.stats().clients == 0; }));
+}
+
+TEST(LiveDoor, AClientSendingMoreThanAHundredRequestsASecondIsDropped) {
+  LiveServer server(Loopback());
+  server.Start();
+  WsClient flood(server.port(), "/");
+  ASSERT_EQ(flood.status(), 101);
+  for (int i = 0; i < 150; ++i) flood.SendText(R"({"op":"unsubscribe","subscriptionIds":[1]})");
+  EXPECT_TRUE(Within(2s, [&] { return server.stats().flooding_dropped == 1; }));
+  EXPECT_TRUE(flood.WaitClosed(2s));
+  WsClient calm(server.port(), "/");  // the others are unaffected
+  ASSERT_EQ(calm.status(), 101);
+  for (int i = 0; i < 50; ++i) calm.SendText(R"({"op":"unsubscribe","subscriptionIds":[1]})");
+  EXPECT_TRUE(calm.NextOp("status"));
+  EXPECT_EQ(server.stats().flooding_dropped, 1u);
 }
 
 // An accept that fails with EMFILE is retried after a back-off, not in a loop: the live thread
