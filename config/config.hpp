@@ -308,7 +308,7 @@ struct LiveConfig {
   std::string web_root;             ///< web_root: the dashboard's files; "" = the installed ones
 
   // What viewers may hold (live/options.hpp): max_connections: open sockets at most (viewers,
-  // HTTP, handshakes), 2 of them kept for operators, lowered at start so that RLIMIT_NOFILE keeps
+  // HTTP, handshakes), 4 of them kept for operators, lowered at start so that RLIMIT_NOFILE keeps
   // room for the daemon; allowed_origins: web origins besides the live view's own whose pages may
   // open the WebSocket ("https://app.foxglove.dev").
   std::uint32_t max_connections = 16;

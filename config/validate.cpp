@@ -408,7 +408,7 @@ void CheckRecorder(const Config& c, Checker* k) {
 
 void CheckLive(const Config& c, Checker* k) {
   const LiveConfig& l = c.live;
-  k->Range("live.max_connections", l.max_connections, 3, 1024);  // > the 2 operator slots
+  k->Range("live.max_connections", l.max_connections, 5, 1024);  // > the 4 operator slots
   for (std::size_t i = 0; i < l.allowed_origins.size(); ++i) {
     const std::string& o = l.allowed_origins[i];
     const std::size_t host = o.find("://");

@@ -458,7 +458,7 @@ INSTANTIATE_TEST_SUITE_P(
              "network would watch the robot",
              false},
         Case{"live connections", "max_connections: 16 ", "max_connections: 2 ",
-             "live.max_connections", "2 is outside 3..1024"},
+             "live.max_connections", "2 is outside 5..1024"},
         Case{"live origin", "allowed_origins: []", "allowed_origins: [evil.example/page]",
              "live.allowed_origins[0]",
              "'evil.example/page' is not an origin: http(s)://host[:port], no path"},
