@@ -225,7 +225,11 @@ void ControlLoop::Maintain(std::int64_t now_us, sm::Mode mode) {
   const std::uint32_t mail = channels_->motor_request.exchange(0, std::memory_order_acq_rel);
   const std::size_t joint = mail & 0xFFFF;
   if (mail != 0 && joint < joints_.size() && mode == sm::Mode::kDamp) {
-    scheduler_.RequestSpecial(joint, static_cast<can::MotorRequest>((mail >> 16) - 1));
+    const auto request = static_cast<can::MotorRequest>((mail >> 16) - 1);
+    scheduler_.RequestSpecial(joint, request);
+    if (request == can::MotorRequest::kSetZero) {
+      state_machine_.Submit(now_us, DaemonCommand(sm::CommandKind::kZeroSet, now_us));
+    }
   }
   const std::uint64_t scan = channels_->scan_request.load(std::memory_order_acquire);
   if (scan != scan_seen_) {

@@ -249,7 +249,8 @@ edge::MaintenanceResult MaintenanceDesk::Zero(const edge::MaintenanceRequest& re
   r.set_ok(true);
   r.mutable_zero()->set_note(std::string(ZeroNote(config_.motor_of(z.joint()).family)) +
                              ". The joint's offset was measured against the old zero: run "
-                             "robot-edgectl calibrate again.");
+                             "robot-edgectl calibrate again, then restart robot-edged (until "
+                             "then nothing leaves DAMP).");
   return r;
 }
 

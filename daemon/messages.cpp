@@ -110,6 +110,9 @@ std::string BlockedText(const sm::Event& e, const config::Config& c) {
       return std::string(sm::ToString(e.alert.id)) + " is active: " + AlertText(e.alert, c);
     case sm::Reason::kMotorsNotReady: return "not every motor has replied yet";
     case sm::Reason::kImuNotReady: return "the IMU has not reported yet (fall detection is blind)";
+    case sm::Reason::kCalibrationStale:
+      return "a motor's zero was set (robot-edgectl zero): the joint offsets are stale; run "
+             "robot-edgectl calibrate, then restart robot-edged";
     case sm::Reason::kStopLatched:
       return std::string("the robot was stopped by ") + e.stopped_by.data() +
              "; the client in control releases the stop with ModeCommand(STAND)";

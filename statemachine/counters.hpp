@@ -32,6 +32,8 @@ enum class Reason : std::uint8_t {
   kImuNotReady,              // leaving DAMP before the IMU has reported (fall detection blind)
   kTrajectoryStreamDamped,   // a trajectory stream that DAMP interrupted (pause or STAND first)
   kSentBeforeDamp,           // sent before the robot last entered DAMP: cannot leave it
+  kCalibrationStale,         // a motor's zero was set (robot-edgectl zero): the offsets are stale
+                             // until robot-edgectl calibrate and a restart
   kStopLatched,              // someone other than the client in control stopped the robot: only
                              // that client's ModeCommand(STAND) leaves DAMP (latch_external_damp)
   kJogNotInDamp,             // a jog moves one joint out of DAMP only (bring-up)

@@ -25,6 +25,8 @@ enum class CommandKind : std::uint8_t {
   kStopWalking,  // internal: the controlling client left; MOVE/POLICY velocity -> 0
   kJog,          // bring-up: one joint moved in DAMP (jog.hpp); robot-edge's maintenance API
   kJointStream,  // a JointCommand (joint_stream.hpp); robot-edge's extension
+  kZeroSet,      // internal: a motor's own zero was set (robot-edgectl zero): the joint offsets are
+                 // stale until the calibration is read again (a restart); nothing leaves DAMP
 };
 
 // A packet of a client's stream (MOVE/TRAJECTORY, MOVE/JOINT_STREAM): it renews the watchdog.

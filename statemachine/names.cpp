@@ -55,6 +55,7 @@ const char* ToString(Reason reason) {
     case Reason::kImuNotReady: return "imu_not_ready";
     case Reason::kTrajectoryStreamDamped: return "trajectory_stream_damped";
     case Reason::kStopLatched: return "stop_latched";
+    case Reason::kCalibrationStale: return "calibration_stale";
     case Reason::kSentBeforeDamp: return "sent_before_damp";
     case Reason::kJogNotInDamp: return "jog_not_in_damp";
     case Reason::kJointStreamInMove: return "joint_stream_in_move";

@@ -109,6 +109,7 @@ Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) c
   if (blocking != nullptr) return Reason::kBlockedByAlert;
   if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
   if (!alerts_.imu_received()) return Reason::kImuNotReady;
+  if (calibration_stale_) return Reason::kCalibrationStale;
   if (stop_latched_ && !ReleasesLatch(command)) return Reason::kStopLatched;
   if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
   if (IsStreamPacket(command.kind) && stream_damped_) {
@@ -153,6 +154,7 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
                joints_[command.jog.joint]);
       break;
     case CommandKind::kStopWalking: velocity_ = Velocity{}; break;
+    case CommandKind::kZeroSet: calibration_stale_ = true; break;
   }
   if (next != mode_) EnterMode(now_us, next, Cause::kCommand);
 }

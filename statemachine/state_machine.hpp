@@ -148,6 +148,8 @@ class StateMachine {
 
   // The stop latch (safety.latch_external_damp): someone other than the client in control sent
   // DAMP; every leave-DAMP (and jog) is refused until that client sends ModeCommand(STAND).
+  // A motor's zero was set since the calibration was read: leaving DAMP (and jogging) is refused.
+  bool calibration_stale_ = false;
   bool latch_enabled_;
   bool stop_latched_ = false;
   SenderLabel stopped_by_{};

@@ -44,7 +44,8 @@ Transition Decide(Mode from, CommandKind kind, ModeRequest request, bool policy_
     case CommandKind::kVelocity: return DecideVelocity(from, policy_available);
     case CommandKind::kTrajectory: return DecideTrajectory(from);
     case CommandKind::kJointStream: return DecideJointStream(from);
-    case CommandKind::kStopWalking: return To(from);
+    case CommandKind::kStopWalking:
+    case CommandKind::kZeroSet: return To(from);
     case CommandKind::kJog:
       return from == Mode::kDamp ? To(Mode::kDamp) : Refuse(Reason::kJogNotInDamp);
   }

@@ -127,6 +127,13 @@ TEST(Cli, BringUpScanJogCheckDirectionCalibrateZero) {
   r = Ctl(robot, "zero Neck_Yaw");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--confirm"), std::string::npos) << r.output;
+  // After a motor's zero is set its offset is stale: nothing leaves DAMP until a restart.
+  r = Ctl(robot, "zero Neck_Yaw --confirm");
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::this_thread::sleep_for(100ms);  // the control thread takes it at its next tick
+  r = Ctl(robot, "stand");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("calibration_stale"), std::string::npos) << r.output;
   r = Ctl(robot, "scan --controller cloud");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("may not run bring-up tools"), std::string::npos) << r.output;

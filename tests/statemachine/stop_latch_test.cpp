@@ -109,6 +109,21 @@ TEST(StopLatch, TheControllersOwnDampKeepsSeedRules) {
       << "seed 000: a trajectory may leave DAMP";
 }
 
+// Not the latch, but the same kind of hold: after robot-edgectl zero the offsets are stale.
+TEST(ZeroSet, NothingLeavesDampUntilTheCalibrationIsReadAgain) {
+  Machine m;
+  Command zero;
+  zero.kind = CommandKind::kZeroSet;
+  zero.source = CommandSource::kDaemon;
+  zero.received_us = zero.sent_us = 10 * kMs;
+  ASSERT_TRUE(m.sm.Submit(10 * kMs, zero).accepted);
+  EXPECT_EQ(m.sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs))).reason,
+            Reason::kCalibrationStale);
+  EXPECT_EQ(m.sm.Submit(30 * kMs, FromController(m.traj.Zero(30 * kMs))).reason,
+            Reason::kCalibrationStale);
+  EXPECT_EQ(m.Step(30 * kMs).mode, Mode::kDamp);
+}
+
 TEST(StopLatch, OffInTheConfigFollowsTheSeed) {
   config::Config c = test::UnlimitedConfig();
   c.safety.latch_external_damp = false;

@@ -104,7 +104,8 @@ TEST_P(TransitionTable, ThroughTheStateMachine) {
     case CommandKind::kVelocity: c = test::VelocityCmd(0.3f, 0, 0, 20 * kMs); break;
     case CommandKind::kTrajectory: c = m.traj.Zero(20 * kMs); break;
     case CommandKind::kJointStream: c = m.joint.Zero(20 * kMs); break;
-    case CommandKind::kStopWalking: break;
+    case CommandKind::kStopWalking:
+    case CommandKind::kZeroSet: break;
     case CommandKind::kJog:
       c.kind = CommandKind::kJog;
       c.jog = {3, 0.5f, 0.2f};
