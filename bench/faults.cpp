@@ -20,19 +20,10 @@ namespace {
 using test::Fault;
 
 int TrialsOf(Fault fault, bool quick) {
+  if (test::EndsTheDaemon(fault)) return quick ? 2 : 20;
   switch (fault) {
     case Fault::kStreamStops: return quick ? 20 : 1000;
     case Fault::kStaleBurst: return quick ? 2 : 20;
-    case Fault::kSigterm:
-    case Fault::kSigkill:
-    case Fault::kSigabrt:
-    case Fault::kSigsegv:
-    case Fault::kSigint:
-    case Fault::kSighup:
-    case Fault::kSigbus:
-    case Fault::kSigfpe:
-    case Fault::kSigill:
-    case Fault::kControlCrash: return quick ? 2 : 20;
     default: return quick ? 3 : 50;
   }
 }

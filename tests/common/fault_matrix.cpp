@@ -402,19 +402,7 @@ std::unique_ptr<Session> SessionFor(Fault fault, std::unique_ptr<CommandPolicy>*
     *policy = std::make_unique<CommandPolicy>(fault == Fault::kPolicyNonFinite);
     options.config_edits.push_back((*policy)->ConfigEdit());
   }
-  switch (fault) {
-    case Fault::kSigterm:
-    case Fault::kSigkill:
-    case Fault::kSigabrt:
-    case Fault::kSigsegv:
-    case Fault::kSigint:
-    case Fault::kSighup:
-    case Fault::kSigbus:
-    case Fault::kSigfpe:
-    case Fault::kSigill:
-    case Fault::kControlCrash: return nullptr;
-    default: break;
-  }
+  if (EndsTheDaemon(fault)) return nullptr;
   auto s = std::make_unique<Session>(options);
   Prepare(*s, setup);
   if ((fault == Fault::kPolicyNonFinite || fault == Fault::kInferenceStall) && !Stand(*s)) {

@@ -34,16 +34,17 @@ enum class Fault {
   kOvertemp,           // L_Knee at 85 °C
   kFall,               // the IMU tilts 75°
   kControlStall,       // the control thread stops (ptrace on its tid), the process runs on
-  kSigterm,            // systemctl stop
-  kSigkill,            // SIGKILL, then the unit's ExecStopPost as systemd runs it
-  kSigabrt,            // the systemd watchdog's kill, std::terminate
-  kSigsegv,            // a crash
-  kSigint,             // Ctrl-C in a terminal
-  kSighup,             // the terminal goes away
-  kSigbus,             // a crash: a bad mapped access
-  kSigfpe,             // a crash: an integer division by zero
-  kSigill,             // a crash: an illegal instruction
-  kControlCrash,       // SIGSEGV on the control thread itself (tgkill), perhaps mid-tick
+  // From here on the faults end the daemon (EndsTheDaemon).
+  kSigterm,       // systemctl stop
+  kSigkill,       // SIGKILL, then the unit's ExecStopPost as systemd runs it
+  kSigabrt,       // the systemd watchdog's kill, std::terminate
+  kSigsegv,       // a crash
+  kSigint,        // Ctrl-C in a terminal
+  kSighup,        // the terminal goes away
+  kSigbus,        // a crash: a bad mapped access
+  kSigfpe,        // a crash: an integer division by zero
+  kSigill,        // a crash: an illegal instruction
+  kControlCrash,  // SIGSEGV on the control thread itself (tgkill), perhaps mid-tick
 };
 
 struct FaultInfo {
@@ -54,6 +55,10 @@ struct FaultInfo {
   const char* decided_by;  // what sets the bound
   const char* recovery;    // what it takes to go on
 };
+
+// A fault that ends the daemon (a signal): each trial starts a robot of its own.
+// They are the last of the enum, from kSigterm on.
+constexpr bool EndsTheDaemon(Fault fault) { return fault >= Fault::kSigterm; }
 
 // Every fault, in the table's order.
 const std::vector<FaultInfo>& Faults();

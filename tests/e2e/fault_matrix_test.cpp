@@ -21,18 +21,9 @@ constexpr double kEmulatorProcessStartMs = 1500;
 // Enough trials to mean something where a trial is cheap (a fault on a running robot); the faults
 // that cost a robot each (the signals), a 3 s stall or a walking policy run fewer.
 int TrialsOf(Fault fault) {
+  if (EndsTheDaemon(fault)) return 2;
   switch (fault) {
     case Fault::kStaleBurst: return 1;
-    case Fault::kSigterm:
-    case Fault::kSigkill:
-    case Fault::kSigabrt:
-    case Fault::kSigsegv:
-    case Fault::kSigint:
-    case Fault::kSighup:
-    case Fault::kSigbus:
-    case Fault::kSigfpe:
-    case Fault::kSigill:
-    case Fault::kControlCrash: return 2;
     case Fault::kPolicyNonFinite:
     case Fault::kInferenceStall:
     case Fault::kControlStall: return 3;
