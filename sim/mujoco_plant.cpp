@@ -163,9 +163,29 @@ void MujocoPlant::FindSensors() {
   accel_adr_ = address("imu_accel", mjSENS_ACCELEROMETER);
   imu_site_ = mj_name2id(model_, mjOBJ_SITE, "imu");
   is_foot_.resize(static_cast<std::size_t>(model_->nbody));
+  bool named = false;
   for (int b = 0; b < model_->nbody; ++b) {
     is_foot_[static_cast<std::size_t>(b)] = NameContainsFoot(mj_id2name(model_, mjOBJ_BODY, b));
+    named = named || is_foot_[static_cast<std::size_t>(b)];
   }
+  if (named || model_->nbody < 2) return;
+  // No body named "foot" (Unitree's models end their legs in "*_ankle_link"): the feet are the
+  // leaf bodies whose origin, at the model's qpos0, is within 0.1 m of the lowest leaf's.
+  std::vector<bool> leaf(static_cast<std::size_t>(model_->nbody), true);
+  leaf[0] = false;
+  for (int b = 1; b < model_->nbody; ++b)
+    leaf[static_cast<std::size_t>(model_->body_parentid[b])] = false;
+  mjData* rest = mj_makeData(model_);
+  mj_kinematics(model_, rest);
+  double lowest = 1e300;
+  for (int b = 1; b < model_->nbody; ++b) {
+    if (leaf[static_cast<std::size_t>(b)]) lowest = std::min(lowest, rest->xpos[3 * b + 2]);
+  }
+  for (int b = 1; b < model_->nbody; ++b) {
+    is_foot_[static_cast<std::size_t>(b)] =
+        leaf[static_cast<std::size_t>(b)] && rest->xpos[3 * b + 2] <= lowest + 0.1;
+  }
+  mj_deleteData(rest);
 }
 
 void MujocoPlant::Step(std::span<const TorqueLaw> laws) {
