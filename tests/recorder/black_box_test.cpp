@@ -288,18 +288,17 @@ TEST(BlackBox, DumpsSavedByHandNeverEvictTheAlertsOnes) {
   o.max_files = 2;
   BlackBox box(o, test::Channels(), fs);
   const std::vector<Event> events = test::Events(40 * kS, 100);
-  const std::vector<DumpResult> results =
-      test::Feed(box, events,
-                 {{kT0 + 5 * kS, "FALL_DETECTED"},
-                  {kT0 + 10 * kS, "manual-a"},
-                  {kT0 + 15 * kS, "manual-b"},
-                  {kT0 + 20 * kS, "manual-c"},
-                  {kT0 + 25 * kS, "manual-d"}});
+  const std::vector<DumpResult> results = test::Feed(box, events,
+                                                     {{kT0 + 5 * kS, "FALL_DETECTED"},
+                                                      {kT0 + 10 * kS, "manual-a"},
+                                                      {kT0 + 15 * kS, "manual-b"},
+                                                      {kT0 + 20 * kS, "manual-c"},
+                                                      {kT0 + 25 * kS, "manual-d"}});
   ASSERT_EQ(results.size(), 5u);
-  EXPECT_EQ(fs.Names(kDir), (std::vector<std::string>{
-                                "blackbox_20240501-120005.000_FALL_DETECTED.mcap",
-                                "blackbox_20240501-120020.000_manual-c.mcap",
-                                "blackbox_20240501-120025.000_manual-d.mcap"}));
+  EXPECT_EQ(fs.Names(kDir),
+            (std::vector<std::string>{"blackbox_20240501-120005.000_FALL_DETECTED.mcap",
+                                      "blackbox_20240501-120020.000_manual-c.mcap",
+                                      "blackbox_20240501-120025.000_manual-d.mcap"}));
 }
 
 TEST(BlackBox, AddRefusesUnknownChannelsAndOversizedMessages) {
