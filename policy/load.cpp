@@ -1,8 +1,286 @@
 #include "policy/load.hpp"
 
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <variant>
+
 #include "policy/observation.hpp"
 
 namespace robot_edge::policy {
+namespace {
+
+// The JSON that `robot-edge-policy import` writes into metadata_props: numbers, strings, arrays,
+// objects. Only what the check reads; anything malformed throws std::runtime_error.
+struct Json {
+  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject } kind = Kind::kNull;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> fields;
+
+  const Json* Field(std::string_view name) const {
+    for (const auto& [k, v] : fields) {
+      if (k == name) return &v;
+    }
+    return nullptr;
+  }
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(std::string_view s) : s_(s) {}
+
+  Json Parse() {
+    Json v = Value();
+    Space();
+    if (i_ != s_.size()) Fail();
+    return v;
+  }
+
+ private:
+  [[noreturn]] void Fail() const {
+    throw std::runtime_error("not valid JSON at character " + std::to_string(i_));
+  }
+  void Space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
+      ++i_;
+  }
+  bool Eat(char c) {
+    Space();
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  std::string String() {
+    if (!Eat('"')) Fail();
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) Fail();
+        c = s_[i_++];
+        if (c == 'u') {  // names are ASCII; a \u escape is kept as '?'
+          i_ += 4;
+          c = '?';
+        } else if (c == 'n') {
+          c = '\n';
+        } else if (c == 't') {
+          c = '\t';
+        }
+      }
+      out += c;
+    }
+    if (i_ >= s_.size()) Fail();
+    ++i_;
+    return out;
+  }
+  Json Value() {
+    Space();
+    if (i_ >= s_.size()) Fail();
+    Json v;
+    const char c = s_[i_];
+    if (c == '"') {
+      v.kind = Json::Kind::kString;
+      v.text = String();
+    } else if (c == '[') {
+      ++i_;
+      v.kind = Json::Kind::kArray;
+      if (!Eat(']')) {
+        do v.items.push_back(Value());
+        while (Eat(','));
+        if (!Eat(']')) Fail();
+      }
+    } else if (c == '{') {
+      ++i_;
+      v.kind = Json::Kind::kObject;
+      if (!Eat('}')) {
+        do {
+          Space();
+          std::string key = String();
+          if (!Eat(':')) Fail();
+          v.fields.emplace_back(std::move(key), Value());
+        } while (Eat(','));
+        if (!Eat('}')) Fail();
+      }
+    } else if (s_.substr(i_, 4) == "true" || s_.substr(i_, 5) == "false") {
+      v.kind = Json::Kind::kBool;
+      v.number = c == 't' ? 1 : 0;
+      i_ += c == 't' ? 4 : 5;
+    } else if (s_.substr(i_, 4) == "null") {
+      i_ += 4;
+    } else {
+      const std::string rest(s_.substr(i_, 64));
+      char* end = nullptr;
+      v.number = std::strtod(rest.c_str(), &end);
+      if (end == rest.c_str()) Fail();
+      v.kind = Json::Kind::kNumber;
+      i_ += static_cast<std::size_t>(end - rest.c_str());
+    }
+    return v;
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+bool Same(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
+
+std::string Number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A number or an array of numbers, as numbers; throws when it is neither.
+std::vector<double> Numbers(const Json& j) {
+  if (j.kind == Json::Kind::kNumber) return {j.number};
+  if (j.kind != Json::Kind::kArray) throw std::runtime_error("not a number or a list of numbers");
+  std::vector<double> out;
+  for (const Json& item : j.items) {
+    if (item.kind != Json::Kind::kNumber) throw std::runtime_error("not a list of numbers");
+    out.push_back(item.number);
+  }
+  return out;
+}
+
+// One value per joint: a single value stands for every joint.
+std::vector<double> PerJoint(std::vector<double> v, std::size_t n) {
+  if (v.size() == 1 && n != 1) v.assign(n, v[0]);
+  return v;
+}
+
+// The comparison of one metadata entry with the config; "" when they agree.
+std::string CompareNumbers(const std::vector<double>& model, const std::vector<double>& config,
+                           const std::vector<std::string>& names) {
+  if (model.size() != config.size()) {
+    return std::to_string(model.size()) + " values in the model, " + std::to_string(config.size()) +
+           " here";
+  }
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    if (!Same(model[i], config[i])) {
+      const std::string who = i < names.size() ? names[i] : "value " + std::to_string(i);
+      return who + ": " + Number(model[i]) + " in the model, " + Number(config[i]) + " here";
+    }
+  }
+  return "";
+}
+
+// ONNX metadata_props written by `robot-edge-policy import` (robot_edge.*), compared with the
+// policy section as robot-edged will run it (defaults resolved). Each disagreement is one problem
+// naming the config field and the metadata key.
+std::vector<std::string> CheckMetadata(const config::Config& config) {
+  std::ifstream in(config.policy.model_path, std::ios::binary);
+  onnx::ModelProto model;
+  if (!in || !model.ParseFromIstream(&in)) return {};  // LoadOnnx has reported it already
+  const auto& p = config.policy;
+  const std::size_t n = p.joints.size();
+  std::vector<std::string> problems;
+  auto problem = [&](const std::string& field, const std::string& key, const std::string& what) {
+    problems.push_back(config.Where(field) + ": the model's metadata " + key +
+                       " does not match: " + what);
+  };
+  std::vector<double> stand, kp, kd;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& joint = config.joints[p.joints[i]];
+    stand.push_back(joint.stand_rad);
+    kp.push_back(joint.kp);
+    kd.push_back(joint.kd);
+  }
+  for (const auto& entry : model.metadata_props()) {
+    const std::string& key = entry.key();
+    if (key.rfind("robot_edge.", 0) != 0) continue;
+    Json j;
+    try {
+      j = JsonParser(entry.value()).Parse();
+    } catch (const std::exception& e) {
+      problems.push_back(config.Where("policy.model") + ": the model's metadata " + key + ": " +
+                         e.what());
+      continue;
+    }
+    try {
+      if (key == "robot_edge.joint_names") {
+        std::vector<std::string> names;
+        for (const Json& item : j.items) names.push_back(item.text);
+        if (names.size() != n) {
+          problem("policy.joints", key,
+                  std::to_string(names.size()) + " joints in the model, " + std::to_string(n) +
+                      " here");
+        } else {
+          for (std::size_t i = 0; i < n; ++i) {
+            if (names[i] != p.joint_names[i]) {
+              problem("policy.joints", key,
+                      "joint " + std::to_string(i) + " is " + names[i] + " in the model, " +
+                          p.joint_names[i] + " here");
+              break;
+            }
+          }
+        }
+      } else if (key == "robot_edge.default_pose") {
+        const auto here = p.default_pose_rad.empty() ? stand : PerJoint(p.default_pose_rad, n);
+        if (auto d = CompareNumbers(PerJoint(Numbers(j), n), here, p.joint_names); !d.empty())
+          problem("policy.default_pose", key, d);
+      } else if (key == "robot_edge.kp" || key == "robot_edge.kd") {
+        const bool is_kp = key == "robot_edge.kp";
+        const auto& given = is_kp ? p.kp : p.kd;
+        const auto here = given.empty() ? (is_kp ? kp : kd) : PerJoint(given, n);
+        if (auto d = CompareNumbers(PerJoint(Numbers(j), n), here, p.joint_names); !d.empty())
+          problem(is_kp ? "policy.kp" : "policy.kd", key, d);
+      } else if (key == "robot_edge.action_scale") {
+        if (auto d =
+                CompareNumbers(PerJoint(Numbers(j), n), PerJoint(p.action_scale, n), p.joint_names);
+            !d.empty())
+          problem("policy.action_scale", key, d);
+      } else if (key == "robot_edge.rate_hz") {
+        if (!Same(Numbers(j).at(0), p.rate_hz))
+          problem("policy.rate_hz", key,
+                  Number(Numbers(j).at(0)) + " Hz in the model, " + Number(p.rate_hz) + " here");
+      } else if (key == "robot_edge.observation") {
+        if (j.items.size() != p.observation.size()) {
+          problem("policy.observation", key,
+                  std::to_string(j.items.size()) + " terms in the model, " +
+                      std::to_string(p.observation.size()) + " here");
+          continue;
+        }
+        for (std::size_t t = 0; t < j.items.size(); ++t) {
+          const Json& m = j.items[t];
+          const auto& c = p.observation[t];
+          const std::string field = "policy.observation[" + std::to_string(t) + "]";
+          const Json* term = m.Field("term");
+          const std::string name = term ? term->text : "?";
+          if (name != config::ToString(c.term)) {
+            problem(field, key,
+                    "term " + std::to_string(t) + " is " + name + " in the model, " +
+                        config::ToString(c.term) + " here");
+            break;
+          }
+          const Json* scale = m.Field("scale");
+          std::vector<double> ms = scale ? Numbers(*scale) : std::vector<double>{1.0};
+          std::vector<double> cs = c.scale;
+          if (ms.size() == 1 && cs.size() > 1) ms.assign(cs.size(), ms[0]);
+          if (cs.size() == 1 && ms.size() > 1) cs.assign(ms.size(), cs[0]);
+          if (auto d = CompareNumbers(ms, cs, {}); !d.empty())
+            problem(field + ".scale", key, name + " scale: " + d);
+          if (const Json* period = m.Field("period_s"); period &&
+                                                        c.term == config::ObservationTerm::kPhase &&
+                                                        !Same(Numbers(*period).at(0), c.period_s))
+            problem(field + ".period_s", key,
+                    "phase period_s: " + Number(Numbers(*period).at(0)) + " in the model, " +
+                        Number(c.period_s) + " here");
+        }
+      }
+    } catch (const std::exception& e) {
+      problems.push_back(config.Where("policy.model") + ": the model's metadata " + key + ": " +
+                         e.what());
+    }
+  }
+  return problems;
+}
+
+}  // namespace
 
 std::unique_ptr<InferenceRuntime> LoadPolicyModel(const config::Config& config) {
   const std::string where = config.Where("policy.model") + ": ";
@@ -23,6 +301,7 @@ std::unique_ptr<InferenceRuntime> LoadPolicyModel(const config::Config& config) 
                        " outputs; policy.joints has " +
                        std::to_string(config.policy.joints.size()));
   }
+  if (problems.empty()) problems = CheckMetadata(config);
   if (!problems.empty()) throw config::ConfigError(problems);
   return runtime;
 }

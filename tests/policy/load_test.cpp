@@ -196,5 +196,90 @@ TEST_F(DemoModel, LeansTheHipsWithVyAndVyaw) {
   EXPECT_GT(out_[2].position_rad, 0.05f);  // L_Hip_Yaw
 }
 
+// Self-describing models: the metadata `robot-edge-policy import` writes (robot_edge.*, JSON)
+// is compared with the policy section as it will run (defaults resolved: L_Knee and R_Knee stand
+// at 0.60, kp 150, kd 4 in config/robot-edge.yaml); a mismatch names the config field.
+std::string ModelWithMetadata(const std::string& dir,
+                              const std::vector<std::pair<std::string, std::string>>& meta) {
+  auto b = test::LinearModel(5, 2, std::vector<float>(10, 0.1f), {0, 0});
+  for (const auto& [k, v] : meta) {
+    auto* entry = b.proto().add_metadata_props();
+    entry->set_key(k);
+    entry->set_value(v);
+  }
+  return b.Write(dir + "/meta.onnx");
+}
+
+const std::vector<std::pair<std::string, std::string>> kMatching = {
+    {"robot_edge.joint_names", R"(["L_Knee", "R_Knee"])"},
+    {"robot_edge.default_pose", "[0.6, 0.6]"},
+    {"robot_edge.kp", "[150.0, 150.0]"},
+    {"robot_edge.kd", "4"},
+    {"robot_edge.action_scale", "0.25"},
+    {"robot_edge.rate_hz", "50.0"},
+    {"robot_edge.observation", R"([{"term": "command"}, {"term": "joint_pos", "scale": 1.0}])"},
+    {"producer.other", "not robot-edge's: ignored"}};
+
+std::vector<std::string> MetadataProblems(const std::string& name, const std::string& key,
+                                          const std::string& value) {
+  auto meta = kMatching;
+  for (auto& [k, v] : meta) {
+    if (k == key) v = value;
+  }
+  return Problems(test::WithPolicy(Section(ModelWithMetadata(test::ScratchDir(name), meta))));
+}
+
+TEST(LoadPolicyModel, MetadataThatMatchesTheConfigIsAccepted) {
+  const auto path = ModelWithMetadata(test::ScratchDir("meta-ok"), kMatching);
+  EXPECT_TRUE(Problems(test::WithPolicy(Section(path))).empty());
+}
+
+TEST(LoadPolicyModel, AMetadataMismatchIsRefusedNamingTheField) {
+  const config::Config c = test::WithPolicy(Section("x.onnx"));
+  const struct {
+    const char* key;
+    const char* value;
+    std::string expected;
+  } cases[] = {
+      {"robot_edge.joint_names", R"(["R_Knee", "L_Knee"])",
+       c.Where("policy.joints") + ": the model's metadata robot_edge.joint_names does not match: "
+                                  "joint 0 is R_Knee in the model, L_Knee here"},
+      {"robot_edge.default_pose", "[0.6, 0.5]",
+       c.Where("policy.default_pose") + ": the model's metadata robot_edge.default_pose does not "
+                                        "match: R_Knee: 0.5 in the model, 0.6 here"},
+      {"robot_edge.kp", "[150, 200]",
+       c.Where("policy.kp") + ": the model's metadata robot_edge.kp does not match: R_Knee: 200 "
+                              "in the model, 150 here"},
+      {"robot_edge.kd", "[4, 4, 4]",
+       c.Where("policy.kd") + ": the model's metadata robot_edge.kd does not match: 3 values in "
+                              "the model, 2 here"},
+      {"robot_edge.action_scale", "0.5",
+       c.Where("policy.action_scale") + ": the model's metadata robot_edge.action_scale does not "
+                                        "match: L_Knee: 0.5 in the model, 0.25 here"},
+      {"robot_edge.rate_hz", "100",
+       c.Where("policy.rate_hz") + ": the model's metadata robot_edge.rate_hz does not match: 100 "
+                                   "Hz in the model, 50 here"},
+      {"robot_edge.observation", R"([{"term": "command"}, {"term": "joint_vel"}])",
+       c.Where("policy.observation[1]") + ": the model's metadata robot_edge.observation does "
+                                          "not match: term 1 is joint_vel in the model, "
+                                          "joint_pos here"},
+      {"robot_edge.observation",
+       R"([{"term": "command", "scale": [2, 2, 0.25]}, {"term": "joint_pos"}])",
+       c.Where("policy.observation[0].scale") + ": the model's metadata robot_edge.observation "
+                                                "does not match: command scale: value 0: 2 in the "
+                                                "model, 1 here"},
+      {"robot_edge.kp", "[150, ",
+       c.Where("policy.model") + ": the model's metadata robot_edge.kp: not valid JSON at "
+                                 "character 6"},
+  };
+  int n = 0;
+  for (const auto& k : cases) {
+    const auto p = MetadataProblems("meta-" + std::to_string(n++), k.key, k.value);
+    ASSERT_EQ(p.size(), 1u) << k.key << " = " << k.value;
+    // The config's file name is the same; its policy.model line names another scratch file.
+    EXPECT_EQ(p[0], k.expected) << k.key << " = " << k.value;
+  }
+}
+
 }  // namespace
 }  // namespace robot_edge::policy
