@@ -362,20 +362,6 @@ enum class ObservationTerm {
   kJointVel,          ///< joint_vel: velocity (rad/s), per joint
   kLastAction,        ///< last_action: the network's previous output (after action_clip), per
                       ///< policy joint; zeros after entering MOVE/POLICY
-};
-
-struct ObservationTermConfig {
-  ObservationTerm term = ObservationTerm::kBaseAngVel;  ///< term: one of the names above
-  std::vector<double> scale = {1.0};     ///< scale: one factor for every value of the term, or one
-                                         ///< per value (e.g. command: [2.0, 2.0, 0.25])
-  std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
-                                         ///< order; default: policy.joints
-  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
-};
-
-// How the last `history` observation frames are laid out in the network's input, oldest first.
-enum class HistoryLayout {
-  kFrameMajor,  ///< frame_major: [frame t-H+1 | … | frame t] (legged_gym / humanoid-gym stacking)
   kPhase,             ///< phase: a gait clock, sin and cos of 2π·t/period_s: 2 (or 1: values)
 };
 
@@ -390,6 +376,23 @@ enum class PhaseValues {
 enum class PhaseSince {
   kPolicy,  ///< policy: entering MOVE/POLICY (t = 0 there)
   kStart,   ///< start: the daemon's start
+};
+
+struct ObservationTermConfig {
+  ObservationTerm term = ObservationTerm::kBaseAngVel;  ///< term: one of the names above
+  std::vector<double> scale = {1.0};     ///< scale: one factor for every value of the term, or one
+                                         ///< per value (e.g. command: [2.0, 2.0, 0.25])
+  std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
+                                         ///< order; default: policy.joints
+  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
+  double period_s = 0.0;                 ///< period_s: phase only: the gait period (s); required
+  PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
+  PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
+};
+
+// How the last `history` observation frames are laid out in the network's input, oldest first.
+enum class HistoryLayout {
+  kFrameMajor,  ///< frame_major: [frame t-H+1 | … | frame t] (legged_gym / humanoid-gym stacking)
   kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
 };
 
@@ -399,9 +402,6 @@ enum class PolicyFaultAction {
   kDamp,   ///< damp: DAMP
 };
 
-  double period_s = 0.0;                 ///< period_s: phase only: the gait period (s); required
-  PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
-  PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
 // The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
 // (optional: without it velocity commands are refused with velocity_no_policy).
 // Each inference: observation (terms in order, each value scaled, then clipped to
@@ -434,6 +434,9 @@ struct PolicyConfig {
   std::uint32_t stall_timeout_ms = 0;  ///< stall_timeout_ms: targets older than this end
                                        ///< MOVE/POLICY (a stalled inference thread); 0 = two
                                        ///< policy periods
+  // recurrent_state: {INPUT: OUTPUT}, the network's recurrent state: each output is copied into
+  // its input for the next inference; absent = every input P_in with an output P_out.
+  std::vector<std::pair<std::string, std::string>> recurrent_state;  ///< recurrent_state
 
   // stall_timeout_ms, or two policy periods when 0 (µs).
   std::int64_t stall_timeout_us() const {
@@ -446,11 +449,10 @@ struct PolicyConfig {
 std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
 const char* ToString(ObservationTerm term);
 const char* ToString(HistoryLayout layout);
+const char* ToString(PhaseValues values);
+const char* ToString(PhaseSince since);
 const char* ToString(PolicyFaultAction action);
 const char* ToString(MotorFamily family);
-  // recurrent_state: {INPUT: OUTPUT}, the network's recurrent state: each output is copied into
-  // its input for the next inference; absent = every input P_in with an output P_out.
-  std::vector<std::pair<std::string, std::string>> recurrent_state;  ///< recurrent_state
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;
@@ -463,8 +465,6 @@ struct Config {
   std::string calibration_path;      ///< calibration, resolved
   std::string calibrated_at;         ///< the calibration file's calibrated_at; "" = not loaded
   std::string robot_name = "robot";  ///< robot.name
-const char* ToString(PhaseValues values);
-const char* ToString(PhaseSince since);
   bool provisioned = false;          ///< robot.provisioned: robot setup complete (diagnostics)
   ControlConfig control;
   RealtimeConfig realtime;

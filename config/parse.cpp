@@ -574,6 +574,7 @@ void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
     }
     ReadNumbers(r, "scale", ctx, &t.scale);
     ReadJointList(r, "joints", ctx, *c, &t.joint_names, &t.joints);
+    if (known) ReadPhase(r, node[i], path, ctx, &t);
     if (r.Has("joints") && t.joint_names.empty()) {
       ctx->Error(node[i]["joints"], path + ".joints", "empty: leave it out to use policy.joints");
     }
@@ -594,7 +595,6 @@ void ReadHistoryLayout(MapReader& r, const YAML::Node& node, ParseContext* ctx,
   } else {
     ctx->Error(node["history_layout"], "policy.history_layout",
                "'" + name + "' is not a history layout (frame_major, term_major)");
-    if (known) ReadPhase(r, node[i], path, ctx, &t);
   }
 }
 
@@ -634,6 +634,7 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   ReadHistoryLayout(r, node, ctx, &p.history_layout);
   ReadFaultAction(r, node, ctx, &p.on_fault);
   r.Read("stall_timeout_ms", &p.stall_timeout_ms);
+  ParseRecurrentState(r.Child("recurrent_state"), ctx, c);
   r.Finish();
   p.model_path = RelativeToConfig(c->source, p.model);
 }
@@ -654,7 +655,6 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
   ParseTargetLimits(top.Child("target_limits"), ctx, c);
   ParseImu(top.Child("imu"), ctx, c);
   ParseBattery(top.Child("battery"), ctx, c);
-  ParseRecurrentState(r.Child("recurrent_state"), ctx, c);
   ParseApi(top.Child("api"), ctx, &c->api);
   ParseRecorder(top.Child("recorder"), ctx, &c->recorder);
   ParseLive(top.Child("live"), ctx, &c->live);
@@ -673,6 +673,7 @@ const char* ToString(ObservationTerm term) {
     case ObservationTerm::kJointPos: return "joint_pos";
     case ObservationTerm::kJointVel: return "joint_vel";
     case ObservationTerm::kLastAction: return "last_action";
+    case ObservationTerm::kPhase: return "phase";
   }
   return "?";
 }
@@ -693,7 +694,6 @@ const char* ToString(MotorFamily family) {
   }
   return "?";
 }
-    case ObservationTerm::kPhase: return "phase";
 
 const char* ToString(HistoryLayout layout) {
   switch (layout) {
@@ -703,26 +703,6 @@ const char* ToString(HistoryLayout layout) {
   return "?";
 }
 
-std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy) {
-  switch (term.term) {
-    case ObservationTerm::kBaseAngVel:
-    case ObservationTerm::kProjectedGravity:
-    case ObservationTerm::kCommand: return 3;
-    case ObservationTerm::kJointPos:
-    case ObservationTerm::kJointVel: return term.joints.size();
-    case ObservationTerm::kLastAction: return policy.joints.size();
-  }
-  return 0;
-}
-
-Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
-  Config c;
-  c.source = std::string(source_name);
-  ParseContext ctx{c.source, &c.lines, {}};
-  const YAML::Node root = detail::LoadDocument(yaml_text, c.source);
-  if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
-  detail::CheckKeys(root, &ctx);
-  if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
 const char* ToString(PhaseValues values) {
   switch (values) {
     case PhaseValues::kSinCos: return "sin_cos";
@@ -740,6 +720,27 @@ const char* ToString(PhaseSince since) {
   return "?";
 }
 
+std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy) {
+  switch (term.term) {
+    case ObservationTerm::kBaseAngVel:
+    case ObservationTerm::kProjectedGravity:
+    case ObservationTerm::kCommand: return 3;
+    case ObservationTerm::kJointPos:
+    case ObservationTerm::kJointVel: return term.joints.size();
+    case ObservationTerm::kLastAction: return policy.joints.size();
+    case ObservationTerm::kPhase: return term.values == PhaseValues::kSinCos ? 2 : 1;
+  }
+  return 0;
+}
+
+Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
+  Config c;
+  c.source = std::string(source_name);
+  ParseContext ctx{c.source, &c.lines, {}};
+  const YAML::Node root = detail::LoadDocument(yaml_text, c.source);
+  if (!root.IsMap()) throw ConfigError({c.source + ": expected a YAML mapping at the top level"});
+  detail::CheckKeys(root, &ctx);
+  if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   try {
     ParseSections(root, &ctx, &c);
   } catch (const YAML::Exception& e) {
@@ -748,7 +749,6 @@ const char* ToString(PhaseSince since) {
   }
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
   return c;
-    case ObservationTerm::kPhase: return term.values == PhaseValues::kSinCos ? 2 : 1;
 }
 
 namespace {

@@ -576,6 +576,7 @@ void CheckObservation(const Config& c, Checker* k) {
       k->Fail(key + ".joints", "only joint_pos and joint_vel take joints");
     }
     CheckJointNames(c, key + ".joints", t.joint_names, t.joints, k);
+    if (t.term == ObservationTerm::kPhase) k->Range(key + ".period_s", t.period_s, 0.01, 1000);
     if (CheckCount(key + ".scale", t.scale.size(), TermSize(t, p), false,
                    std::string("value of ") + ToString(t.term), k)) {
       for (std::size_t n = 0; n < t.scale.size(); ++n) {
@@ -611,7 +612,6 @@ void CheckPolicy(const Config& c, Checker* k) {
   const std::size_t n = p.joints.size();
   if (!p.default_pose_rad.empty() && p.default_pose_rad.size() != n) {
     k->Fail("policy.default_pose", "has " + std::to_string(p.default_pose_rad.size()) +
-    if (t.term == ObservationTerm::kPhase) k->Range(key + ".period_s", t.period_s, 0.01, 1000);
                                        " values: give one per policy joint (" + std::to_string(n) +
                                        ")");
   } else if (AllResolved(c, p.joints)) {
