@@ -21,11 +21,11 @@ struct Json {
   double number = 0;
   std::string text;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
+  std::vector<std::string> keys;  // an object's, with its values in `items`
 
   const Json* Field(std::string_view name) const {
-    for (const auto& [k, v] : fields) {
-      if (k == name) return &v;
+    for (std::size_t i = 0; i < keys.size() && i < items.size(); ++i) {
+      if (keys[i] == name) return &items[i];
     }
     return nullptr;
   }
@@ -102,7 +102,8 @@ class JsonParser {
           Space();
           std::string key = String();
           if (!Eat(':')) Fail();
-          v.fields.emplace_back(std::move(key), Value());
+          v.keys.push_back(std::move(key));
+          v.items.push_back(Value());
         } while (Eat(','));
         if (!Eat('}')) Fail();
       }
@@ -202,6 +203,9 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
       continue;
     }
     try {
+      if ((key == "robot_edge.joint_names" || key == "robot_edge.observation") &&
+          j.kind != Json::Kind::kArray)
+        throw std::runtime_error("not a list");
       if (key == "robot_edge.joint_names") {
         std::vector<std::string> names;
         for (const Json& item : j.items) names.push_back(item.text);
