@@ -67,8 +67,7 @@ int main(int argc, char** argv) {
   }
   try {
     const double seconds = std::atof(argv[3]);
-    const std::array<double, 3> cmd = {std::atof(argv[4]), std::atof(argv[5]),
-                                       std::atof(argv[6])};
+    const std::array<double, 3> cmd = {std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6])};
     auto loaded = robot_edge::sim::LoadMjcf(argv[1]);
     mjModel* m = loaded.model;
     if (m->nq != 7 + kJoints || m->nv != 6 + kJoints || m->nu != kJoints) {
@@ -124,7 +123,8 @@ int main(int argc, char** argv) {
       for (int j = 0; j < kJoints; ++j) {
         obs[k++] = static_cast<float>((d->qpos[7 + j] - kDefault[j]) * kDofPosScale);
       }
-      for (int j = 0; j < kJoints; ++j) obs[k++] = static_cast<float>(d->qvel[6 + j] * kDofVelScale);
+      for (int j = 0; j < kJoints; ++j)
+        obs[k++] = static_cast<float>(d->qvel[6 + j] * kDofVelScale);
       for (int j = 0; j < kJoints; ++j) obs[k++] = action[j];
       const double phase = std::fmod(t, kPeriod) / kPeriod;
       obs[k++] = static_cast<float>(std::sin(2 * M_PI * phase));
