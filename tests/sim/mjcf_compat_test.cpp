@@ -115,6 +115,21 @@ TEST(MjcfCompat, UnitreeH1LoadsAsShipped) {
             t.end());
 }
 
+TEST(MjcfCompat, FeetAreTheLowestLeafBodiesWhenNoneIsNamedFoot) {
+  // Unitree's legs end in left_ankle_link / right_ankle_link; no body is named "foot". Dropped
+  // limp from the model's pose (pelvis at 1.05 m), the first contacts with the floor are the
+  // ankle links', and they count as foot contacts (sim2sim lowers a robot until they do).
+  MujocoPlant plant(H1Config(), kH1Scene, std::nullopt);
+  std::vector<TorqueLaw> limp(plant.motor_count());
+  GroundTruth truth;
+  for (int step = 0; step < 200 && truth.contacts == 0; ++step) {
+    plant.Step(limp);
+    truth = plant.truth().value();
+  }
+  ASSERT_GT(truth.contacts, 0);
+  EXPECT_EQ(truth.foot_contacts, truth.contacts);
+}
+
 TEST(MjcfCompat, AutolimitsLimitsAJointThatHasARange) {
   MujocoPlant plant(H1Config(), kH1Scene, std::nullopt);
   const mjModel* m = plant.model();
