@@ -1,7 +1,8 @@
 """robot-edge-policy import: a legged_gym / rsl_rl TorchScript actor to ONNX and a `policy:` section.
 
-    robot-edge-policy import ACTOR.pt [--deploy DEPLOY.yaml] [--joints A,B,...] [--config CONFIG.yaml]
-                                      --out POLICY.onnx [--yaml POLICY.yaml] [--steps 20]
+    robot-edge-policy import ACTOR.pt [--deploy DEPLOY.yaml] [--joints A,B,... | --mjcf MODEL.xml]
+                                      [--config CONFIG.yaml] --out POLICY.onnx [--yaml POLICY.yaml]
+                                      [--steps 20]
 
 ACTOR.pt is what rsl_rl's / unitree_rl_gym's `export_policy_as_jit` writes: either the actor MLP
 itself (a scripted `Sequential` of Linear and activation layers), or `PolicyExporterLSTM`: an LSTM
@@ -15,7 +16,8 @@ the state carried through both; a difference above 1e-4 refuses the import.
 The deploy yaml (unitree_rl_gym's deploy/deploy_mujoco/configs/*.yaml) gives the gains, default
 pose, scales, rate and the observation (legged_gym's, with unitree_rl_gym's gait clock when
 num_obs says so). Joint names: the deploy yaml's `joint_names` when it has them, else --joints
-(the training order, e.g. the MJCF's), else the config's `policy.joints`. With --config each name
+(the training order), else --mjcf (the model's hinge / slide joints in document order: legged_gym's
+dof order), else the config's `policy.joints`. With --config each name
 must be a config joint, or a model name that the config's `sim.joint_names` maps to one; any that
 is not is named and the import refused.
 
@@ -308,17 +310,40 @@ def _per_joint(value, n, what):
     return [float(v) for v in value]
 
 
-def joint_names(deploy, joints_option, config, n):
+def mjcf_joints(path):
+    """The model's hinge and slide joints in document order: legged_gym's dof order."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(path).getroot()
+    defaults = {}
+    for d in root.iter("default"):
+        j = d.find("joint")
+        if j is not None and "type" in j.attrib:
+            defaults[d.get("class", "main")] = j.get("type")
+    names = []
+    for j in root.iter("joint"):
+        if j.get("name") is None:  # <default> joints have none
+            continue
+        kind = j.get("type") or defaults.get(j.get("class", "main"), "hinge")
+        if kind in ("hinge", "slide"):
+            names.append(j.get("name"))
+    if not names:
+        raise ImportError_(f"{path}: no named hinge or slide joints")
+    return names
+
+
+def joint_names(deploy, joints_option, config, n, mjcf=None):
     if deploy and (deploy.get("joint_names") or deploy.get("dof_names")):
         names, source = list(deploy.get("joint_names") or deploy.get("dof_names")), "the deploy yaml"
     elif joints_option:
         names, source = [j.strip() for j in joints_option.split(",") if j.strip()], "--joints"
+    elif mjcf:
+        names, source = mjcf_joints(mjcf), f"{mjcf}'s joints"
     elif config and (config.get("policy") or {}).get("joints"):
         names, source = list(config["policy"]["joints"]), "the config's policy.joints"
     else:
         raise ImportError_(f"the actor drives {n} joints but nothing names them: the deploy yaml "
-                           "has no joint_names, so give --joints (the training order) or a "
-                           "--config with policy.joints")
+                           "has no joint_names, so give --joints (the training order), --mjcf "
+                           "(the model it was trained on) or a --config with policy.joints")
     if len(names) != n:
         raise ImportError_(f"{source} names {len(names)} joints; the actor outputs {n} actions")
     if not config:
@@ -451,7 +476,7 @@ def run_import(args):
     if deploy and "num_actions" in deploy and int(deploy["num_actions"]) != n:
         raise ImportError_(f"the deploy yaml's num_actions is {deploy['num_actions']}; the actor "
                            f"outputs {n}")
-    names = joint_names(deploy, args.joints, config, n)
+    names = joint_names(deploy, args.joints, config, n, args.mjcf)
     import os
     state_in, state_out = export(torch, module, kind, obs_size, shapes, args.out)
     model = onnx.load(args.out)
@@ -490,6 +515,8 @@ def main(argv=None):
     imp.add_argument("actor", help="TorchScript actor (export_policy_as_jit's policy_1.pt)")
     imp.add_argument("--deploy", help="its deploy yaml (unitree_rl_gym deploy_mujoco configs)")
     imp.add_argument("--joints", help="the actions' joint names, comma-separated, in order")
+    imp.add_argument("--mjcf", help="the MJCF it was trained on: its joints' order names the "
+                                    "actions (legged_gym's dof order)")
     imp.add_argument("--config", help="a robot-edge config whose joints the names must match")
     imp.add_argument("--out", required=True, help="the ONNX to write")
     imp.add_argument("--yaml", help="write the policy: section here (default: stdout)")

@@ -190,3 +190,14 @@ def test_unitree_h1_reproduces_the_checked_in_onnx(tmp_path, capsys):
     assert section["default_pose"] == [0, 0, -0.1, 0.3, -0.2, 0, 0, -0.1, 0.3, -0.2]
     assert section["observation"][-1] == {"term": "phase", "period_s": 0.8}
     assert len(section["observation"]) == 7
+
+
+def test_joint_order_from_the_mjcf(tmp_path, capsys):
+    """legged_gym's dof order is the model's joint order: --mjcf reads it (the free joint and the
+    <default> joints left out), and --config then maps the names."""
+    rc, _, y = run(tmp_path, os.path.join(H1, "policy", "motion.pt"), "--deploy",
+                   os.path.join(H1, "policy", "deploy_mujoco_h1.yaml"), "--mjcf",
+                   os.path.join(H1, "h1.xml"), "--config", os.path.join(H1, "h1.yaml"))
+    assert rc == 0, capsys.readouterr().err
+    assert yaml.safe_load(y.read_text())["policy"]["joints"] == H1_JOINTS.split(",")
+    assert policy_import.mjcf_joints(os.path.join(H1, "h1.xml")) == H1_JOINTS.split(",")
