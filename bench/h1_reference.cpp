@@ -17,7 +17,8 @@
 //
 // Usage: bench_h1_reference MODEL.xml POLICY.onnx SECONDS VX VY VYAW [JSON_OUT]
 // Prints (and writes as JSON) the base's planar displacement, its x, the mean forward speed after
-// the first second, the largest tilt, the lowest pelvis height and whether it fell (tilt > 60°).
+// the first second, the heading change (unwrapped), the largest tilt, the lowest pelvis height
+// and whether it fell (tilt > 60°).
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
     std::array<double, kJoints> target = kDefault;
     const double x0 = d->qpos[0], y0 = d->qpos[1];
     double max_tilt = 0, min_height = 1e9, fell_at = -1, vx_sum = 0;
+    double yaw_change = 0, last_yaw = Yaw(d->qpos + 3);  // unwrapped, step by step
     int vx_n = 0;
     const long steps = std::lround(seconds / kDt);
     for (long counter = 1; counter <= steps; ++counter) {
@@ -103,11 +105,13 @@ int main(int argc, char** argv) {
       mj_step(m, d);
       const double t = counter * kDt;
       const double tilt = TiltDeg(d->qpos + 3);
+      const double yaw = Yaw(d->qpos + 3);
+      yaw_change += std::remainder(yaw - last_yaw, 2 * M_PI);
+      last_yaw = yaw;
       max_tilt = std::max(max_tilt, tilt);
       min_height = std::min(min_height, d->qpos[2]);
       if (fell_at < 0 && tilt > kFallTiltDeg) fell_at = t;
       if (t >= 1.0) {  // forward speed in the heading frame
-        const double yaw = Yaw(d->qpos + 3);
         vx_sum += std::cos(yaw) * d->qvel[0] + std::sin(yaw) * d->qvel[1];
         ++vx_n;
       }
@@ -137,16 +141,16 @@ int main(int argc, char** argv) {
     const double mean_vx = vx_n ? vx_sum / vx_n : 0;
     std::printf(
         "reference (deploy_mujoco.py's loop, MuJoCo %s): %.1f s at vx %.2f vy %.2f vyaw %.2f: "
-        "displacement %.3f m (x %.3f, y %.3f), mean forward speed %.3f m/s after 1 s, yaw %.1f°, "
+        "displacement %.3f m (x %.3f, y %.3f), mean forward speed %.3f m/s after 1 s, heading "
+        "change %.1f°, "
         "largest tilt %.1f°, lowest pelvis %.3f m, %s\n",
         mj_versionString(), seconds, cmd[0], cmd[1], cmd[2], distance, dx, dy, mean_vx,
-        Yaw(d->qpos + 3) * 180 / M_PI, max_tilt, min_height,
+        yaw_change * 180 / M_PI, max_tilt, min_height,
         fell_at < 0 ? "no fall" : ("FELL at " + std::to_string(fell_at) + " s").c_str());
     if (argc > 7) {
       std::ofstream(argv[7]) << "{\"seconds\": " << seconds << ", \"distance_m\": " << distance
                              << ", \"dx_m\": " << dx << ", \"dy_m\": " << dy
-                             << ", \"mean_vx_m_s\": " << mean_vx
-                             << ", \"yaw_rad\": " << Yaw(d->qpos + 3)
+                             << ", \"mean_vx_m_s\": " << mean_vx << ", \"yaw_rad\": " << yaw_change
                              << ", \"max_tilt_deg\": " << max_tilt
                              << ", \"min_pelvis_m\": " << min_height
                              << ", \"fell\": " << (fell_at < 0 ? "false" : "true") << "}\n";

@@ -51,12 +51,17 @@ def main():
     build = os.path.abspath(args.build)
     failures = []
     with tempfile.TemporaryDirectory(prefix="unitree-h1-walk.") as work:
-        ref_json = os.path.join(work, "reference.json")
-        subprocess.run([os.path.join(build, "bench", "bench_h1_reference"),
-                        os.path.join(H1, "scene.xml"), os.path.join(H1, "h1-walk.onnx"), "20",
-                        "0.5", "0", "0", ref_json], check=True)
-        with open(ref_json) as f:
-            ref = json.load(f)
+        def reference(name, seconds, velocity):
+            out = os.path.join(work, f"reference-{name}.json")
+            subprocess.run([os.path.join(build, "bench", "bench_h1_reference"),
+                            os.path.join(H1, "scene.xml"), os.path.join(H1, "h1-walk.onnx"),
+                            str(seconds), *map(str, velocity), out], check=True)
+            with open(out) as f:
+                return json.load(f)
+
+        ref = reference("walk", 20, (0.5, 0, 0))
+        ref_turn = reference("turn", 10, (0, 0, 0.5))
+        ref_stop = reference("stop", 5, (0, 0, 0))
         walk = sim2sim(build, work, "walk", 20, (0.5, 0, 0))
         turn = sim2sim(build, work, "turn", 10, (0, 0, 0.5))
         stop = sim2sim(build, work, "stop", 5, (0, 0, 0))
@@ -81,7 +86,8 @@ def main():
         # Unitree's policy steps in place at 0, drifting: the reference at -0.08 m/s
         failures.append(f"stop: a mean forward speed of {stop['mean_vx_m_s']} m/s at a zero "
                         "command (more than 0.1 m/s)")
-    summary = {"reference": ref, "walk": walk, "turn": turn, "stop": stop,
+    summary = {"reference": ref, "reference_turn": ref_turn, "reference_stop": ref_stop,
+               "walk": walk, "turn": turn, "stop": stop,
                "distance_fraction": round(walk["distance_m"] / ref["distance_m"], 3)
                if ref["distance_m"] else None, "failures": failures}
     print(f"\nunitree_h1_walk: 20 s at vx 0.5: through robot-edged {walk['distance_m']:.2f} m, "
@@ -92,9 +98,13 @@ def main():
           f"{walk['tracking_rms']['vyaw_rad_s']}; heading change "
           f"{math.degrees(walk['yaw_change_rad']):.1f}° (reference "
           f"{math.degrees(ref['yaw_rad']):.1f}°)")
-    print(f"unitree_h1_walk: turn: heading {math.degrees(turn['yaw_change_rad']):.0f}° in 10 s, "
-          f"vyaw RMS {turn['tracking_rms']['vyaw_rad_s']} rad/s, moved {turn['distance_m']} m; "
-          f"stop: moved {stop['distance_m']} m")
+    print(f"unitree_h1_walk: turn: heading {math.degrees(turn['yaw_change_rad']):.0f}° in 10 s "
+          f"(reference {math.degrees(ref_turn['yaw_rad']):.0f}°), vyaw RMS "
+          f"{turn['tracking_rms']['vyaw_rad_s']} rad/s, moved {turn['distance_m']} m")
+    print(f"unitree_h1_walk: stop: mean vx {stop['mean_vx_m_s']} m/s (reference "
+          f"{ref_stop['mean_vx_m_s']:.3f}), moved {stop['distance_m']} m (reference "
+          f"{ref_stop['distance_m']:.2f} m), heading {math.degrees(stop['yaw_change_rad']):.0f}° "
+          f"(reference {math.degrees(ref_stop['yaw_rad']):.0f}°)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=2)
