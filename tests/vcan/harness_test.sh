@@ -49,7 +49,9 @@ pids=$(pgrep -f "uml_dir=$work/")
 [ -n "$pids" ] || fail "no UML process found"
 cpus_used=""
 for pid in $pids; do
-  allowed=$(taskset -pc "$pid" 2>/dev/null | sed 's/.*: //') || continue
+  # A process that ended since pgrep (a UML thread exits at any time) is skipped: taskset fails.
+  affinity=$(taskset -pc "$pid" 2>/dev/null) || continue
+  allowed=${affinity##*: }
   [[ $allowed =~ ^[0-9]+$ ]] || fail "UML process $pid may run on CPUs '$allowed', not one"
   cpus_used="$cpus_used $allowed"
 done
