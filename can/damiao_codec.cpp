@@ -70,4 +70,32 @@ MotorError ErrorOf(std::uint8_t state) {
 
 bool IsEnabled(std::uint8_t state) { return state == 0x1; }
 
+Payload EncodeRegister(const RegisterAccess& a) {
+  const std::uint32_t v = a.value;
+  return Payload{static_cast<std::uint8_t>(a.motor_id & 0xFF),
+                 static_cast<std::uint8_t>(a.motor_id >> 8),
+                 static_cast<std::uint8_t>(a.op),
+                 a.rid,
+                 static_cast<std::uint8_t>(v & 0xFF),
+                 static_cast<std::uint8_t>((v >> 8) & 0xFF),
+                 static_cast<std::uint8_t>((v >> 16) & 0xFF),
+                 static_cast<std::uint8_t>(v >> 24)};
+}
+
+bool DecodeRegister(std::span<const std::uint8_t> d, RegisterAccess* out) {
+  if (d.size() != 8) return false;
+  switch (d[2]) {
+    case 0x33:
+    case 0x55:
+    case 0xAA: break;
+    default: return false;
+  }
+  out->motor_id = static_cast<std::uint16_t>(d[0] | (d[1] << 8));
+  out->op = static_cast<RegisterOp>(d[2]);
+  out->rid = d[3];
+  out->value = static_cast<std::uint32_t>(d[4]) | (static_cast<std::uint32_t>(d[5]) << 8) |
+               (static_cast<std::uint32_t>(d[6]) << 16) | (static_cast<std::uint32_t>(d[7]) << 24);
+  return true;
+}
+
 }  // namespace robot_edge::can::damiao

@@ -12,6 +12,11 @@
 //   D5 t[7:0] | D6 MOS temperature (°C) | D7 rotor (coil) temperature (°C)
 // State: 0 disabled, 1 enabled, 8 overvoltage, 9 undervoltage, A overcurrent, B MOS
 // overtemperature, C rotor overtemperature, D communication lost, E overload.
+// Registers (host -> standard id 0x7FF; the reply comes on MST_ID in the same layout):
+//   D0-D1 the motor's CAN id, little-endian | D2 0x33 read, 0x55 write, 0xAA save to flash |
+//   D3 register id (RID) | D4-D7 value, little-endian (uint32 or float, by register)
+// RID 9 (TIMEOUT) is the CAN-loss timeout in 50 µs units (0: off): with no command for that long
+// the motor leaves motor mode with state D.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +52,24 @@ bool DecodeFeedback(std::span<const std::uint8_t> data, const MitRanges& ranges,
 Payload EncodeFeedback(const Feedback& feedback, const MitRanges& ranges);
 
 MotorError ErrorOf(std::uint8_t state);
+
+inline constexpr std::uint32_t kRegisterCanId = 0x7FF;
+inline constexpr std::uint8_t kTimeoutRegister = 9;
+inline constexpr std::uint32_t kTimeoutUnitsPerMs = 20;  // 50 µs units
+
+enum class RegisterOp : std::uint8_t { kRead = 0x33, kWrite = 0x55, kSave = 0xAA };
+
+// A register request or its reply (both have this layout).
+struct RegisterAccess {
+  std::uint16_t motor_id = 0;
+  RegisterOp op = RegisterOp::kRead;
+  std::uint8_t rid = 0;
+  std::uint32_t value = 0;
+};
+
+Payload EncodeRegister(const RegisterAccess& access);
+// False unless `data` is 8 bytes with a known op in D2.
+bool DecodeRegister(std::span<const std::uint8_t> data, RegisterAccess* out);
 bool IsEnabled(std::uint8_t state);
 
 }  // namespace robot_edge::can::damiao

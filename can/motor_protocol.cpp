@@ -185,8 +185,123 @@ bool Addressee(MotorFamily family, const can_frame& f, std::uint32_t* motor_id) 
     return true;
   }
   if (!IsStandard(f)) return false;
+  damiao::RegisterAccess reg;
+  if (family == MotorFamily::kDamiao && (f.can_id & CAN_SFF_MASK) == damiao::kRegisterCanId &&
+      damiao::DecodeRegister(DataOf(f), &reg)) {
+    *motor_id = reg.motor_id;  // registers are addressed in the data
+    return true;
+  }
   *motor_id = f.can_id & CAN_SFF_MASK;
   return true;
+}
+
+bool HasCanTimeoutSetting(MotorFamily family) {
+  return family == MotorFamily::kDamiao || family == MotorFamily::kRobstride;
+}
+
+namespace {
+
+bool EncodeCanTimeoutAccess(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                            bool write, std::uint32_t timeout_ms, can_frame* out) {
+  if (p.family == MotorFamily::kDamiao) {
+    const damiao::RegisterAccess reg{static_cast<std::uint16_t>(motor_id),
+                                     write ? damiao::RegisterOp::kWrite : damiao::RegisterOp::kRead,
+                                     damiao::kTimeoutRegister,
+                                     write ? timeout_ms * damiao::kTimeoutUnitsPerMs : 0};
+    *out = StandardFrame(damiao::kRegisterCanId, damiao::EncodeRegister(reg));
+    return true;
+  }
+  if (p.family == MotorFamily::kRobstride) {
+    *out = robstride::EncodeParameterRequest(
+        {write, static_cast<std::uint8_t>(motor_id), static_cast<std::uint8_t>(master_id),
+         robstride::kCanTimeoutParameter, timeout_ms * robstride::kCanTimeoutCountsPerMs});
+    return true;
+  }
+  return false;
+}
+
+std::uint32_t RoundedDiv(std::uint32_t value, std::uint32_t by) { return (value + by / 2) / by; }
+
+}  // namespace
+
+bool EncodeCanTimeoutWrite(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                           std::uint32_t timeout_ms, can_frame* out) {
+  return EncodeCanTimeoutAccess(p, motor_id, master_id, true, timeout_ms, out);
+}
+
+bool EncodeCanTimeoutRead(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                          can_frame* out) {
+  return EncodeCanTimeoutAccess(p, motor_id, master_id, false, 0, out);
+}
+
+bool DecodeCanTimeoutReply(MotorFamily family, std::uint32_t master_id, const can_frame& f,
+                           std::uint32_t* motor_id, std::uint32_t* timeout_ms) {
+  if (family == MotorFamily::kDamiao) {
+    damiao::RegisterAccess reg;
+    if (!IsStandard(f) || (f.can_id & CAN_SFF_MASK) != master_id ||
+        !damiao::DecodeRegister(DataOf(f), &reg) || reg.rid != damiao::kTimeoutRegister ||
+        reg.op == damiao::RegisterOp::kSave) {
+      return false;
+    }
+    *motor_id = reg.motor_id;
+    *timeout_ms = RoundedDiv(reg.value, damiao::kTimeoutUnitsPerMs);
+    return true;
+  }
+  if (family == MotorFamily::kRobstride) {
+    robstride::ParameterAccess a;
+    if (!robstride::DecodeParameterReply(f, &a) || a.host_id != (master_id & 0xFF) ||
+        a.index != robstride::kCanTimeoutParameter) {
+      return false;
+    }
+    *motor_id = a.motor_id;
+    *timeout_ms = RoundedDiv(a.value, robstride::kCanTimeoutCountsPerMs);
+    return true;
+  }
+  return false;
+}
+
+bool DecodeCanTimeoutRequest(const MotorProtocol& p, std::uint32_t motor_id, const can_frame& f,
+                             CanTimeoutRequest* out) {
+  if (p.family == MotorFamily::kDamiao) {
+    damiao::RegisterAccess reg;
+    if (!IsStandard(f) || (f.can_id & CAN_SFF_MASK) != damiao::kRegisterCanId ||
+        !damiao::DecodeRegister(DataOf(f), &reg) || reg.motor_id != motor_id ||
+        reg.rid != damiao::kTimeoutRegister || reg.op == damiao::RegisterOp::kSave) {
+      return false;
+    }
+    *out = {reg.op == damiao::RegisterOp::kWrite,
+            RoundedDiv(reg.value, damiao::kTimeoutUnitsPerMs)};
+    return true;
+  }
+  if (p.family == MotorFamily::kRobstride) {
+    robstride::ParameterAccess a;
+    if (!robstride::DecodeParameterRequest(f, &a) || a.motor_id != motor_id ||
+        a.index != robstride::kCanTimeoutParameter) {
+      return false;
+    }
+    *out = {a.write, RoundedDiv(a.value, robstride::kCanTimeoutCountsPerMs)};
+    return true;
+  }
+  return false;
+}
+
+bool EncodeCanTimeoutReply(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                           bool to_write, std::uint32_t timeout_ms, can_frame* out) {
+  if (p.family == MotorFamily::kDamiao) {
+    const damiao::RegisterAccess reg{
+        static_cast<std::uint16_t>(motor_id),
+        to_write ? damiao::RegisterOp::kWrite : damiao::RegisterOp::kRead, damiao::kTimeoutRegister,
+        timeout_ms * damiao::kTimeoutUnitsPerMs};
+    *out = StandardFrame(master_id, damiao::EncodeRegister(reg));
+    return true;
+  }
+  if (p.family == MotorFamily::kRobstride && !to_write) {
+    *out = robstride::EncodeParameterReply(
+        {false, static_cast<std::uint8_t>(motor_id), static_cast<std::uint8_t>(master_id),
+         robstride::kCanTimeoutParameter, timeout_ms * robstride::kCanTimeoutCountsPerMs});
+    return true;
+  }
+  return false;
 }
 
 bool DecodeHostFrame(const MotorProtocol& p, const can_frame& f, HostFrame* out) {
@@ -207,6 +322,10 @@ bool DecodeHostFrame(const MotorProtocol& p, const can_frame& f, HostFrame* out)
         return true;
       case robstride::Request::kSetZero: out->request = MotorRequest::kSetZero; return true;
     }
+    return false;
+  }
+  // Damiao's register requests share the standard ids (0x7FF): never a command.
+  if (p.family == MotorFamily::kDamiao && (f.can_id & CAN_SFF_MASK) == damiao::kRegisterCanId) {
     return false;
   }
   const auto data = DataOf(f);

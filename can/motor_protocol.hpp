@@ -70,6 +70,20 @@ bool ReplySender(MotorFamily family, std::uint32_t master_id, const can_frame& f
 // False when `frame` is not a complete reply of the protocol's family and layout.
 bool DecodeReplyFrame(const MotorProtocol& p, const can_frame& frame, MotorReply* out);
 
+// The motor's own CAN-loss timeout, where its family can be told over CAN (damiao register 9,
+// robstride parameter 0x7028; ak firmware has no such request, its timeout is set with the
+// vendor's tool). Values are in ms, rounded to the family's unit.
+bool HasCanTimeoutSetting(MotorFamily family);
+// False for a family without the setting.
+bool EncodeCanTimeoutWrite(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                           std::uint32_t timeout_ms, can_frame* out);
+bool EncodeCanTimeoutRead(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                          can_frame* out);
+// A reply carrying the timeout (damiao: a register reply of RID 9, read or write; robstride: a
+// parameter read reply of 0x7028) received on a bus with master id `master_id`.
+bool DecodeCanTimeoutReply(MotorFamily family, std::uint32_t master_id, const can_frame& frame,
+                           std::uint32_t* motor_id, std::uint32_t* timeout_ms);
+
 // ---- the motor's side (the simulator) ----
 
 // The motor id a host frame of `family` is addressed to (false: not shaped as that family's).
@@ -82,6 +96,18 @@ struct HostFrame {
 };
 // False when `frame` is neither a command nor a request the family knows.
 bool DecodeHostFrame(const MotorProtocol& p, const can_frame& frame, HostFrame* out);
+
+// A request to write or read the CAN-loss timeout, addressed to `motor_id`.
+struct CanTimeoutRequest {
+  bool write = false;
+  std::uint32_t timeout_ms = 0;  // written (write only)
+};
+bool DecodeCanTimeoutRequest(const MotorProtocol& p, std::uint32_t motor_id, const can_frame& frame,
+                             CanTimeoutRequest* out);
+// The reply to such a request: the motor's timeout now (robstride answers a write with a feedback
+// frame instead: false).
+bool EncodeCanTimeoutReply(const MotorProtocol& p, std::uint32_t motor_id, std::uint32_t master_id,
+                           bool to_write, std::uint32_t timeout_ms, can_frame* out);
 can_frame EncodeReplyFrame(const MotorProtocol& p, std::uint32_t master_id,
                            const MotorReply& reply);
 

@@ -112,4 +112,65 @@ MotorError ErrorOf(std::uint8_t bits) {
   return MotorError::kNone;
 }
 
+namespace {
+
+constexpr std::uint32_t kTypeParameterRead = 17;
+constexpr std::uint32_t kTypeParameterWrite = 18;
+
+void PutLe32(std::uint8_t* at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint32_t GetLe32(const std::uint8_t* at) {
+  return at[0] | (at[1] << 8) | (at[2] << 16) | (static_cast<std::uint32_t>(at[3]) << 24);
+}
+
+can_frame ParameterFrame(std::uint32_t type, std::uint32_t area2, std::uint8_t target,
+                         const ParameterAccess& a) {
+  can_frame f{};
+  f.can_id = Id(type, area2, target);
+  f.len = 8;
+  f.data[0] = static_cast<std::uint8_t>(a.index & 0xFF);
+  f.data[1] = static_cast<std::uint8_t>(a.index >> 8);
+  PutLe32(f.data + 4, a.value);
+  return f;
+}
+
+void ReadParameterData(const can_frame& f, ParameterAccess* out) {
+  out->index = static_cast<std::uint16_t>(f.data[0] | (f.data[1] << 8));
+  out->value = GetLe32(f.data + 4);
+}
+
+}  // namespace
+
+can_frame EncodeParameterRequest(const ParameterAccess& a) {
+  ParameterAccess sent = a;
+  if (!a.write) sent.value = 0;
+  return ParameterFrame(a.write ? kTypeParameterWrite : kTypeParameterRead, a.host_id, a.motor_id,
+                        sent);
+}
+
+bool DecodeParameterRequest(const can_frame& f, ParameterAccess* out) {
+  if (!IsExtended8(f)) return false;
+  const std::uint32_t type = TypeOf(f);
+  if (type != kTypeParameterRead && type != kTypeParameterWrite) return false;
+  out->write = type == kTypeParameterWrite;
+  out->motor_id = static_cast<std::uint8_t>(f.can_id & 0xFF);
+  out->host_id = static_cast<std::uint8_t>(Area2Of(f) & 0xFF);
+  ReadParameterData(f, out);
+  return true;
+}
+
+can_frame EncodeParameterReply(const ParameterAccess& a) {
+  return ParameterFrame(kTypeParameterRead, a.motor_id, a.host_id, a);
+}
+
+bool DecodeParameterReply(const can_frame& f, ParameterAccess* out) {
+  if (!IsExtended8(f) || TypeOf(f) != kTypeParameterRead) return false;
+  out->write = false;
+  out->motor_id = static_cast<std::uint8_t>(Area2Of(f) & 0xFF);
+  out->host_id = static_cast<std::uint8_t>(f.can_id & 0xFF);
+  ReadParameterData(f, out);
+  return true;
+}
+
 }  // namespace robot_edge::can::robstride

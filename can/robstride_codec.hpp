@@ -13,6 +13,12 @@
 //          data: angle, velocity, torque (uint16 big-endian as above), temperature (°C × 10)
 //   type 3 enable, type 4 stop (data[0] = 1 also clears faults), type 6 set mechanical zero
 //          (data[0] = 1): data area 2 = the host id.
+//   type 17 parameter read (host -> motor: data area 2 = host id; data 0-1 the index,
+//          little-endian), answered with type 17 (data area 2 = motor id, target = host id; data
+//          0-1 the index, 4-7 the value, little-endian); type 18 parameter write (as a read, with
+//          the value in data 4-7), answered with a type 2 feedback frame.
+//   Parameter 0x7028 (canTimeout, uint32) is the CAN-loss timeout in 20 counts a millisecond
+//   (20000 = 1 s; 0: off): with no frame for that long the motor resets to mode 0.
 // Floats map onto the 16-bit fields as in mit_codec.hpp (clamped, rounded; NaN as 0).
 #pragma once
 
@@ -56,5 +62,23 @@ can_frame EncodeFeedback(const Feedback& feedback, const MitRanges& ranges);
 
 // The most serious fault set in `fault_bits` (kNone when none).
 MotorError ErrorOf(std::uint8_t fault_bits);
+
+inline constexpr std::uint16_t kCanTimeoutParameter = 0x7028;
+inline constexpr std::uint32_t kCanTimeoutCountsPerMs = 20;
+
+// A parameter read or write request (type 17 or 18), or a read's reply (type 17).
+struct ParameterAccess {
+  bool write = false;  // type 18; replies are reads
+  std::uint8_t motor_id = 0;
+  std::uint8_t host_id = 0;
+  std::uint16_t index = 0;
+  std::uint32_t value = 0;  // unused in a read request
+};
+
+can_frame EncodeParameterRequest(const ParameterAccess& access);
+bool DecodeParameterRequest(const can_frame& frame, ParameterAccess* out);
+can_frame EncodeParameterReply(const ParameterAccess& access);
+// False unless `frame` is an extended type 17 frame of 8 bytes; the ids are read as a reply's.
+bool DecodeParameterReply(const can_frame& frame, ParameterAccess* out);
 
 }  // namespace robot_edge::can::robstride

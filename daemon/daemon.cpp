@@ -18,6 +18,7 @@
 
 #include "can/frame_tap.hpp"
 #include "can/link_supervisor.hpp"
+#include "can/motor_timeouts.hpp"
 #include "can/socketcan_transport.hpp"
 #include "daemon/access.hpp"
 #include "daemon/bus_health.hpp"
@@ -95,6 +96,7 @@ class Daemon {
       spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
     }
     buses_ = open_buses_(config_);
+    TellMotorsTheirCanTimeouts();
     if (buses_->emergency_socket() >= 0) {
       std::vector<std::string> missing;  // none: every bus is open
       InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing),
@@ -158,6 +160,25 @@ class Daemon {
   }
 
  private:
+  // Damiao and Robstride motors are told their own CAN-loss timeout (can/motor_timeouts.hpp).
+  // A motor that does not confirm it is named; the daemon runs on (it may be powered later).
+  void TellMotorsTheirCanTimeouts() {
+    constexpr std::int64_t kWaitUs = 200'000;
+    const auto results = can::SetMotorCanTimeouts(config_, buses_->transport(), kWaitUs);
+    std::size_t confirmed = 0;
+    for (const auto& r : results) {
+      if (r.confirmed()) {
+        ++confirmed;
+      } else {
+        spdlog::warn("{}", can::Describe(config_, r));
+      }
+    }
+    if (!results.empty()) {
+      spdlog::info("CAN-loss timeout set and read back on {} of {} motors", confirmed,
+                   results.size());
+    }
+  }
+
   // The transport the control thread drives: the buses, through a tap that copies every frame
   // for the recorder when recorder.channels lists "can" (2 s of frames queued: 2 per joint per
   // tick, and a margin for the IMU and the battery).

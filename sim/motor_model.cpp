@@ -28,7 +28,9 @@ SimMotorParams MotorParamsFor(const config::Config& config, std::size_t bus,
   p.ambient_c = s.ambient_c;
   p.thermal_time_constant_s = s.thermal_time_constant_s;
   p.heating_c_per_nm2_s = s.heating_c_per_nm2_s;
-  p.can_timeout_us = static_cast<std::int64_t>(m.can_timeout_ms) * 1000;
+  // Damiao and Robstride firmware ship with the timeout off; robot-edged writes it at start.
+  p.can_timeout_us =
+      can::HasCanTimeoutSetting(m.family) ? 0 : static_cast<std::int64_t>(m.can_timeout_ms) * 1000;
   p.latency_us = static_cast<std::int64_t>(std::llround(s.command_latency_ms * 1000));
   p.torque_bandwidth_hz = s.torque_bandwidth_hz;
   return p;
@@ -83,6 +85,10 @@ void SimMotor::OnStep(const ShaftState& shaft, std::int64_t start_us, double dt_
 
 std::optional<SimReply> SimMotor::OnFrame(const can_frame& frame, std::int64_t now_us) {
   if (silenced_) return std::nullopt;
+  if (can::CanTimeoutRequest request;
+      can::DecodeCanTimeoutRequest(params_.protocol, params_.can_id, frame, &request)) {
+    return OnCanTimeoutRequest(request);
+  }
   can::HostFrame host;
   if (!can::DecodeHostFrame(params_.protocol, frame, &host)) return std::nullopt;
   if (!host.is_command) {
@@ -107,6 +113,22 @@ std::optional<SimReply> SimMotor::OnFrame(const can_frame& frame, std::int64_t n
   last_command_us_ = now_us;
   ++commands_;
   return MakeReply();
+}
+
+std::optional<SimReply> SimMotor::OnCanTimeoutRequest(const can::CanTimeoutRequest& request) {
+  if (request.write) params_.can_timeout_us = std::int64_t{request.timeout_ms} * 1000;
+  can_frame f{};
+  if (!can::EncodeCanTimeoutReply(params_.protocol, params_.can_id, params_.master_id,
+                                  request.write,
+                                  static_cast<std::uint32_t>(params_.can_timeout_us / 1000), &f)) {
+    return MakeReply();
+  }
+  SimReply out;
+  out.can_id = f.can_id;
+  out.len = f.len;
+  std::copy(f.data, f.data + f.len, out.data.begin());
+  ++replies_;
+  return out;
 }
 
 can::ShaftReading SimMotor::MotorShaft() const {
@@ -159,6 +181,7 @@ SimMotorState SimMotor::state() const {
   s.error_code = error_code_;
   s.commands = commands_;
   s.replies = replies_;
+  s.can_timeout_us = params_.can_timeout_us;
   return s;
 }
 

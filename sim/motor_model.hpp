@@ -25,6 +25,10 @@
 //     CAN timeout, can_timeout_us = 0 disables it). A limp motor stays in motor mode: the next
 //     command frame drives it again. The physics backend also low-passes the torque at
 //     torque_bandwidth_hz (0 = no lag).
+//   CAN-loss timeout: an ak motor's is the model's can_timeout_ms (set in its firmware with the
+//     vendor's tool). Damiao and Robstride motors leave the factory with theirs off (0) and take
+//     it over CAN (damiao register 9, robstride parameter 0x7028): a write sets it, a read
+//     answers it (a damiao write is answered with the value, a robstride write with feedback).
 //   Silenced (fault injection: a cut cable): frames are neither processed nor answered, so the
 //     motor goes limp after its timeout. Physics and temperature keep running.
 //   Error code (fault injection, a can::MotorError): reported in the family's fault field; it
@@ -93,6 +97,7 @@ struct SimMotorState {
   std::uint8_t error_code = 0;
   std::uint64_t commands = 0;  // command frames accepted in motor mode
   std::uint64_t replies = 0;
+  std::int64_t can_timeout_us = 0;  // the firmware's CAN-loss timeout now; 0 = off
 };
 
 class SimMotor {
@@ -133,6 +138,7 @@ class SimMotor {
   };
 
   SimReply MakeReply();
+  std::optional<SimReply> OnCanTimeoutRequest(const can::CanTimeoutRequest& request);
   can::ShaftReading MotorShaft() const;  // the shaft in motor space, before the zero offset
 
   SimMotorParams params_;

@@ -1,5 +1,7 @@
 #include "sim/sim_robot.hpp"
 
+#include "can/damiao_codec.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -90,6 +92,11 @@ std::vector<can_filter> SimRobot::ReceiveFilters() const {
     });
     if (!known) filters.push_back(f);
   }
+  // Damiao's register requests all go to one id, the motor named in the data.
+  const bool damiao = std::any_of(all.begin(), all.end(), [](const SimMotor* m) {
+    return m->params().protocol.family == config::MotorFamily::kDamiao;
+  });
+  if (damiao) filters.push_back(can::ExactStandardId(can::damiao::kRegisterCanId));
   return filters;
 }
 
@@ -214,12 +221,13 @@ std::string SimRobot::GetLine(std::size_t joint) const {
   std::snprintf(line, sizeof(line),
                 "ok joint=%s position_rad=%.4f velocity_rad_s=%.4f torque_nm=%.3f "
                 "temperature_c=%.2f motor_mode=%d active=%d error=%u commands=%llu replies=%llu "
-                "silenced=%d pinned=%d joint_position_rad=%.4f",
+                "silenced=%d pinned=%d joint_position_rad=%.4f can_timeout_ms=%lld",
                 joint_names_[joint].c_str(), s.position_rad, s.velocity_rad_s, s.torque_nm,
                 s.temperature_c, s.motor_mode ? 1 : 0, s.active ? 1 : 0,
                 static_cast<unsigned>(s.error_code), static_cast<unsigned long long>(s.commands),
                 static_cast<unsigned long long>(s.replies), s.silenced ? 1 : 0,
-                s.temperature_pinned ? 1 : 0, s.joint_position_rad);
+                s.temperature_pinned ? 1 : 0, s.joint_position_rad,
+                static_cast<long long>(s.can_timeout_us / 1000));
   return line;
 }
 

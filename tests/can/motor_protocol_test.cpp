@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace robot_edge::can {
 namespace {
 
@@ -110,6 +112,69 @@ TEST(MotorProtocol, ADamiaoReplySaysWhetherTheMotorIsEnabled) {
   ASSERT_TRUE(DecodeReplyFrame(p, EncodeReplyFrame(p, 0, r), &out));
   EXPECT_TRUE(out.enabled);
   EXPECT_EQ(out.raw_fault, 1u);
+}
+
+// The CAN-loss timeout: golden frames from the vendors' layouts (Damiao register 9 in 50 µs
+// units at id 0x7FF, the reply on MST_ID; Robstride parameter 0x7028 in 20 counts a ms, types 17
+// and 18), and the motor's side decoding what the host's side encodes.
+TEST(CanTimeout, DamiaoWritesRegisterNineIn50MicrosecondUnits) {
+  const MotorProtocol p = Protocol(config::MotorFamily::kDamiao);
+  can_frame f{};
+  ASSERT_TRUE(EncodeCanTimeoutWrite(p, 4, 0x10, 100, &f));
+  EXPECT_EQ(f.can_id, 0x7FFu);  // standard id, no flags
+  EXPECT_EQ(f.len, 8);
+  // id 4 (LE), write 0x55, RID 9, 100 ms = 2000 = 0x07D0 (LE).
+  const std::uint8_t want[] = {0x04, 0x00, 0x55, 0x09, 0xD0, 0x07, 0x00, 0x00};
+  EXPECT_TRUE(std::equal(want, want + 8, f.data));
+  ASSERT_TRUE(EncodeCanTimeoutRead(p, 4, 0x10, &f));
+  EXPECT_EQ(f.data[2], 0x33);
+  EXPECT_EQ(f.data[3], 0x09);
+}
+
+TEST(CanTimeout, RobstrideWritesParameter7028In20CountsAMillisecond) {
+  const MotorProtocol p = Protocol(config::MotorFamily::kRobstride);
+  can_frame f{};
+  ASSERT_TRUE(EncodeCanTimeoutWrite(p, 0x7F, 0xFD, 100, &f));
+  // Type 18, data area 2 = host 0xFD, target 0x7F; index 0x7028 LE; 2000 counts LE in bytes 4-7.
+  EXPECT_EQ(f.can_id, CAN_EFF_FLAG | 0x1200FD7Fu);
+  const std::uint8_t want[] = {0x28, 0x70, 0x00, 0x00, 0xD0, 0x07, 0x00, 0x00};
+  EXPECT_TRUE(std::equal(want, want + 8, f.data));
+  ASSERT_TRUE(EncodeCanTimeoutRead(p, 0x7F, 0xFD, &f));
+  EXPECT_EQ(f.can_id, CAN_EFF_FLAG | 0x1100FD7Fu);
+  EXPECT_EQ(f.data[4], 0);  // a read carries no value
+}
+
+TEST(CanTimeout, AkFirmwareTakesNoTimeoutOverCan) {
+  can_frame f{};
+  EXPECT_FALSE(HasCanTimeoutSetting(config::MotorFamily::kAk));
+  EXPECT_FALSE(EncodeCanTimeoutWrite(Protocol(config::MotorFamily::kAk), 1, 0, 100, &f));
+}
+
+TEST(CanTimeout, EachFamilysMotorSideDecodesTheRequestAndTheHostDecodesTheReply) {
+  for (auto family : {config::MotorFamily::kDamiao, config::MotorFamily::kRobstride}) {
+    const MotorProtocol p = Protocol(family);
+    can_frame request{};
+    ASSERT_TRUE(EncodeCanTimeoutWrite(p, 5, 0x01, 250, &request));
+    std::uint32_t motor_id = 0;
+    ASSERT_TRUE(Addressee(family, request, &motor_id));
+    EXPECT_EQ(motor_id, 5u);
+    HostFrame host;
+    EXPECT_FALSE(DecodeHostFrame(p, request, &host)) << "a register write is not a command";
+    CanTimeoutRequest decoded;
+    ASSERT_TRUE(DecodeCanTimeoutRequest(p, 5, request, &decoded));
+    EXPECT_TRUE(decoded.write);
+    EXPECT_EQ(decoded.timeout_ms, 250u);
+    EXPECT_FALSE(DecodeCanTimeoutRequest(p, 6, request, &decoded)) << "another motor's";
+
+    can_frame reply{};
+    ASSERT_TRUE(EncodeCanTimeoutReply(p, 5, 0x01, /*to_write=*/false, 250, &reply));
+    std::uint32_t ms = 0;
+    ASSERT_TRUE(DecodeCanTimeoutReply(family, 0x01, reply, &motor_id, &ms));
+    EXPECT_EQ(motor_id, 5u);
+    EXPECT_EQ(ms, 250u);
+    EXPECT_FALSE(DecodeCanTimeoutReply(family, 0x02, reply, &motor_id, &ms))
+        << "a reply to another master";
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <thread>
 
@@ -70,6 +71,43 @@ TEST(MixedFamilies, AReversedOffsetGearedMixedRobotStandsInJointSpace) {
     EXPECT_NEAR(TruePosition(robot, name), pose[j], 0.05) << name;
   }
   EXPECT_EQ(settled->active_alerts_size(), 0);
+}
+
+// A field of the simulator's `get` line for `joint`.
+std::string SimField(Robot& robot, const std::string& joint, const std::string& field) {
+  const std::string line = robot.Sim("get " + joint);
+  const auto at = line.find(" " + field + "=");
+  if (at == std::string::npos) return "(no " + field + " in: " + line + ")";
+  const auto from = at + field.size() + 2;
+  return line.substr(from, line.find(' ', from) - from);
+}
+
+// The simulated Damiao and Robstride motors ship with their CAN-loss timeout off, as real ones
+// do: robot-edged writes can_timeout_ms at start and reads it back. Then a daemon frozen whole
+// (SIGSTOP: no supervisor, no emergency stop) leaves those motors limp after 100 ms.
+TEST(MixedFamilies, DamiaoAndRobstrideMotorsAreToldTheirCanTimeoutAndObeyIt) {
+  Robot robot(MixedRobot());
+  auto c = robot.Connect("cloud");
+  WaitMotorsReady(c);
+  for (int j : {kLKnee, kRKnee, kWaist}) {
+    EXPECT_EQ(SimField(robot, robot.config().joints[j].name, "can_timeout_ms"), "100")
+        << robot.config().joints[j].name;
+  }
+  EXPECT_NE(robot.DaemonLog().find("CAN-loss timeout set and read back on 5 of 5 motors"),
+            std::string::npos);
+  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  ASSERT_TRUE(WaitTelemetry(
+      c, [&](const auto& t) { return AtPose(t, StandPose(robot.config()), 0.05f); }, 8s));
+  for (int j : {kLKnee, kRKnee, kWaist}) {
+    ASSERT_EQ(SimField(robot, robot.config().joints[j].name, "active"), "1");
+  }
+  ASSERT_EQ(::kill(robot.daemon_pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(400ms);
+  for (int j : {kLKnee, kRKnee, kWaist}) {
+    EXPECT_EQ(SimField(robot, robot.config().joints[j].name, "active"), "0")
+        << robot.config().joints[j].name << " still holds with its controller frozen";
+  }
+  ::kill(robot.daemon_pid(), SIGCONT);
 }
 
 TEST(JointOutOfRange, AJointFarBeyondItsLimitsHoldsDampWithItsNameUntilFixed) {

@@ -346,5 +346,50 @@ TEST(SimMotor, ACommandTakesEffectAfterTheActuatorsLatency) {
   EXPECT_NEAR(m.state().torque_nm, 3.0, 0.01);
 }
 
+// Damiao and Robstride firmware take their CAN-loss timeout over CAN: off as shipped, set by a
+// write (robot-edged's at start), answered by a read, and then obeyed.
+can_frame AsFrame(const SimReply& r) {
+  can_frame f{};
+  f.can_id = r.can_id;
+  f.len = r.len;
+  std::copy(r.data.begin(), r.data.begin() + r.len, f.data);
+  return f;
+}
+
+TEST(SimMotorCanTimeout, ADamiaoOrRobstrideMotorTakesItsTimeoutOverCanAndThenObeysIt) {
+  for (auto family : {config::MotorFamily::kDamiao, config::MotorFamily::kRobstride}) {
+    MotorAndJoint p = Params();
+    p.protocol.family = family;
+    p.master_id = 0x10;
+    p.can_timeout_us = 0;  // as shipped
+    MotorOnJoint m(p);
+    can_frame enable{};
+    ASSERT_TRUE(can::EncodeRequestFrame(p.protocol, 1, 0x10, can::MotorRequest::kEnable, &enable));
+    m.OnCanFrame(enable, 0);
+    const can_frame hold = can::EncodeCommandFrame(p.protocol, 1, 0x10, {0.5f, 0, 50, 1, 0});
+    ASSERT_TRUE(m.OnCanFrame(hold, 1 * kMs));
+    m.Advance(500 * kMs);
+    EXPECT_TRUE(m.state().active) << "timeout off: the last command holds";
+
+    can_frame write{}, read{};
+    ASSERT_TRUE(can::EncodeCanTimeoutWrite(p.protocol, 1, 0x10, 100, &write));
+    ASSERT_TRUE(can::EncodeCanTimeoutRead(p.protocol, 1, 0x10, &read));
+    ASSERT_TRUE(m.OnCanFrame(write, 501 * kMs).has_value()) << "a write is answered";
+    EXPECT_EQ(m.state().can_timeout_us, 100 * kMs);
+    const auto answer = m.OnCanFrame(read, 502 * kMs);
+    ASSERT_TRUE(answer.has_value());
+    std::uint32_t id = 0, ms = 0;
+    ASSERT_TRUE(can::DecodeCanTimeoutReply(family, 0x10, AsFrame(*answer), &id, &ms));
+    EXPECT_EQ(id, 1u);
+    EXPECT_EQ(ms, 100u);
+
+    ASSERT_TRUE(m.OnCanFrame(hold, 503 * kMs));
+    m.Advance(590 * kMs);
+    EXPECT_TRUE(m.state().active);
+    m.Advance(700 * kMs);
+    EXPECT_FALSE(m.state().active) << "no command for more than 100 ms: limp";
+  }
+}
+
 }  // namespace
 }  // namespace robot_edge::sim

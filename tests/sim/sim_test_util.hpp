@@ -69,6 +69,11 @@ class MotorOnJoint {
     std::copy(data.begin(), data.begin() + frame.len, frame.data);
     return motors_[0].OnFrame(frame, now_us);
   }
+  // Advances to `now_us`, then hands the motor `frame` as it is.
+  std::optional<SimReply> OnCanFrame(const can_frame& frame, std::int64_t now_us) {
+    Advance(now_us);
+    return motors_[0].OnFrame(frame, now_us);
+  }
   void Advance(std::int64_t now_us) { StepPhysics(plant_, motors_, laws_, &time_us_, now_us); }
 
   SimMotorState state() const { return motors_[0].state(); }
