@@ -78,6 +78,10 @@ CanNetlink& LibSocketCan() {
   return netlink;
 }
 
+bool IsVirtualCanLink(const std::string& name, CanNetlink* netlink) {
+  return (netlink != nullptr ? *netlink : LibSocketCan()).Probe(name) == CanNetlink::Link::kNotCan;
+}
+
 CanControllerState FromKernelState(int can_state) {
   switch (can_state) {
     case CAN_STATE_ERROR_ACTIVE: return CanControllerState::kErrorActive;

@@ -81,6 +81,10 @@ class CanNetlink {
 // The real one: libsocketcan. Stateless, so one instance serves every controller.
 CanNetlink& LibSocketCan();
 
+// True when `name` is a virtual CAN link (vcan, vxcan: no CAN controller, no device), which is
+// what a simulated robot sits on. null = LibSocketCan().
+bool IsVirtualCanLink(const std::string& name, CanNetlink* netlink = nullptr);
+
 class CanLink {
  public:
   // Least time between two restart attempts of one bus (ms).

@@ -57,8 +57,9 @@ bool CollectReplies(Transport& transport, const std::vector<Told>& told,
         // A damiao write is echoed with its value before the read's reply; both carry it.
         (*results)[m].answered = true;
         (*results)[m].read_ms = ms;
-        const bool is_read_reply = told[m].protocol.family == config::MotorFamily::kRobstride ||
-                                   rx[i].frame.data[2] == static_cast<std::uint8_t>(damiao::RegisterOp::kRead);
+        const bool is_read_reply =
+            told[m].protocol.family == config::MotorFamily::kRobstride ||
+            rx[i].frame.data[2] == static_cast<std::uint8_t>(damiao::RegisterOp::kRead);
         if (is_read_reply) (*read_answered)[m] = true;
       }
     }

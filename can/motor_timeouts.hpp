@@ -21,7 +21,7 @@ namespace robot_edge::can {
 struct CanTimeoutResult {
   std::size_t joint = 0;
   std::uint32_t wanted_ms = 0;
-  bool answered = false;     // a reply carried the motor's value
+  bool answered = false;      // a reply carried the motor's value
   std::uint32_t read_ms = 0;  // the last value the motor reported
   bool confirmed() const { return answered && read_ms == wanted_ms; }
 };

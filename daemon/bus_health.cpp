@@ -1,5 +1,7 @@
 #include "daemon/bus_health.hpp"
 
+#include <algorithm>
+
 namespace robot_edge::daemon {
 
 BusHealth::BusHealth(const config::Config& config, const can::Transport& transport,
@@ -9,7 +11,12 @@ BusHealth::BusHealth(const config::Config& config, const can::Transport& transpo
       transport_(transport),
       scheduler_(scheduler),
       controllers_(std::move(controllers)),
-      previous_(transport.bus_count()) {}
+      previous_(transport.bus_count()) {
+  simulated_ = !controllers_.empty() &&
+               std::all_of(controllers_.begin(), controllers_.end(), [](const auto& link) {
+                 return link != nullptr && can::IsVirtualCanLink(link->interface());
+               });
+}
 
 void BusHealth::Fill(std::int64_t now_us,
                      google::protobuf::RepeatedPtrField<edge::CanBusHealth>* out,

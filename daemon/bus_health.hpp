@@ -31,6 +31,10 @@ class BusHealth {
   // Polls the controllers (restarting after bus-off when due) and appends one CanBusHealth (the
   // specification's counters) and one CanBusExtension (the rest) per bus; bus load is measured
   // since the previous call.
+  // Every bus is a virtual CAN link (vcan, vxcan): the robot is a simulator. Asked once, at
+  // construction.
+  bool simulated() const { return simulated_; }
+
   void Fill(std::int64_t now_us, google::protobuf::RepeatedPtrField<edge::CanBusHealth>* out,
             google::protobuf::RepeatedPtrField<edge::CanBusExtension>* extension);
 
@@ -44,6 +48,7 @@ class BusHealth {
   const can::MotorScheduler* scheduler_;
   std::vector<std::unique_ptr<can::CanLink>> controllers_;
   std::vector<Previous> previous_;
+  bool simulated_ = false;
 };
 
 }  // namespace robot_edge::daemon

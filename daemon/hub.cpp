@@ -190,6 +190,7 @@ void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello
   w->set_controller(intake_.arbiter().current());
   for (const auto& c : config_.api.controllers) w->add_controllers(c);
   w->set_live_url(live_url_);
+  w->set_simulated(bus_health_ != nullptr && bus_health_->simulated());
   session->Send(FrameOf(message));
 }
 

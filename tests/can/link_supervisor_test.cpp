@@ -359,5 +359,16 @@ TEST(LibSocketCan, LoopbackIsNotACanController) {
   EXPECT_EQ(controller.support(), ControllerSupport::kUnsupported);
 }
 
+// A simulated robot's buses are virtual links: no CAN controller and no device (vcan, vxcan).
+TEST(VirtualCanLink, OnlyALinkWithoutControllerOrDeviceIsVirtual) {
+  FakeNetlink netlink;
+  netlink.link = CanNetlink::Link::kNotCan;
+  EXPECT_TRUE(IsVirtualCanLink("vcan0", &netlink));
+  for (auto link : {CanNetlink::Link::kCan, CanNetlink::Link::kError, CanNetlink::Link::kAbsent}) {
+    netlink.link = link;
+    EXPECT_FALSE(IsVirtualCanLink("can0", &netlink));
+  }
+}
+
 }  // namespace
 }  // namespace robot_edge::can

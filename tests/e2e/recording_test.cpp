@@ -361,7 +361,9 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
   }
   {
     Robot robot(o);
-    auto observer = robot.Connect("");
+    edge::Welcome welcome;
+    auto observer = robot.Connect("", 0, &welcome);
+    EXPECT_TRUE(welcome.simulated()) << "vcan buses: a simulated robot, which drive accepts";
     WaitMotorsReady(observer);
     const auto [exit, out] = Shell(std::string(ROBOT_EDGE_REPLAY) + " drive " + recorded +
                                    " --socket " + robot.api_socket());

@@ -82,11 +82,30 @@ bool AllAnswered(const std::map<std::uint64_t, Driven>& clients) {
 
 }  // namespace
 
+// Asks robot-edged, as an observer, whether it drives a simulator; refuses a real robot unless
+// told otherwise.
+void RefuseARealRobot(const DriveOptions& o) {
+  if (o.real_robot) return;
+  client::Client c = o.tcp_host.empty()
+                         ? client::Client::ConnectUnix(o.socket, Millis(3000))
+                         : client::Client::ConnectTcp(o.tcp_host, o.tcp_port, Millis(3000));
+  edge::Hello hello;
+  hello.set_no_telemetry(true);
+  const edge::Welcome welcome = c.Hello(hello, Millis(3000));
+  if (!welcome.simulated()) {
+    throw std::runtime_error(
+        "robot-edged (" + welcome.robot_name() +
+        ") drives real CAN buses, not a simulator's vcan: replayed commands, stamped as sent "
+        "now, would move the robot. Nothing was sent; give --real-robot to drive it anyway");
+  }
+}
+
 DriveReport Drive(const Recording& r, const DriveOptions& o, std::ostream& out,
                   const std::atomic<bool>& stop) {
   if (r.ChannelOf("/commands") < 0) {
     throw std::runtime_error("the recording has no /commands channel (recorder.channels)");
   }
+  RefuseARealRobot(o);
   std::vector<edge::CommandRecord> records;
   for (const RecordedMessage* m : r.MessagesOf("/commands")) {
     edge::CommandRecord record;

@@ -18,6 +18,9 @@ struct DriveOptions {
   std::string tcp_host;  // its TCP listener (when not empty)
   std::uint16_t tcp_port = 0;
   std::string token;  // Hello.token (TCP roles)
+  // Drive a robot-edged whose buses are real CAN (Welcome.simulated false): old commands,
+  // stamped fresh, would move a real robot. Off: such a daemon is refused.
+  bool real_robot = false;
 };
 
 struct DriveReport {
@@ -38,7 +41,8 @@ struct DriveReport {
 // connection asks for CommandResults and stays until every command is answered (at most 2 s after
 // the last): the answers are counted against the recording's. Throws
 // client::ClientError when robot-edged cannot be reached and std::runtime_error when the file has
-// no /commands channel.
+// no /commands channel, or when robot-edged drives real CAN buses and options.real_robot is off
+// (nothing is sent then).
 DriveReport Drive(const Recording& recording, const DriveOptions& options, std::ostream& out,
                   const std::atomic<bool>& stop);
 

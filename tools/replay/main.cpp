@@ -60,6 +60,8 @@ Options:
   --socket PATH       drive: robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     drive: robot-edged's TCP listener instead
+  --real-robot        drive: also a robot-edged on real CAN buses (refused otherwise: the
+                      commands are stamped as sent now and would move the robot)
   --json              compare: one JSON object
   -h, --help          print this text
   --version           print robot-edge-replay's version
@@ -84,6 +86,7 @@ struct Args {
   std::string socket;
   double speed = 1.0;
   bool loop = false, wait = true, json = false, help = false, version = false;
+  bool real_robot = false;
 };
 
 using tools::UsageError;
@@ -118,6 +121,8 @@ Args Parse(const std::vector<std::string>& argv) {
       tools::RefuseTokenOnCommandLine(s);
     else if (s == "--loop")
       a.loop = true;
+    else if (s == "--real-robot")
+      a.real_robot = true;
     else if (s == "--no-wait")
       a.wait = false;
     else if (s == "--json")
@@ -184,6 +189,7 @@ int RunDrive(const Args& a) {
   DriveOptions o;
   o.socket = a.socket;
   o.token = Token(a, /*from_environment=*/true);
+  o.real_robot = a.real_robot;
   if (!a.tcp.empty()) SplitAddress(a.tcp, &o.tcp_host, &o.tcp_port);
   const DriveReport r = Drive(recording, o, std::cout, g_stop);
   std::cout << "replay: " << r.commands << " commands from " << r.clients << " clients over "
