@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "command_policy.hpp"
 #include "harness.hpp"
@@ -207,6 +208,37 @@ TEST(Policy, AWalkStopsWhenItsControllerFallsSilent) {
   const auto again = Command(c, Velocity(0.2f, 0.0f, 0.0f));
   EXPECT_TRUE(again.accepted()) << again.reason() << ": control was kept";
   ExpectPolicyFrames(robot, NowUs(), 0.2f, 0.0f, 0.0f);
+}
+
+// The API thread (which would notice the controller's silence) stops while the robot walks: the
+// supervisor thread sees the stall (500 ms) and stops walking itself, before the controller's own
+// 1000 ms silence bound, which nobody is left to measure.
+TEST(Policy, AnApiThreadStallStopsWalking) {
+  CommandPolicy model;
+  Walking w(model);
+  ASSERT_NO_FATAL_FAILURE(w.Start());
+  Robot& robot = w.robot;
+  client::Client& c = w.c;
+  ASSERT_TRUE(Command(c, Velocity(0.3f, 0.0f, 0.0f)).accepted());
+  ExpectPolicyFrames(robot, NowUs(), 0.3f, 0.0f, 0.0f);
+  const float stopped = PolicyTarget(robot.config(), 0, 0, 0, 0);
+  std::int64_t t = 0;
+  std::optional<SeenFrame> f;
+  {
+    StoppedThread api(robot.daemon_pid(), "robot-edged");
+    t = NowUs();
+    f = robot.monitor().WaitFor(
+        t,
+        [&](const SeenFrame& s) {
+          return !s.special && robot.monitor().JointOf(s) == 0 &&
+                 std::fabs(s.command.position_rad - stopped) < 1e-3f;
+        },
+        4s);
+  }
+  ASSERT_TRUE(f) << "still walking 4 s after the API thread stopped";
+  RecordProperty("api_stall_to_stop_ms", std::to_string((f->t_us - t) / 1000));
+  EXPECT_GE(f->t_us - t, 400'000) << "stopped before the supervisor's 500 ms stall bound";
+  EXPECT_NE(robot.DaemonLog().find("API thread stalled for"), std::string::npos);
 }
 
 TEST(PolicyFault, ANonFiniteOutputEndsWalkingAndTheRobotStands) {
