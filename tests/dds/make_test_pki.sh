@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/dds/make_test_pki.sh DIR: the DDS Security material of tests/dds/bridge_vcan_test.cpp,
-# made with openssl at test time (README, "DDS bridge", does the same step by step). Each
+# made with openssl at test time (docs/api.md, "DDS bridge", does the same step by step). Each
 # participant gets a directory in robot-edge-dds's --security layout (dds/security.hpp):
 #   bridge/   robot-edge-dds: subscribes rt/lowcmd, publishes rt/lowstate
 #   adam/     the permitted Adam client: publishes rt/lowcmd, subscribes rt/lowstate
