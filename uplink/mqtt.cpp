@@ -70,10 +70,10 @@ int Mqtt::Publish(const std::string& topic, std::string_view payload, int qos, b
                                        value.c_str());
   }
   int mid = 0;
-  const int rc =
-      mosquitto_publish_v5(mosq_, &mid, topic.c_str(), static_cast<int>(payload.size()),
-                           payload.data(), qos, retain, props);
+  const int rc = mosquitto_publish_v5(mosq_, &mid, topic.c_str(), static_cast<int>(payload.size()),
+                                      payload.data(), qos, retain, props);
   mosquitto_property_free_all(&props);
+  if (rc != MOSQ_ERR_SUCCESS) last_error_ = mosquitto_strerror(rc);
   return rc == MOSQ_ERR_SUCCESS ? mid : -1;
 }
 
@@ -105,7 +105,8 @@ void Mqtt::OnPublish(mosquitto*, void* self, int mid, int rc, const mosquitto_pr
 
 void Mqtt::OnMessage(mosquitto*, void* self, const mosquitto_message* m,
                      const mosquitto_property*) {
-  std::string payload(static_cast<const char*>(m->payload), static_cast<std::size_t>(m->payloadlen));
+  std::string payload(static_cast<const char*>(m->payload),
+                      static_cast<std::size_t>(m->payloadlen));
   static_cast<Mqtt*>(self)->Push({MqttEvent::Kind::kMessage, 0, 0, m->topic, std::move(payload)});
 }
 

@@ -28,8 +28,8 @@ class MqttError : public std::runtime_error {
 struct MqttEvent {
   enum class Kind { kConnected, kDisconnected, kPublished, kMessage };
   Kind kind;
-  int code = 0;  // kConnected / kDisconnected: the reason code; kPublished: PUBACK's reason
-  int mid = 0;   // kPublished
+  int code = 0;         // kConnected / kDisconnected: the reason code; kPublished: PUBACK's reason
+  int mid = 0;          // kPublished
   std::string topic;    // kMessage
   std::string payload;  // kMessage
 };
@@ -52,6 +52,8 @@ class Mqtt {
   int Publish(const std::string& topic, std::string_view payload, int qos, bool retain,
               const UserProperties& properties = {});
   void Subscribe(const std::string& topic, int qos);
+  // Why the last Publish() returned -1.
+  const std::string& last_error() const { return last_error_; }
   // What happened since the last call, in order.
   std::vector<MqttEvent> Take();
 
@@ -66,7 +68,8 @@ class Mqtt {
   const UplinkOptions& options_;
   mosquitto* mosq_ = nullptr;
   bool started_ = false;
-  std::mutex mutex_;             // guards events_ (network thread pushes, main thread takes)
+  std::string last_error_;
+  std::mutex mutex_;  // guards events_ (network thread pushes, main thread takes)
   std::vector<MqttEvent> events_;
 };
 

@@ -92,9 +92,9 @@ bool ValidPrefix(const std::string& prefix) {
 void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(ValidTopicLevel(o.robot_id), "robot_id",
           "must be 1..64 of A-Z a-z 0-9 _ . - (one MQTT topic level), not '" + o.robot_id + "'");
-  r.Check(ValidPrefix(o.topic_prefix), "topic_prefix",
-          "must be topic levels of A-Z a-z 0-9 _ . - separated by '/', not '" + o.topic_prefix +
-              "'");
+  r.Check(
+      ValidPrefix(o.topic_prefix), "topic_prefix",
+      "must be topic levels of A-Z a-z 0-9 _ . - separated by '/', not '" + o.topic_prefix + "'");
   r.Check(o.broker.port >= 1 && o.broker.port <= 65535, "broker.port", "must be 1..65535");
   r.Check(!o.broker.host.empty(), "broker.host", "must not be empty");
   r.Check(o.broker.keepalive_s >= 5 && o.broker.keepalive_s <= 600, "broker.keepalive_s",
@@ -105,8 +105,7 @@ void Validate(const UplinkOptions& o, Rules& r) {
           "telemetry_rate_hz", "must be more than 0 and at most 10 Hz");
   r.Check(!o.spool.dir.empty() && o.spool.dir.front() == '/', "spool.dir",
           "must be an absolute path");
-  r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= 4096, "spool.max_mib",
-          "must be 1..4096 MiB");
+  r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= 4096, "spool.max_mib", "must be 1..4096 MiB");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }

@@ -14,12 +14,12 @@ inline constexpr const char* kDefaultConfigPath = "/etc/robot-edge/uplink.yaml";
 inline constexpr double kMaxTelemetryRateHz = 10.0;
 
 struct BrokerOptions {
-  std::string host;                 ///< broker.host: name or address of the MQTT 5 broker
-  std::uint32_t port = 8883;        ///< broker.port: its TLS listener
-  std::string ca;                   ///< broker.ca: the CA file that signed the broker's cert
-  std::string cert;                 ///< broker.cert: this robot's client certificate (PEM)
-  std::string key;                  ///< broker.key: its private key (PEM)
-  std::uint32_t keepalive_s = 30;   ///< broker.keepalive_s: MQTT keep-alive, 5..600 s
+  std::string host;                    ///< broker.host: name or address of the MQTT 5 broker
+  std::uint32_t port = 8883;           ///< broker.port: its TLS listener
+  std::string ca;                      ///< broker.ca: the CA file that signed the broker's cert
+  std::string cert;                    ///< broker.cert: this robot's client certificate (PEM)
+  std::string key;                     ///< broker.key: its private key (PEM)
+  std::uint32_t keepalive_s = 30;      ///< broker.keepalive_s: MQTT keep-alive, 5..600 s
   std::uint32_t reconnect_max_s = 30;  ///< broker.reconnect_max_s: back-off cap, 1..300 s
 };
 
@@ -35,8 +35,8 @@ struct RobotEdgedOptions {
 };
 
 struct UplinkOptions {
-  std::string source = "<uplink config>";  ///< the file, for messages
-  std::string robot_id;                    ///< robot_id: one topic level (topics.hpp)
+  std::string source = "<uplink config>";   ///< the file, for messages
+  std::string robot_id;                     ///< robot_id: one topic level (topics.hpp)
   std::string topic_prefix = "robot-edge";  ///< topic_prefix: one or more topic levels
   BrokerOptions broker;
   double telemetry_rate_hz = 1.0;  ///< telemetry_rate_hz: QoS 0 telemetry, (0, 10] Hz

@@ -16,8 +16,8 @@ namespace robot_edge::uplink {
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x4C505552;  // "RUPL"
-constexpr std::size_t kHeaderBytes = 24;      // magic, length, sequence, source, topic
+constexpr std::uint32_t kMagic = 0x4C505552;               // "RUPL"
+constexpr std::size_t kHeaderBytes = 24;                   // magic, length, sequence, source, topic
 constexpr std::size_t kRecordOverhead = kHeaderBytes + 4;  // + crc32
 constexpr std::uint64_t kMinBytes = 64 * 1024;
 constexpr const char* kPrefix = "seg-";
@@ -86,7 +86,8 @@ void Spool::ReadCursor() {
   if (!file) return;  // a new spool
   unsigned long long acked = 0, evicted = 0;
   std::uint32_t source = 0;
-  if (!(file >> acked >> evicted >> source)) throw SpoolError("spool: " + dir_ + "/cursor is corrupt");
+  if (!(file >> acked >> evicted >> source))
+    throw SpoolError("spool: " + dir_ + "/cursor is corrupt");
   acked_sequence_ = acked;
   evicted_ = evicted;
   acked_source_ = source;
@@ -131,7 +132,8 @@ void Spool::LoadSegment(std::uint64_t first, bool /*last*/) {
   std::size_t at = 0;
   while (data.size() - at >= kRecordOverhead) {
     const std::uint32_t length = Get<std::uint32_t>(data, at + 4);
-    if (Get<std::uint32_t>(data, at) != kMagic || data.size() - at - kRecordOverhead < length) break;
+    if (Get<std::uint32_t>(data, at) != kMagic || data.size() - at - kRecordOverhead < length)
+      break;
     const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
     std::uint32_t crc = Crc32(bytes + at, kHeaderBytes);
     crc = Crc32(bytes + at + kRecordOverhead, length, crc);
@@ -232,17 +234,14 @@ std::optional<SpoolRecord> Spool::Next() {
 }
 
 void Spool::Ack(std::uint64_t sequence) {
-  const auto it = std::lower_bound(
-      entries_.begin(), entries_.end(), sequence,
-      [](const Entry& e, std::uint64_t s) { return e.sequence < s; });
+  const auto it = std::lower_bound(entries_.begin(), entries_.end(), sequence,
+                                   [](const Entry& e, std::uint64_t s) { return e.sequence < s; });
   if (it == entries_.end() || it->sequence != sequence) return;
   it->acked = true;
   DropAcknowledged();
 }
 
-void Spool::Rewind() {
-  handed_out_ = 0;
-}
+void Spool::Rewind() { handed_out_ = 0; }
 
 void Spool::DropAcknowledged() {
   bool moved = false;

@@ -66,10 +66,10 @@ class Spool {
   // Every record not acknowledged is handed out again by Next(), oldest first.
   void Rewind();
 
-  std::uint64_t pending() const { return entries_.size(); }   // records not acknowledged
-  std::uint64_t in_flight() const { return handed_out_; }     // handed out, not acknowledged
-  std::uint64_t evicted() const { return evicted_; }          // ever, across restarts
-  std::uint64_t bytes() const { return bytes_; }              // of the segment files
+  std::uint64_t pending() const { return entries_.size(); }  // records not acknowledged
+  std::uint64_t in_flight() const { return handed_out_; }    // handed out, not acknowledged
+  std::uint64_t evicted() const { return evicted_; }         // ever, across restarts
+  std::uint64_t bytes() const { return bytes_; }             // of the segment files
   std::uint64_t last_sequence() const { return last_sequence_; }
   std::uint32_t last_source() const { return last_source_; }  // of the newest record ever
   std::uint64_t torn_bytes() const { return torn_bytes_; }    // cut off when opening
@@ -101,10 +101,10 @@ class Spool {
   std::string dir_;
   std::uint64_t max_bytes_;
   std::uint64_t segment_bytes_;
-  std::deque<Entry> entries_;      // not acknowledged, oldest first
-  std::deque<Segment> segments_;   // oldest first; the last is appended to
-  std::size_t handed_out_ = 0;     // entries_[0..handed_out_) were handed out
-  int fd_ = -1;                    // the last segment, open for append
+  std::deque<Entry> entries_;     // not acknowledged, oldest first
+  std::deque<Segment> segments_;  // oldest first; the last is appended to
+  std::size_t handed_out_ = 0;    // entries_[0..handed_out_) were handed out
+  int fd_ = -1;                   // the last segment, open for append
   std::uint64_t bytes_ = 0;
   std::uint64_t acked_sequence_ = 0;  // every record up to it left the spool
   std::uint32_t acked_source_ = 0;

@@ -22,11 +22,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::size_t kWindow = 16;                   // QoS 1 records in flight at most
-constexpr std::int64_t kResendAfterUs = 10'000'000;   // no PUBACK this long, connected: resend
-constexpr std::int64_t kRobotRetryUs = 1'000'000;     // robot-edged unreachable: retry after
-constexpr auto kRobotWait = 10ms;                     // per read of robot-edged, per loop
-constexpr auto kRobotTimeout = 2000ms;                // connect and Hello
+constexpr std::size_t kWindow = 16;                  // QoS 1 records in flight at most
+constexpr std::int64_t kResendAfterUs = 10'000'000;  // no PUBACK this long, connected: resend
+constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable: retry after
+constexpr auto kRobotWait = 10ms;                    // per read of robot-edged, per loop
+constexpr auto kRobotTimeout = 2000ms;               // connect and Hello
 
 std::string Escape(const std::string& text) {
   std::string out;
@@ -71,11 +71,15 @@ class Uplink {
   void Run(const std::atomic<bool>& stop) {
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
         std::to_string(spool_.evicted()) + " evicted so far" +
-        (spool_.torn_bytes() > 0 ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) +
-                                       " bytes cut"
-                                 : ""));
+        (spool_.torn_bytes() > 0
+             ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
+             : ""));
     mqtt_.Start();
     while (!stop) Step();
+    if (connected_) {  // a clean stop says so itself (the last will is for a lost link)
+      mqtt_.Publish(Path(Topic::kStatus), Status("offline"), 1, true);
+      std::this_thread::sleep_for(200ms);
+    }
     Log("stopping: " + std::to_string(spool_.pending()) + " in the spool");
   }
 
@@ -85,8 +89,8 @@ class Uplink {
   std::string Status(const std::string& state) const {
     return "{\"type\":\"status\",\"state\":\"" + state + "\",\"robot\":\"" + o_.robot_id +
            "\",\"version\":\"" ROBOT_EDGE_VERSION "\",\"spool_pending\":" +
-           std::to_string(spool_pending()) + ",\"spool_evicted\":" +
-           std::to_string(spool_evicted()) + "}";
+           std::to_string(spool_pending()) +
+           ",\"spool_evicted\":" + std::to_string(spool_evicted()) + "}";
   }
   // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.
   std::uint64_t spool_pending() const { return spool_.pending(); }
@@ -119,7 +123,8 @@ class Uplink {
     const edge::Welcome welcome = c.Hello(hello, kRobotTimeout);
     if (controller.empty()) {
       // robot-edged restarted (its sequences began again): every event of it is new.
-      source_floor_ = welcome.last_event_sequence() < spool_.last_source() ? 0 : spool_.last_source();
+      source_floor_ =
+          welcome.last_event_sequence() < spool_.last_source() ? 0 : spool_.last_source();
       Log("robot-edged: observing robot '" + welcome.robot_name() + "', events after " +
           std::to_string(source_floor_));
     }
@@ -224,6 +229,8 @@ class Uplink {
       const int mid = mqtt_.Publish(Path(static_cast<Topic>(record->topic)), record->payload, 1,
                                     false, {{"seq", std::to_string(record->sequence)}});
       if (mid < 0) {  // the link just dropped: everything not acknowledged goes again
+        Log("broker: record " + std::to_string(record->sequence) + " not sent (" +
+            mqtt_.last_error() + "); the spool goes again from its oldest record");
         in_flight_.clear();
         spool_.Rewind();
         break;
@@ -244,7 +251,8 @@ class Uplink {
     if (topic != Path(Topic::kCommands) || !o_.commands) return;
     edge::CloudCommand command;
     if (!command.ParseFromString(payload)) {
-      PublishJson("{\"type\":\"command_result\",\"accepted\":false,\"reason\":\"not a CloudCommand\"}");
+      PublishJson(
+          "{\"type\":\"command_result\",\"accepted\":false,\"reason\":\"not a CloudCommand\"}");
       return;
     }
     if (!commander_) {
@@ -289,9 +297,7 @@ class Uplink {
                 ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
   }
 
-  void PublishJson(const std::string& json) {
-    mqtt_.Publish(Path(Topic::kStatus), json, 1, false);
-  }
+  void PublishJson(const std::string& json) { mqtt_.Publish(Path(Topic::kStatus), json, 1, false); }
 
   const UplinkOptions& o_;
   std::string token_;
@@ -301,11 +307,11 @@ class Uplink {
   std::optional<client::Client> observer_, commander_;
   std::int64_t robot_retry_us_ = 0;
   bool ready_notified_ = false;
-  std::uint32_t source_floor_ = 0;  // robot-edged's event sequences up to it are spooled
-  bool connected_ = false;          // to the broker (its CONNACK arrived)
+  std::uint32_t source_floor_ = 0;     // robot-edged's event sequences up to it are spooled
+  bool connected_ = false;             // to the broker (its CONNACK arrived)
   std::map<int, InFlight> in_flight_;  // by MQTT message id
   std::uint64_t evicted_reported_ = 0;
-  std::string telemetry_;              // the newest EdgeTelemetry, serialized
+  std::string telemetry_;  // the newest EdgeTelemetry, serialized
   std::int64_t next_telemetry_us_ = 0;
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
 };

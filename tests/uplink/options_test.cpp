@@ -47,8 +47,9 @@ TEST(UplinkOptions, TheShippedExampleParses) {
 
 TEST(UplinkOptions, EachRuleNamesItsKeyAndLine) {
   {
-    EXPECT_NE(Problem(kMinimal + "telemetry_rate_hz: 11\n").find("uplink.yaml:7: telemetry_rate_hz"),
-              std::string::npos);
+    EXPECT_NE(
+        Problem(kMinimal + "telemetry_rate_hz: 11\n").find("uplink.yaml:7: telemetry_rate_hz"),
+        std::string::npos);
     EXPECT_NE(Problem(kMinimal + "telemetry_rate_hz: 0\n").find("telemetry_rate_hz"),
               std::string::npos);
     EXPECT_NE(Problem("robot_id: a/b\n" + kMinimal.substr(kMinimal.find("broker")))
@@ -56,12 +57,10 @@ TEST(UplinkOptions, EachRuleNamesItsKeyAndLine) {
               std::string::npos);
     EXPECT_NE(Problem(kMinimal + "topic_prefix: fleet/+/x\n").find("topic_prefix"),
               std::string::npos);
-    EXPECT_NE(Problem(kMinimal + "topic_prefix: fleet/\n").find("topic_prefix"),
-              std::string::npos);
+    EXPECT_NE(Problem(kMinimal + "topic_prefix: fleet/\n").find("topic_prefix"), std::string::npos);
     EXPECT_NE(Problem(kMinimal + "spool:\n  max_mib: 0\n").find("spool.max_mib"),
               std::string::npos);
-    EXPECT_NE(Problem(kMinimal + "spool:\n  dir: relative\n").find("spool.dir"),
-              std::string::npos);
+    EXPECT_NE(Problem(kMinimal + "spool:\n  dir: relative\n").find("spool.dir"), std::string::npos);
     EXPECT_NE(Problem(kMinimal + "commands: true\ncontroller: ''\n").find("controller"),
               std::string::npos);
     EXPECT_NE(Problem(kMinimal + "robot_edged:\n  sockett: /x\n").find("sockett"),
@@ -81,8 +80,7 @@ TEST(UplinkOptions, BrokerRules) {
   EXPECT_NE(Problem(with("  key: /etc/robot.key\n", "")).find("'key'"), std::string::npos);
   EXPECT_NE(Problem(kMinimal + "  port: 0\n").find("broker.port"), std::string::npos);
   EXPECT_NE(Problem(kMinimal + "  port: 70000\n").find("broker.port"), std::string::npos);
-  EXPECT_NE(Problem(kMinimal + "  keepalive_s: 1\n").find("broker.keepalive_s"),
-            std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "  keepalive_s: 1\n").find("broker.keepalive_s"), std::string::npos);
   EXPECT_NE(Problem(kMinimal + "  reconnect_max_s: 0\n").find("broker.reconnect_max_s"),
             std::string::npos);
   EXPECT_NE(Problem("robot_id: r\n").find("'broker'"), std::string::npos);
