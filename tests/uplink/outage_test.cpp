@@ -70,10 +70,10 @@ class Fleet {
     mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
     mosquitto_tls_set(mosq_, (pki + "/ca.pem").c_str(), nullptr, (pki + "/fleet.pem").c_str(),
                       (pki + "/fleet.key").c_str(), nullptr);
-    mosquitto_connect_v5_callback_set(mosq_, [](mosquitto* m, void*, int rc, int,
-                                                const mosquitto_property*) {
-      if (rc == 0) mosquitto_subscribe_v5(m, nullptr, "robot-edge/r1/#", 1, 0, nullptr);
-    });
+    mosquitto_connect_v5_callback_set(
+        mosq_, [](mosquitto* m, void*, int rc, int, const mosquitto_property*) {
+          if (rc == 0) mosquitto_subscribe_v5(m, nullptr, "robot-edge/r1/#", 1, 0, nullptr);
+        });
     mosquitto_message_v5_callback_set(mosq_, &Fleet::OnMessage);
     mosquitto_reconnect_delay_set(mosq_, 1, 1, false);
     mosquitto_property* props = nullptr;
@@ -106,8 +106,8 @@ class Fleet {
                                      static_cast<std::size_t>(m->payloadlen))};
     char* name = nullptr;
     char* value = nullptr;
-    if (mosquitto_property_read_string_pair(props, MQTT_PROP_USER_PROPERTY, &name, &value,
-                                            false) != nullptr) {
+    if (mosquitto_property_read_string_pair(props, MQTT_PROP_USER_PROPERTY, &name, &value, false) !=
+        nullptr) {
       if (std::string(name) == "seq") r.seq = std::stoull(value);
       std::free(name);
       std::free(value);
