@@ -1,6 +1,7 @@
 #include "uplink/mqtt.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace robot_edge::uplink {
@@ -25,7 +26,9 @@ Mqtt::Mqtt(const UplinkOptions& options, const std::string& will_topic,
            const std::string& will_payload)
     : options_(options) {
   static Library library;
-  mosq_ = mosquitto_new(options.robot_id.c_str(), true, this);
+  // A persistent session (clean start off, kSessionExpiryS): the broker keeps the subscription
+  // to `commands` and queues commands while the link is down, each until its own expiry.
+  mosq_ = mosquitto_new(options.robot_id.c_str(), false, this);
   if (mosq_ == nullptr) throw MqttError("mqtt: mosquitto_new failed");
   int rc = mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
   if (rc != MOSQ_ERR_SUCCESS) Fail("MQTT 5", rc);
@@ -37,6 +40,7 @@ Mqtt::Mqtt(const UplinkOptions& options, const std::string& will_topic,
                              will_payload.data(), 1, true, nullptr);
   if (rc != MOSQ_ERR_SUCCESS) Fail("last will", rc);
   mosquitto_reconnect_delay_set(mosq_, 1, options.broker.reconnect_max_s, true);
+  mosquitto_threaded_set(mosq_, true);  // the network thread is ours (Start)
   mosquitto_connect_v5_callback_set(mosq_, &Mqtt::OnConnect);
   mosquitto_disconnect_v5_callback_set(mosq_, &Mqtt::OnDisconnect);
   mosquitto_publish_v5_callback_set(mosq_, &Mqtt::OnPublish);
@@ -44,22 +48,37 @@ Mqtt::Mqtt(const UplinkOptions& options, const std::string& will_topic,
 }
 
 Mqtt::~Mqtt() {
-  if (started_) {
+  if (network_.joinable()) {
+    stop_ = true;
     mosquitto_disconnect_v5(mosq_, MQTT_RC_NORMAL_DISCONNECTION, nullptr);
-    mosquitto_loop_stop(mosq_, false);
+    network_.join();
   }
   mosquitto_destroy(mosq_);
 }
 
 void Mqtt::Start() {
-  // A broker that cannot be reached now is retried by the network thread (loop_forever).
-  const int rc = mosquitto_connect_async(mosq_, options_.broker.host.c_str(),
-                                         static_cast<int>(options_.broker.port),
-                                         static_cast<int>(options_.broker.keepalive_s));
-  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_ERRNO) Fail("connect", rc);
-  const int loop = mosquitto_loop_start(mosq_);
-  if (loop != MOSQ_ERR_SUCCESS) Fail("network thread", loop);
-  started_ = true;
+  mosquitto_property* props = nullptr;
+  mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, kSessionExpiryS);
+  // Blocking (TCP and TLS); a broker that cannot be reached now is retried by the network
+  // thread with the same CONNECT properties.
+  const int rc = mosquitto_connect_bind_v5(
+      mosq_, options_.broker.host.c_str(), static_cast<int>(options_.broker.port),
+      static_cast<int>(options_.broker.keepalive_s), nullptr, props);
+  mosquitto_property_free_all(&props);
+  if (rc == MOSQ_ERR_INVAL || rc == MOSQ_ERR_NOMEM) Fail("connect", rc);
+  network_ = std::thread([this] { RunNetwork(); });
+}
+
+// mosquitto_loop_forever reconnects by itself after a lost link, but returns for good on some
+// errors (a TLS failure mid-handshake, a protocol error): then this reconnects, and goes on.
+void Mqtt::RunNetwork() {
+  while (!stop_) {
+    const int rc = mosquitto_loop_forever(mosq_, 1000, 1);
+    if (stop_) break;
+    Push({MqttEvent::Kind::kDisconnected, rc, 0, {}, {}});
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    mosquitto_reconnect(mosq_);
+  }
 }
 
 int Mqtt::Publish(const std::string& topic, std::string_view payload, int qos, bool retain,

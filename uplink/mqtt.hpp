@@ -1,5 +1,6 @@
-// libmosquitto (MQTT 5, mutual TLS) behind a narrow interface. libmosquitto's network thread
-// (mosquitto_loop_start) connects, reconnects with back-off and runs the callbacks; the
+// libmosquitto (MQTT 5, mutual TLS) behind a narrow interface. The network thread (Start: one
+// of ours, running mosquitto_loop_forever) connects, reconnects with back-off and runs the
+// callbacks; the
 // callbacks only queue what happened (MqttEvent) under a mutex of their own, and the uplink's
 // main thread takes the queue with Take(). Publish() and Subscribe() may be called from the main
 // thread at any time (libmosquitto's own locks).
@@ -8,11 +9,13 @@
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,6 +36,10 @@ struct MqttEvent {
   std::string topic;    // kMessage
   std::string payload;  // kMessage
 };
+
+// How long the broker keeps this robot's session (its subscription to `commands`, the commands
+// queued for it) while the link is down.
+inline constexpr int kSessionExpiryS = 3600;
 
 using UserProperties = std::vector<std::pair<std::string, std::string>>;
 
@@ -64,10 +71,12 @@ class Mqtt {
   static void OnMessage(mosquitto*, void* self, const mosquitto_message* message,
                         const mosquitto_property*);
   void Push(MqttEvent event);
+  void RunNetwork();
 
   const UplinkOptions& options_;
   mosquitto* mosq_ = nullptr;
-  bool started_ = false;
+  std::atomic<bool> stop_{false};
+  std::thread network_;
   std::string last_error_;
   std::mutex mutex_;  // guards events_ (network thread pushes, main thread takes)
   std::vector<MqttEvent> events_;
