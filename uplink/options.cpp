@@ -53,10 +53,12 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     MapReader r(edged, "robot_edged", ctx);
     r.Read("socket", &o->robot_edged.socket);
     r.Read("token_file", &o->robot_edged.token_file);
+    r.Read("config", &o->robot_edged.config);
     r.Finish();
   }
   root.Read("commands", &o->commands);
   root.Read("controller", &o->controller);
+  root.Read("config_updates", &o->config_updates);
   root.Finish();
 }
 
@@ -106,6 +108,9 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(!o.spool.dir.empty() && o.spool.dir.front() == '/', "spool.dir",
           "must be an absolute path");
   r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= 4096, "spool.max_mib", "must be 1..4096 MiB");
+  r.Check(
+      !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
+      "robot_edged.config", "must be an absolute path when config_updates is true");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }

@@ -32,6 +32,8 @@ struct SpoolOptions {
 struct RobotEdgedOptions {
   std::string socket = "/run/robot-edge/api.sock";  ///< robot_edged.socket
   std::string token_file;  ///< robot_edged.token_file: api.token's file ("" = none)
+  std::string config = "/etc/robot-edge/robot-edge.yaml";  ///< robot_edged.config: the file a
+                                                           ///< fleet config replaces
 };
 
 struct UplinkOptions {
@@ -44,6 +46,8 @@ struct UplinkOptions {
   RobotEdgedOptions robot_edged;
   bool commands = false;  ///< commands: forward `commands` to robot-edged as role `fleet`
   std::string controller = "fleet";  ///< controller: the role commands are sent as
+  bool config_updates = false;  ///< config_updates: apply robot-edge.yaml documents published on
+                                ///< `config` (fleet_config.hpp; in DAMP only)
 };
 
 // Every problem found, one per line ("file:line: key: message").

@@ -12,6 +12,7 @@
 
 #include "client/client.hpp"
 #include "client/time_sync.hpp"
+#include "uplink/fleet_config.hpp"
 #include "uplink/mqtt.hpp"
 #include "uplink/spool.hpp"
 #include "uplink/topics.hpp"
@@ -153,7 +154,10 @@ class Uplink {
       auto message = observer_->Read(kRobotWait);
       while (message) {
         if (message->has_event()) SpoolEvent(message->event());
-        if (message->has_telemetry()) telemetry_ = message->telemetry().SerializeAsString();
+        if (message->has_telemetry()) {
+          telemetry_ = message->telemetry().SerializeAsString();
+          in_damp_ = message->telemetry_extension().control_mode() == edge::CONTROL_MODE_DAMP;
+        }
         message = observer_->Read(0ms);
       }
     } catch (const client::ClientError& e) {
@@ -196,6 +200,7 @@ class Uplink {
         std::to_string(spool_.pending()) + " records to send");
     for (auto& [mid, f] : in_flight_) f.since_us = now;  // libmosquitto resends them
     if (o_.commands) mqtt_.Subscribe(Path(Topic::kCommands), 1);
+    if (o_.config_updates) mqtt_.Subscribe(Path(Topic::kConfig), 1);
     PublishStatus();
   }
 
@@ -248,6 +253,15 @@ class Uplink {
   // ---- commands
 
   void OnMessage(const std::string& topic, const std::string& payload) {
+    if (topic == Path(Topic::kConfig) && o_.config_updates) {
+      // in_damp_: from robot-edged's newest telemetry (false until one came).
+      const ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
+      Log("fleet config: " + (outcome.applied ? "written to " + o_.robot_edged.config +
+                                                    " (robot-edged reads it when it restarts)"
+                                              : "refused: " + outcome.reason));
+      PublishJson(ConfigOutcomeJson(outcome));
+      return;
+    }
     if (topic != Path(Topic::kCommands) || !o_.commands) return;
     edge::CloudCommand command;
     if (!command.ParseFromString(payload)) {
@@ -312,6 +326,7 @@ class Uplink {
   std::map<int, InFlight> in_flight_;  // by MQTT message id
   std::uint64_t evicted_reported_ = 0;
   std::string telemetry_;  // the newest EdgeTelemetry, serialized
+  bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
   std::int64_t next_telemetry_us_ = 0;
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
 };

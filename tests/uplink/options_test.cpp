@@ -63,6 +63,9 @@ TEST(UplinkOptions, EachRuleNamesItsKeyAndLine) {
     EXPECT_NE(Problem(kMinimal + "spool:\n  dir: relative\n").find("spool.dir"), std::string::npos);
     EXPECT_NE(Problem(kMinimal + "commands: true\ncontroller: ''\n").find("controller"),
               std::string::npos);
+    EXPECT_NE(Problem(kMinimal + "config_updates: true\nrobot_edged:\n  config: x.yaml\n")
+                  .find("robot_edged.config"),
+              std::string::npos);
     EXPECT_NE(Problem(kMinimal + "robot_edged:\n  sockett: /x\n").find("sockett"),
               std::string::npos);
     EXPECT_NE(Problem(kMinimal + "telemetry_rate_hz: fast\n").find("telemetry_rate_hz"),

@@ -79,13 +79,24 @@ class Fleet {
     mosquitto_reconnect_delay_set(mosq_, 1, 1, false);
     mosquitto_property* props = nullptr;
     mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, 3600);
+    mosquitto_threaded_set(mosq_, true);
     mosquitto_connect_bind_v5(mosq_, "localhost", port, 10, nullptr, props);
     mosquitto_property_free_all(&props);
-    mosquitto_loop_start(mosq_);
+    // loop_forever gives up for good on some errors (TLS mid-handshake while the broker
+    // restarts): reconnect and go on, as robot-edge-uplink does.
+    network_ = std::thread([this] {
+      while (!stop_) {
+        mosquitto_loop_forever(mosq_, 1000, 1);
+        if (stop_) break;
+        std::this_thread::sleep_for(500ms);
+        mosquitto_reconnect(mosq_);
+      }
+    });
   }
   ~Fleet() {
+    stop_ = true;
     mosquitto_disconnect(mosq_);
-    mosquitto_loop_stop(mosq_, false);
+    network_.join();
     mosquitto_destroy(mosq_);
   }
   std::vector<Received> Messages() {
@@ -118,6 +129,8 @@ class Fleet {
     fleet->received_.push_back(std::move(r));
   }
   mosquitto* mosq_;
+  std::atomic<bool> stop_{false};
+  std::thread network_;
   std::mutex mutex_;
   std::vector<Received> received_;
 };
@@ -153,7 +166,8 @@ class Uplink {
     conf << "robot_id: r1\nbroker:\n  host: localhost\n  port: " << port << "\n  ca: " << pki
          << "/ca.pem\n  cert: " << pki << "/robot.pem\n  key: " << pki
          << "/robot.key\n  reconnect_max_s: 2\nspool:\n  dir: " << dir
-         << "/spool\nrobot_edged:\n  socket: " << socket << "\ncommands: true\n";
+         << "/spool\nrobot_edged:\n  socket: " << socket << "\n  config: " << dir
+         << "/fleet-robot-edge.yaml\ncommands: true\nconfig_updates: true\n";
   }
   void Start() {
     child_ = std::make_unique<Child>(
@@ -333,7 +347,7 @@ TEST(BrokerUplink, EveryEventArrivesInOrderOnceAcrossABrokerOutageAndAnUplinkRes
   std::filesystem::remove_all(dir);
 }
 
-TEST(BrokerUplink, ACommandThatExpiredInTheBrokerIsDroppedAndOneStillValidIsForwarded) {
+TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChecked) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const std::string dir = MakeTempDir("uplink-expiry");
   const std::string pki = dir + "/pki";
@@ -369,6 +383,35 @@ TEST(BrokerUplink, ACommandThatExpiredInTheBrokerIsDroppedAndOneStillValidIsForw
       << ResultOf(status(), 9);
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(ResultOf(status(), 8), "") << "the expired command reached robot-edged";
+
+  // A fleet config, in DAMP: a valid one is written, an invalid one refused by key.
+  auto config_results = [&] {
+    std::vector<std::string> out;
+    for (const Received& m : status()) {
+      if (m.payload.find("config_result") != std::string::npos) out.push_back(m.payload);
+    }
+    return out;
+  };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const Received& m : fleet.Messages()) {
+          if (m.topic == "robot-edge/r1/telemetry") return true;
+        }
+        return false;
+      },
+      10s));
+  const std::string document = ReadFile(robot.dir() + "/robot-edge.yaml");
+  fleet.Publish("robot-edge/r1/config", document, 60);
+  ASSERT_TRUE(Eventually([&] { return config_results().size() == 1; }, 10s)) << uplink.Log();
+  EXPECT_NE(config_results()[0].find("\"applied\":true"), std::string::npos) << config_results()[0];
+  EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);
+  std::string invalid = document;
+  invalid.replace(invalid.find("max_command_age_ms: 100"), 23, "max_command_age_ms: 5");
+  fleet.Publish("robot-edge/r1/config", invalid, 60);
+  ASSERT_TRUE(Eventually([&] { return config_results().size() == 2; }, 10s)) << uplink.Log();
+  EXPECT_NE(config_results()[1].find("{\"key\":\"api.max_command_age_ms\""), std::string::npos)
+      << config_results()[1];
+  EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);  // unchanged
   uplink.Stop();
   std::filesystem::remove_all(dir);
 }
