@@ -172,7 +172,8 @@ void Run(int n, int seconds, const std::string& dir) {
   std::int64_t next_misc = 0;
   for (std::int64_t now = NowNs(); now < end; now = NowNs()) {
     for (Robot& r : robots) {
-      if (now >= r.next_telemetry) Publish(r, "telemetry", 640, 0), r.next_telemetry += 1'000'000'000;
+      if (now >= r.next_telemetry)
+        Publish(r, "telemetry", 640, 0), r.next_telemetry += 1'000'000'000;
       if (now >= r.next_diag) Publish(r, "diagnostics", 320, 1), r.next_diag += 1'000'000'000;
       if (now >= r.next_event) {
         Publish(r, "events", 120, 1);
@@ -200,13 +201,16 @@ void Run(int n, int seconds, const std::string& dir) {
   auto& lat = fleet.latency_ns;
   std::sort(lat.begin(), lat.end());
   auto pct = [&](double p) {
-    return lat.empty() ? 0.0 : static_cast<double>(lat[static_cast<std::size_t>(p * (lat.size() - 1))]) / 1e6;
+    return lat.empty()
+               ? 0.0
+               : static_cast<double>(lat[static_cast<std::size_t>(p * (lat.size() - 1))]) / 1e6;
   };
-  std::printf("N=%d: %llu events sent, %llu lost, %llu repeated; latency p50 %.2f ms, p99 %.2f ms; "
-              "broker %.1f %% CPU, generator %.1f %% CPU (%.0f s)\n",
-              n, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(lost),
-              static_cast<unsigned long long>(repeated), pct(0.5), pct(0.99), broker_cpu,
-              self_cpu, elapsed);
+  std::printf(
+      "N=%d: %llu events sent, %llu lost, %llu repeated; latency p50 %.2f ms, p99 %.2f ms; "
+      "broker %.1f %% CPU, generator %.1f %% CPU (%.0f s)\n",
+      n, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(lost),
+      static_cast<unsigned long long>(repeated), pct(0.5), pct(0.99), broker_cpu, self_cpu,
+      elapsed);
   for (mosquitto* m : clients) {
     mosquitto_disconnect(m);
     mosquitto_destroy(m);
