@@ -26,8 +26,7 @@ std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text);
 
 // Checks `yaml_text` and, when valid and `in_damp`, writes it to `path` (temporary file, fsync,
 // rename), after copying the current file to `path`.previous.
-ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path,
-                               bool in_damp);
+ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path, bool in_damp);
 
 // The outcome as `status` JSON: {"type":"config_result","applied":…,"reason":…,
 // "errors":[{"key":…,"message":…}],"previous":…}.
