@@ -344,7 +344,7 @@ TEST(BrokerUplink, EveryEventArrivesInOrderOnceAcrossABrokerOutageAndAnUplinkRes
   std::printf("robot-edge-uplink: %.2f %% of one CPU over 5 s\n",
               (CpuSeconds(uplink.pid()) - cpu_before) / 5.0 * 100.0);
   uplink.Stop();
-  std::filesystem::remove_all(dir);
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }
 
 TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChecked) {
@@ -413,7 +413,7 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
       << config_results()[1];
   EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);  // unchanged
   uplink.Stop();
-  std::filesystem::remove_all(dir);
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }
 
 }  // namespace
