@@ -1,5 +1,8 @@
 #include "uplink/mqtt.hpp"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -28,6 +31,8 @@ Mqtt::Mqtt(const UplinkOptions& options, const std::string& will_topic,
   static Library library;
   // A persistent session (clean start off, kSessionExpiryS): the broker keeps the subscription
   // to `commands` and queues commands while the link is down, each until its own expiry.
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) throw MqttError(std::string("mqtt: eventfd: ") + std::strerror(errno));
   mosq_ = mosquitto_new(options.robot_id.c_str(), false, this);
   if (mosq_ == nullptr) throw MqttError("mqtt: mosquitto_new failed");
   int rc = mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
@@ -54,6 +59,7 @@ Mqtt::~Mqtt() {
     network_.join();
   }
   mosquitto_destroy(mosq_);
+  ::close(wake_fd_);
 }
 
 void Mqtt::Start() {
@@ -101,13 +107,21 @@ void Mqtt::Subscribe(const std::string& topic, int qos) {
 }
 
 std::vector<MqttEvent> Mqtt::Take() {
+  std::uint64_t count = 0;
+  while (::read(wake_fd_, &count, sizeof(count)) > 0) {
+  }
   std::lock_guard lock(mutex_);
   return std::exchange(events_, {});
 }
 
 void Mqtt::Push(MqttEvent event) {
-  std::lock_guard lock(mutex_);
-  events_.push_back(std::move(event));
+  {
+    std::lock_guard lock(mutex_);
+    events_.push_back(std::move(event));
+  }
+  const std::uint64_t one = 1;
+  if (::write(wake_fd_, &one, sizeof(one)) < 0) {
+  }  // EAGAIN: the counter is full, so it is readable already
 }
 
 void Mqtt::OnConnect(mosquitto*, void* self, int rc, int, const mosquitto_property*) {

@@ -63,6 +63,8 @@ class Mqtt {
   const std::string& last_error() const { return last_error_; }
   // What happened since the last call, in order.
   std::vector<MqttEvent> Take();
+  // Readable (poll) when something was queued since the last Take().
+  int wake_fd() const { return wake_fd_; }
 
  private:
   static void OnConnect(mosquitto*, void* self, int rc, int flags, const mosquitto_property*);
@@ -78,6 +80,7 @@ class Mqtt {
   std::atomic<bool> stop_{false};
   std::thread network_;
   std::string last_error_;
+  int wake_fd_ = -1;  // an eventfd: Push() writes, Take() reads
   std::mutex mutex_;  // guards events_ (network thread pushes, main thread takes)
   std::vector<MqttEvent> events_;
 };

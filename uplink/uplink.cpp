@@ -1,8 +1,10 @@
 // The loop of uplink.hpp.
 #include "uplink/uplink.hpp"
 
+#include <poll.h>
 #include <systemd/sd-daemon.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -26,8 +28,8 @@ using namespace std::chrono_literals;
 constexpr std::size_t kWindow = 16;                  // QoS 1 records in flight at most
 constexpr std::int64_t kResendAfterUs = 10'000'000;  // no PUBACK this long, connected: resend
 constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable: retry after
-constexpr auto kRobotWait = 10ms;                    // per read of robot-edged, per loop
-constexpr auto kRobotTimeout = 2000ms;               // connect and Hello
+constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend check run between
+constexpr auto kRobotTimeout = 2000ms;  // connect and Hello
 
 std::string Escape(const std::string& text) {
   std::string out;
@@ -98,6 +100,7 @@ class Uplink {
   std::uint64_t spool_evicted() const { return spool_.evicted(); }
 
   void Step() {
+    Wait(client::MonotonicMicros());
     const std::int64_t now = client::MonotonicMicros();
     ConnectRobot(now);
     ReadRobot();
@@ -145,13 +148,27 @@ class Uplink {
     }
   }
 
-  void ReadRobot() {
-    if (!observer_) {
-      std::this_thread::sleep_for(kRobotWait);
+  // Sleeps until robot-edged sends something, the network thread queued something (its
+  // eventfd), or the next telemetry is due (at most kMaxWaitMs).
+  void Wait(std::int64_t now) {
+    if ((observer_ && observer_->HasBufferedData()) ||
+        (commander_ && commander_->HasBufferedData())) {
       return;
     }
+    std::int64_t wait_ms = kMaxWaitMs;
+    if (connected_ && !telemetry_.empty()) {
+      wait_ms = std::clamp<std::int64_t>((next_telemetry_us_ - now + 999) / 1000, 0, kMaxWaitMs);
+    }
+    pollfd fds[3] = {{mqtt_.wake_fd(), POLLIN, 0},
+                     {observer_ ? observer_->fd() : -1, POLLIN, 0},
+                     {commander_ ? commander_->fd() : -1, POLLIN, 0}};
+    ::poll(fds, 3, static_cast<int>(wait_ms));
+  }
+
+  void ReadRobot() {
+    if (!observer_) return;
     try {
-      auto message = observer_->Read(kRobotWait);
+      auto message = observer_->Read(0ms);
       while (message) {
         if (message->has_event()) SpoolEvent(message->event());
         if (message->has_telemetry()) {
