@@ -90,7 +90,8 @@ TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   EXPECT_EQ(c.battery.low_percent, 20.0);
   EXPECT_EQ(c.battery.clear_percent, 25.0);
   EXPECT_EQ(c.battery.timeout_ms, 3000u);
-  EXPECT_EQ(c.api.controllers, (std::vector<std::string>{"ble", "cloud", "maintainer", "dds"}));
+  EXPECT_EQ(c.api.controllers,
+            (std::vector<std::string>{"ble", "cloud", "maintainer", "dds", "fleet"}));
   EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
 }
 
@@ -394,7 +395,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"one shared token is refused", "tcp: \"\"", "token: \"abc\"", "api.token",
              "one shared token is no longer accepted: give each role its own, in a file "
              "(api.roles.<role>.token_file)"},
-        Case{"controllers not empty", "controllers: [ble, cloud, maintainer, dds]",
+        Case{"controllers not empty", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: []", "api.controllers", "empty: no client could ever command the robot"},
         Case{"role names", "roles: {}", "roles: {pilot: {users: [x]}}", "api.roles.pilot",
              "'pilot' is not a role: observer, or a name of api.controllers"},
@@ -408,9 +409,9 @@ INSTANTIATE_TEST_SUITE_P(
              "motors.ak80_9.can_timeout_ms", "70000 is outside 0..60000"},
         Case{"tcp host:port", "tcp: \"\"", "tcp: \"localhost\"", "api.tcp",
              "'localhost' is not host:port with a port 1..65535"},
-        Case{"controller names unique", "controllers: [ble, cloud, maintainer, dds]",
+        Case{"controller names unique", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: [ble, cloud, ble]", "api.controllers[2]", "'ble' is listed twice"},
-        Case{"controller names non-empty", "controllers: [ble, cloud, maintainer, dds]",
+        Case{"controller names non-empty", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: [ble, \"\"]", "api.controllers[1]", "empty controller name"},
         Case{"maintenance roles are controllers", "maintenance_roles: [maintainer]",
              "maintenance_roles: [janitor]", "api.maintenance_roles",

@@ -1,0 +1,78 @@
+// A robot-edge.yaml from the fleet (uplink/fleet_config.hpp): robot-edged's validator judges it,
+// errors come back by key, it is written only in DAMP, and the previous file is kept.
+#include "uplink/fleet_config.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace robot_edge::uplink {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class FleetConfigTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string dir = (std::filesystem::temp_directory_path() / "fleet-config-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/robot-edge.yaml";
+    std::ofstream(path_) << "# the robot's current config\n";
+    valid_ = Read(ROBOT_EDGE_DEFAULT_CONFIG);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_, path_, valid_;
+};
+
+TEST_F(FleetConfigTest, AValidDocumentInDampIsWrittenAndThePreviousKept) {
+  const ConfigOutcome o = ApplyFleetConfig(valid_, path_, true);
+  ASSERT_TRUE(o.applied) << o.reason;
+  EXPECT_EQ(Read(path_), valid_);
+  EXPECT_EQ(o.previous, path_ + ".previous");
+  EXPECT_EQ(Read(path_ + ".previous"), "# the robot's current config\n");
+  EXPECT_NE(ConfigOutcomeJson(o).find("\"applied\":true"), std::string::npos);
+}
+
+TEST_F(FleetConfigTest, OutsideDampNothingIsWritten) {
+  const ConfigOutcome o = ApplyFleetConfig(valid_, path_, false);
+  EXPECT_FALSE(o.applied);
+  EXPECT_EQ(o.reason, "not in DAMP");
+  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  EXPECT_FALSE(std::filesystem::exists(path_ + ".previous"));
+}
+
+TEST_F(FleetConfigTest, AnInvalidDocumentIsRefusedNamingTheKey) {
+  std::string bad = valid_;
+  const std::string from = "max_command_age_ms: 100";
+  ASSERT_NE(bad.find(from), std::string::npos);
+  bad.replace(bad.find(from), from.size(), "max_command_age_ms: 5");
+  const ConfigOutcome o = ApplyFleetConfig(bad, path_, true);
+  EXPECT_FALSE(o.applied);
+  EXPECT_EQ(o.reason, "invalid");
+  ASSERT_EQ(o.problems.size(), 1u);
+  EXPECT_EQ(o.problems[0].key, "api.max_command_age_ms");
+  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  const std::string json = ConfigOutcomeJson(o);
+  EXPECT_NE(json.find("{\"key\":\"api.max_command_age_ms\",\"message\":"), std::string::npos)
+      << json;
+}
+
+TEST_F(FleetConfigTest, UnknownKeysAndNonYamlAreRefused) {
+  EXPECT_FALSE(CheckFleetConfig(valid_ + "surprise: 1\n").empty());
+  const auto problems = CheckFleetConfig("{ not yaml");
+  ASSERT_FALSE(problems.empty());
+  EXPECT_FALSE(ApplyFleetConfig("{ not yaml", path_, true).applied);
+  EXPECT_TRUE(CheckFleetConfig(valid_).empty());
+}
+
+}  // namespace
+}  // namespace robot_edge::uplink

@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/uplink/make_test_pki.sh DIR: the mutual-TLS material of the uplink's broker test, made
+# with openssl at test time: ca.pem (the CA), server.pem/.key (mosquitto, for localhost and
+# 127.0.0.1), robot.pem/.key (robot-edge-uplink), fleet.pem/.key (the test's fleet client), and
+# rogue.pem/.key from another CA (refused by the broker). EC P-256 keys.
+set -eu
+dir=$1
+mkdir -p "$dir"
+cd "$dir"
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+ca() {  # NAME: NAME.key, NAME.pem
+  key "$1.key"
+  openssl req -x509 -new -key "$1.key" -out "$1.pem" -days 3650 -subj "/O=robot-edge test/CN=$1"
+}
+cert() {  # CA NAME CN [SAN]
+  key "$2.key"
+  openssl req -new -key "$2.key" -out "$2.csr" -subj "/O=robot-edge test/CN=$3"
+  if [ $# -ge 4 ]; then
+    printf 'subjectAltName=%s\n' "$4" > "$2.ext"
+    openssl x509 -req -in "$2.csr" -CA "$1.pem" -CAkey "$1.key" -CAcreateserial -out "$2.pem" \
+      -days 3650 -extfile "$2.ext" 2>/dev/null
+  else
+    openssl x509 -req -in "$2.csr" -CA "$1.pem" -CAkey "$1.key" -CAcreateserial -out "$2.pem" \
+      -days 3650 2>/dev/null
+  fi
+}
+ca ca
+cert ca server localhost "DNS:localhost,IP:127.0.0.1"
+cert ca robot r1
+cert ca fleet fleet
+ca other
+cert other rogue rogue
+chmod 0644 ./*.key  # mosquitto may drop privileges

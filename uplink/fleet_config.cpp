@@ -1,0 +1,104 @@
+#include "uplink/fleet_config.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "config/config.hpp"
+
+namespace robot_edge::uplink {
+
+namespace {
+
+constexpr const char* kSource = "fleet config";
+
+// "fleet config:12: control.rate_hz: 5 is outside ..." -> {control.rate_hz, the whole line}.
+ConfigProblem ToProblem(const std::string& line) {
+  const std::size_t first = line.find(": ");
+  if (first == std::string::npos) return {"", line};
+  const std::size_t second = line.find(": ", first + 2);
+  if (second == std::string::npos) return {"", line};
+  std::string key = line.substr(first + 2, second - first - 2);
+  if (key.find(' ') != std::string::npos) key.clear();  // a sentence, not a key
+  return {key, line};
+}
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out;
+}
+
+bool WriteDurably(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
+  return ::close(fd) == 0 && ok;
+}
+
+}  // namespace
+
+std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text) {
+  std::vector<std::string> lines;
+  try {
+    const config::Config parsed = config::ParseConfig(yaml_text, kSource);
+    lines = config::Validate(parsed);
+  } catch (const config::ConfigError& e) {
+    lines = e.problems();
+  }
+  std::vector<ConfigProblem> problems;
+  for (const std::string& line : lines) {
+    if (!line.empty()) problems.push_back(ToProblem(line));
+  }
+  return problems;
+}
+
+ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path,
+                               bool in_damp) {
+  ConfigOutcome outcome;
+  outcome.problems = CheckFleetConfig(yaml_text);
+  if (!outcome.problems.empty()) {
+    outcome.reason = "invalid";
+    return outcome;
+  }
+  if (!in_damp) {
+    outcome.reason = "not in DAMP";
+    return outcome;
+  }
+  std::error_code error;
+  if (std::filesystem::exists(path, error)) {
+    std::filesystem::copy_file(path, path + ".previous",
+                               std::filesystem::copy_options::overwrite_existing, error);
+    if (error) {
+      outcome.reason = "cannot keep " + path + ".previous: " + error.message();
+      return outcome;
+    }
+    outcome.previous = path + ".previous";
+  }
+  const std::string temporary = path + ".new";
+  if (!WriteDurably(temporary, yaml_text) || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    outcome.reason = "cannot write " + path;
+    return outcome;
+  }
+  outcome.applied = true;
+  return outcome;
+}
+
+std::string ConfigOutcomeJson(const ConfigOutcome& o) {
+  std::string errors;
+  for (const ConfigProblem& p : o.problems) {
+    errors += std::string(errors.empty() ? "" : ",") + "{\"key\":\"" + Escape(p.key) +
+              "\",\"message\":\"" + Escape(p.message) + "\"}";
+  }
+  return "{\"type\":\"config_result\",\"applied\":" + std::string(o.applied ? "true" : "false") +
+         ",\"reason\":\"" + Escape(o.reason) + "\",\"errors\":[" + errors + "],\"previous\":\"" +
+         Escape(o.previous) + "\"}";
+}
+
+}  // namespace robot_edge::uplink

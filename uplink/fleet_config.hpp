@@ -1,0 +1,35 @@
+// A robot-edge.yaml from the fleet (topic `config`): checked by robot-edged's own parser and
+// validator (config/), written only while the robot is in DAMP, the previous file kept beside it
+// for rollback. Pure but for the files it writes. Takes effect when robot-edged restarts (the
+// uplink, unprivileged, does not restart it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace robot_edge::uplink {
+
+struct ConfigProblem {
+  std::string key;      // e.g. "control.rate_hz" ("" when the problem names none)
+  std::string message;  // the validator's, with its line
+};
+
+struct ConfigOutcome {
+  bool applied = false;
+  std::string reason;  // why not: "not in DAMP", "invalid", "cannot write ...", "" when applied
+  std::vector<ConfigProblem> problems;  // when invalid: one per broken rule, by key
+  std::string previous;                 // applied: where the file replaced was kept ("" = none)
+};
+
+// robot-edged's checks on `yaml_text`: every problem, by key ("" = valid).
+std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text);
+
+// Checks `yaml_text` and, when valid and `in_damp`, writes it to `path` (temporary file, fsync,
+// rename), after copying the current file to `path`.previous.
+ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path, bool in_damp);
+
+// The outcome as `status` JSON: {"type":"config_result","applied":…,"reason":…,
+// "errors":[{"key":…,"message":…}],"previous":…}.
+std::string ConfigOutcomeJson(const ConfigOutcome& outcome);
+
+}  // namespace robot_edge::uplink

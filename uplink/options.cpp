@@ -1,0 +1,171 @@
+#include "uplink/options.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "config/yaml_reader.hpp"
+#include "uplink/topics.hpp"
+
+namespace robot_edge::uplink {
+
+namespace {
+
+using config::detail::MapReader;
+using config::detail::ParseContext;
+
+std::string Join(const std::vector<std::string>& problems) {
+  std::string text;
+  for (const std::string& p : problems) text += (text.empty() ? "" : "\n") + p;
+  return text;
+}
+
+void ReadBroker(MapReader& root, BrokerOptions* b, ParseContext* ctx) {
+  const YAML::Node node = root.Child("broker");
+  if (!node) {
+    ctx->errors.push_back(ctx->source + ": broker: missing required key 'broker'");
+    return;
+  }
+  MapReader r(node, "broker", ctx);
+  r.Require("host", &b->host);
+  r.Read("port", &b->port);
+  r.Require("ca", &b->ca);
+  r.Require("cert", &b->cert);
+  r.Require("key", &b->key);
+  r.Read("keepalive_s", &b->keepalive_s);
+  r.Read("reconnect_max_s", &b->reconnect_max_s);
+  r.Finish();
+}
+
+void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
+  root.Require("robot_id", &o->robot_id);
+  root.Read("topic_prefix", &o->topic_prefix);
+  ReadBroker(root, &o->broker, ctx);
+  root.Read("telemetry_rate_hz", &o->telemetry_rate_hz);
+  if (const YAML::Node spool = root.Child("spool")) {
+    MapReader r(spool, "spool", ctx);
+    r.Read("dir", &o->spool.dir);
+    r.Read("max_mib", &o->spool.max_mib);
+    r.Finish();
+  }
+  if (const YAML::Node edged = root.Child("robot_edged")) {
+    MapReader r(edged, "robot_edged", ctx);
+    r.Read("socket", &o->robot_edged.socket);
+    r.Read("token_file", &o->robot_edged.token_file);
+    r.Read("config", &o->robot_edged.config);
+    r.Finish();
+  }
+  root.Read("commands", &o->commands);
+  root.Read("controller", &o->controller);
+  root.Read("config_updates", &o->config_updates);
+  root.Finish();
+}
+
+// "file:line: key: message" for a value that parsed but breaks a rule.
+class Rules {
+ public:
+  Rules(std::string source, const config::SourceLines& lines)
+      : source_(std::move(source)), lines_(lines) {}
+  void Check(bool ok, const std::string& key, const std::string& message) {
+    if (ok) return;
+    const auto it = lines_.find(key);
+    const std::string at = it != lines_.end() ? ":" + std::to_string(it->second) : "";
+    problems.push_back(source_ + at + ": " + key + ": " + message);
+  }
+  std::vector<std::string> problems;
+
+ private:
+  std::string source_;
+  const config::SourceLines& lines_;
+};
+
+bool ValidPrefix(const std::string& prefix) {
+  std::stringstream levels(prefix);
+  std::string level;
+  int count = 0;
+  while (std::getline(levels, level, '/')) {
+    if (!ValidTopicLevel(level)) return false;
+    ++count;
+  }
+  return count > 0 && prefix.back() != '/';
+}
+
+void Validate(const UplinkOptions& o, Rules& r) {
+  r.Check(ValidTopicLevel(o.robot_id), "robot_id",
+          "must be 1..64 of A-Z a-z 0-9 _ . - (one MQTT topic level), not '" + o.robot_id + "'");
+  r.Check(
+      ValidPrefix(o.topic_prefix), "topic_prefix",
+      "must be topic levels of A-Z a-z 0-9 _ . - separated by '/', not '" + o.topic_prefix + "'");
+  r.Check(o.broker.port >= 1 && o.broker.port <= 65535, "broker.port", "must be 1..65535");
+  r.Check(!o.broker.host.empty(), "broker.host", "must not be empty");
+  r.Check(o.broker.keepalive_s >= 5 && o.broker.keepalive_s <= 600, "broker.keepalive_s",
+          "must be 5..600 s");
+  r.Check(o.broker.reconnect_max_s >= 1 && o.broker.reconnect_max_s <= 300,
+          "broker.reconnect_max_s", "must be 1..300 s");
+  r.Check(o.telemetry_rate_hz > 0 && o.telemetry_rate_hz <= kMaxTelemetryRateHz,
+          "telemetry_rate_hz", "must be more than 0 and at most 10 Hz");
+  r.Check(!o.spool.dir.empty() && o.spool.dir.front() == '/', "spool.dir",
+          "must be an absolute path");
+  r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= 4096, "spool.max_mib", "must be 1..4096 MiB");
+  r.Check(
+      !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
+      "robot_edged.config", "must be an absolute path when config_updates is true");
+  r.Check(!o.commands || !o.controller.empty(), "controller",
+          "must name one of robot-edged's api.controllers when commands is true");
+}
+
+}  // namespace
+
+UplinkConfigError::UplinkConfigError(const std::vector<std::string>& problems)
+    : std::runtime_error(Join(problems)), problems_(problems) {}
+
+UplinkOptions ParseUplinkConfig(const std::string& text, const std::string& source) {
+  UplinkOptions o;
+  o.source = source;
+  config::SourceLines lines;
+  ParseContext ctx{source, &lines, {}};
+  YAML::Node root;
+  try {
+    root = config::detail::LoadDocument(text, source);
+  } catch (const std::exception& e) {
+    throw UplinkConfigError({e.what()});
+  }
+  if (!root.IsMap()) throw UplinkConfigError({source + ": the document must be a mapping"});
+  config::detail::CheckKeys(root, &ctx);
+  if (ctx.errors.empty()) {
+    MapReader reader(root, "", &ctx);
+    ReadSections(reader, &o, &ctx);
+  }
+  if (!ctx.errors.empty()) throw UplinkConfigError(ctx.errors);
+  Rules rules(source, lines);
+  Validate(o, rules);
+  if (!rules.problems.empty()) throw UplinkConfigError(rules.problems);
+  return o;
+}
+
+UplinkOptions LoadUplinkConfig(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw UplinkConfigError({path + ": cannot read the file"});
+  std::stringstream text;
+  text << file.rdbuf();
+  return ParseUplinkConfig(text.str(), path);
+}
+
+void CheckFiles(const UplinkOptions& o) {
+  std::vector<std::string> problems;
+  const std::pair<const char*, const std::string*> files[] = {
+      {"broker.ca", &o.broker.ca}, {"broker.cert", &o.broker.cert}, {"broker.key", &o.broker.key}};
+  for (const auto& [key, path] : files) {
+    if (::access(path->c_str(), R_OK) != 0) {
+      problems.push_back(o.source + ": " + key + ": cannot read " + *path);
+    }
+  }
+  if (!o.robot_edged.token_file.empty() && ::access(o.robot_edged.token_file.c_str(), R_OK) != 0) {
+    problems.push_back(o.source + ": robot_edged.token_file: cannot read " +
+                       o.robot_edged.token_file);
+  }
+  if (!problems.empty()) throw UplinkConfigError(problems);
+}
+
+}  // namespace robot_edge::uplink

@@ -1,0 +1,71 @@
+// robot-edge-uplink's configuration: its own YAML file (default /etc/robot-edge/uplink.yaml),
+// read into a typed struct and validated before any socket opens (pure but for reading the file;
+// CheckFiles() looks at the TLS files). Every error names its key and line.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace robot_edge::uplink {
+
+inline constexpr const char* kDefaultConfigPath = "/etc/robot-edge/uplink.yaml";
+inline constexpr double kMaxTelemetryRateHz = 10.0;
+
+struct BrokerOptions {
+  std::string host;                    ///< broker.host: name or address of the MQTT 5 broker
+  std::uint32_t port = 8883;           ///< broker.port: its TLS listener
+  std::string ca;                      ///< broker.ca: the CA file that signed the broker's cert
+  std::string cert;                    ///< broker.cert: this robot's client certificate (PEM)
+  std::string key;                     ///< broker.key: its private key (PEM)
+  std::uint32_t keepalive_s = 30;      ///< broker.keepalive_s: MQTT keep-alive, 5..600 s
+  std::uint32_t reconnect_max_s = 30;  ///< broker.reconnect_max_s: back-off cap, 1..300 s
+};
+
+struct SpoolOptions {
+  std::string dir = "/var/lib/robot-edge-uplink/spool";  ///< spool.dir: kept across restarts
+  std::uint32_t max_mib = 64;  ///< spool.max_mib: bound on its files, 1..4096 MiB; past it the
+                               ///< oldest segment is evicted (and counted on `status`)
+};
+
+struct RobotEdgedOptions {
+  std::string socket = "/run/robot-edge/api.sock";  ///< robot_edged.socket
+  std::string token_file;  ///< robot_edged.token_file: api.token's file ("" = none)
+  std::string config = "/etc/robot-edge/robot-edge.yaml";  ///< robot_edged.config: the file a
+                                                           ///< fleet config replaces
+};
+
+struct UplinkOptions {
+  std::string source = "<uplink config>";   ///< the file, for messages
+  std::string robot_id;                     ///< robot_id: one topic level (topics.hpp)
+  std::string topic_prefix = "robot-edge";  ///< topic_prefix: one or more topic levels
+  BrokerOptions broker;
+  double telemetry_rate_hz = 1.0;  ///< telemetry_rate_hz: QoS 0 telemetry, (0, 10] Hz
+  SpoolOptions spool;
+  RobotEdgedOptions robot_edged;
+  bool commands = false;  ///< commands: forward `commands` to robot-edged as role `fleet`
+  std::string controller = "fleet";  ///< controller: the role commands are sent as
+  bool config_updates = false;  ///< config_updates: apply robot-edge.yaml documents published on
+                                ///< `config` (fleet_config.hpp; in DAMP only)
+};
+
+// Every problem found, one per line ("file:line: key: message").
+class UplinkConfigError : public std::runtime_error {
+ public:
+  explicit UplinkConfigError(const std::vector<std::string>& problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Parses and validates `text` (read from `source`). Throws UplinkConfigError listing every
+// problem: unknown keys, wrong types, values out of range.
+UplinkOptions ParseUplinkConfig(const std::string& text, const std::string& source);
+// Reads the file, then ParseUplinkConfig.
+UplinkOptions LoadUplinkConfig(const std::string& path);
+// The TLS files must be readable (UplinkConfigError naming the key otherwise).
+void CheckFiles(const UplinkOptions& options);
+
+}  // namespace robot_edge::uplink

@@ -1,0 +1,370 @@
+// The loop of uplink.hpp.
+#include "uplink/uplink.hpp"
+
+#include <poll.h>
+#include <systemd/sd-daemon.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "client/client.hpp"
+#include "client/time_sync.hpp"
+#include "uplink/fleet_config.hpp"
+#include "uplink/mqtt.hpp"
+#include "uplink/spool.hpp"
+#include "uplink/topics.hpp"
+
+namespace robot_edge::uplink {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kWindow = 16;                  // QoS 1 records in flight at most
+constexpr std::int64_t kResendAfterUs = 10'000'000;  // no PUBACK this long, connected: resend
+constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable: retry after
+constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend check run between
+constexpr auto kRobotTimeout = 2000ms;  // connect and Hello
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out;
+}
+
+std::string ReadToken(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream file(path);
+  std::string token;
+  std::getline(file, token);
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  return token;
+}
+
+// One record in flight: its spool sequence and when it was (re)sent.
+struct InFlight {
+  std::uint64_t sequence;
+  std::int64_t since_us;
+};
+
+// A command forwarded, until its CommandResult.
+struct Forwarded {
+  std::uint64_t sent_by_fleet_us;  // its timestamp_us (the fleet's wall clock)
+  std::uint64_t received_us;       // when the uplink took it from the broker (wall clock)
+};
+
+class Uplink {
+ public:
+  explicit Uplink(const UplinkOptions& o)
+      : o_(o),
+        token_(ReadToken(o.robot_edged.token_file)),
+        spool_(o.spool.dir, static_cast<std::uint64_t>(o.spool.max_mib) << 20),
+        mqtt_(o, Path(Topic::kStatus), Status("offline")),
+        telemetry_period_us_(static_cast<std::int64_t>(1e6 / o.telemetry_rate_hz)) {}
+
+  void Run(const std::atomic<bool>& stop) {
+    Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
+        std::to_string(spool_.evicted()) + " evicted so far" +
+        (spool_.torn_bytes() > 0
+             ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
+             : ""));
+    mqtt_.Start();
+    while (!stop) Step();
+    if (connected_) {  // a clean stop says so itself (the last will is for a lost link)
+      mqtt_.Publish(Path(Topic::kStatus), Status("offline"), 1, true);
+      std::this_thread::sleep_for(200ms);
+    }
+    Log("stopping: " + std::to_string(spool_.pending()) + " in the spool");
+  }
+
+ private:
+  std::string Path(Topic topic) const { return TopicPath(o_.topic_prefix, o_.robot_id, topic); }
+
+  std::string Status(const std::string& state) const {
+    return "{\"type\":\"status\",\"state\":\"" + state + "\",\"robot\":\"" + o_.robot_id +
+           "\",\"version\":\"" ROBOT_EDGE_VERSION "\",\"spool_pending\":" +
+           std::to_string(spool_pending()) +
+           ",\"spool_evicted\":" + std::to_string(spool_evicted()) + "}";
+  }
+  // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.
+  std::uint64_t spool_pending() const { return spool_.pending(); }
+  std::uint64_t spool_evicted() const { return spool_.evicted(); }
+
+  void Step() {
+    Wait(client::MonotonicMicros());
+    const std::int64_t now = client::MonotonicMicros();
+    ConnectRobot(now);
+    ReadRobot();
+    HandleMqtt(now);
+    Pump(now);
+    PublishTelemetry(now);
+    ReadCommandResults();
+    if (connected_ && spool_.evicted() != evicted_reported_) PublishStatus();
+  }
+
+  // ---- robot-edged
+
+  client::Client Connect(const std::string& controller) {
+    client::Client c = client::Client::ConnectUnix(o_.robot_edged.socket, kRobotTimeout);
+    edge::Hello hello;
+    hello.set_token(token_);
+    hello.set_controller(controller);
+    if (controller.empty()) {
+      hello.set_resume_after_event(spool_.last_source());
+    } else {
+      hello.set_want_command_results(true);
+      hello.set_no_telemetry(true);
+    }
+    const edge::Welcome welcome = c.Hello(hello, kRobotTimeout);
+    if (controller.empty()) {
+      // robot-edged restarted (its sequences began again): every event of it is new.
+      source_floor_ =
+          welcome.last_event_sequence() < spool_.last_source() ? 0 : spool_.last_source();
+      Log("robot-edged: observing robot '" + welcome.robot_name() + "', events after " +
+          std::to_string(source_floor_));
+    }
+    return c;
+  }
+
+  void ConnectRobot(std::int64_t now) {
+    if ((observer_ && (commander_ || !o_.commands)) || now < robot_retry_us_) return;
+    try {
+      if (!observer_) observer_ = Connect("");
+      if (o_.commands && !commander_) commander_ = Connect(o_.controller);
+      if (!ready_notified_) sd_notify(0, "READY=1");
+      ready_notified_ = true;
+    } catch (const client::ClientError& e) {
+      Log(std::string("robot-edged: ") + e.what());
+      robot_retry_us_ = now + kRobotRetryUs;
+    }
+  }
+
+  // Sleeps until robot-edged sends something, the network thread queued something (its
+  // eventfd), or the next telemetry is due (at most kMaxWaitMs).
+  void Wait(std::int64_t now) {
+    if ((observer_ && observer_->HasBufferedData()) ||
+        (commander_ && commander_->HasBufferedData())) {
+      return;
+    }
+    std::int64_t wait_ms = kMaxWaitMs;
+    if (connected_ && !telemetry_.empty()) {
+      wait_ms = std::clamp<std::int64_t>((next_telemetry_us_ - now + 999) / 1000, 0, kMaxWaitMs);
+    }
+    pollfd fds[3] = {{mqtt_.wake_fd(), POLLIN, 0},
+                     {observer_ ? observer_->fd() : -1, POLLIN, 0},
+                     {commander_ ? commander_->fd() : -1, POLLIN, 0}};
+    ::poll(fds, 3, static_cast<int>(wait_ms));
+  }
+
+  void ReadRobot() {
+    if (!observer_) return;
+    try {
+      auto message = observer_->Read(0ms);
+      while (message) {
+        if (message->has_event()) SpoolEvent(message->event());
+        if (message->has_telemetry()) {
+          telemetry_ = message->telemetry().SerializeAsString();
+          in_damp_ = message->telemetry_extension().control_mode() == edge::CONTROL_MODE_DAMP;
+        }
+        message = observer_->Read(0ms);
+      }
+    } catch (const client::ClientError& e) {
+      Log(std::string("robot-edged (observer): ") + e.what());
+      observer_.reset();
+      robot_retry_us_ = client::MonotonicMicros() + kRobotRetryUs;
+    }
+  }
+
+  void SpoolEvent(const edge::EdgeEvent& event) {
+    if (event.sequence() <= source_floor_) return;  // resent after a resume: spooled already
+    source_floor_ = event.sequence();
+    const Topic topic = event.has_diagnostics() ? Topic::kDiagnostics : Topic::kEvents;
+    spool_.Append(static_cast<std::uint32_t>(topic), event.sequence(), event.SerializeAsString());
+  }
+
+  // ---- the broker
+
+  void HandleMqtt(std::int64_t now) {
+    for (MqttEvent& e : mqtt_.Take()) {
+      switch (e.kind) {
+        case MqttEvent::Kind::kConnected: OnConnected(e.code, now); break;
+        case MqttEvent::Kind::kDisconnected:
+          if (connected_) Log("broker: disconnected (" + std::to_string(e.code) + ")");
+          connected_ = false;
+          break;
+        case MqttEvent::Kind::kPublished: OnPublished(e.mid, e.code); break;
+        case MqttEvent::Kind::kMessage: OnMessage(e.topic, e.payload); break;
+      }
+    }
+  }
+
+  void OnConnected(int code, std::int64_t now) {
+    if (code != 0) {
+      Log("broker: connection refused (" + std::to_string(code) + ")");
+      return;
+    }
+    connected_ = true;
+    Log("broker: connected to " + o_.broker.host + ":" + std::to_string(o_.broker.port) + "; " +
+        std::to_string(spool_.pending()) + " records to send");
+    for (auto& [mid, f] : in_flight_) f.since_us = now;  // libmosquitto resends them
+    if (o_.commands) mqtt_.Subscribe(Path(Topic::kCommands), 1);
+    if (o_.config_updates) mqtt_.Subscribe(Path(Topic::kConfig), 1);
+    PublishStatus();
+  }
+
+  void PublishStatus() {
+    mqtt_.Publish(Path(Topic::kStatus), Status("online"), 1, true);
+    evicted_reported_ = spool_.evicted();
+  }
+
+  void OnPublished(int mid, int code) {
+    const auto it = in_flight_.find(mid);
+    if (it == in_flight_.end()) return;  // QoS 0, or given up on
+    if (code >= 128) Log("broker refused record " + std::to_string(it->second.sequence));
+    spool_.Ack(it->second.sequence);
+    in_flight_.erase(it);
+  }
+
+  // Spooled records out, oldest first.
+  void Pump(std::int64_t now) {
+    if (!connected_) return;
+    for (const auto& [mid, f] : in_flight_) {
+      if (now - f.since_us > kResendAfterUs) {
+        Log("broker: no PUBACK for 10 s; sending the spool again from its oldest record");
+        in_flight_.clear();
+        spool_.Rewind();
+        break;
+      }
+    }
+    while (in_flight_.size() < kWindow) {
+      const auto record = spool_.Next();
+      if (!record) break;
+      const int mid = mqtt_.Publish(Path(static_cast<Topic>(record->topic)), record->payload, 1,
+                                    false, {{"seq", std::to_string(record->sequence)}});
+      if (mid < 0) {  // the link just dropped: everything not acknowledged goes again
+        Log("broker: record " + std::to_string(record->sequence) + " not sent (" +
+            mqtt_.last_error() + "); the spool goes again from its oldest record");
+        in_flight_.clear();
+        spool_.Rewind();
+        break;
+      }
+      in_flight_[mid] = {record->sequence, now};
+    }
+  }
+
+  void PublishTelemetry(std::int64_t now) {
+    if (!connected_ || telemetry_.empty() || now < next_telemetry_us_) return;
+    mqtt_.Publish(Path(Topic::kTelemetry), telemetry_, 0, false);
+    next_telemetry_us_ = now + telemetry_period_us_;
+  }
+
+  // ---- commands
+
+  void OnMessage(const std::string& topic, const std::string& payload) {
+    if (topic == Path(Topic::kConfig) && o_.config_updates) {
+      // in_damp_: from robot-edged's newest telemetry (false until one came).
+      const ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
+      Log("fleet config: " + (outcome.applied ? "written to " + o_.robot_edged.config +
+                                                    " (robot-edged reads it when it restarts)"
+                                              : "refused: " + outcome.reason));
+      PublishJson(ConfigOutcomeJson(outcome));
+      return;
+    }
+    if (topic != Path(Topic::kCommands) || !o_.commands) return;
+    edge::CloudCommand command;
+    if (!command.ParseFromString(payload)) {
+      PublishJson(
+          "{\"type\":\"command_result\",\"accepted\":false,\"reason\":\"not a CloudCommand\"}");
+      return;
+    }
+    if (!commander_) {
+      PublishCommandResult(command.sequence(), false, "robot-edged unreachable", 0, 0);
+      return;
+    }
+    try {
+      if (forwarded_.size() >= 1000) forwarded_.erase(forwarded_.begin());  // never answered
+      forwarded_[command.sequence()] = {command.timestamp_us(), client::WallClockMicros()};
+      commander_->Send(command);  // timestamp_us and sequence as the fleet sent them
+    } catch (const client::ClientError& e) {
+      Log(std::string("robot-edged (commands): ") + e.what());
+      commander_.reset();
+    }
+  }
+
+  void ReadCommandResults() {
+    if (!commander_) return;
+    try {
+      while (auto message = commander_->Read(0ms)) {
+        if (!message->has_command_result()) continue;
+        const edge::CommandResult& r = message->command_result();
+        const std::uint64_t now = client::WallClockMicros();
+        const auto it = forwarded_.find(r.sequence());
+        if (it == forwarded_.end()) continue;
+        PublishCommandResult(r.sequence(), r.accepted(), r.reason(),
+                             static_cast<std::int64_t>(now - it->second.sent_by_fleet_us),
+                             static_cast<std::int64_t>(now - it->second.received_us));
+        forwarded_.erase(it);
+      }
+    } catch (const client::ClientError& e) {
+      Log(std::string("robot-edged (commands): ") + e.what());
+      commander_.reset();
+    }
+  }
+
+  void PublishCommandResult(std::uint32_t sequence, bool accepted, const std::string& reason,
+                            std::int64_t latency_us, std::int64_t uplink_us) {
+    PublishJson("{\"type\":\"command_result\",\"sequence\":" + std::to_string(sequence) +
+                ",\"accepted\":" + (accepted ? "true" : "false") + ",\"reason\":\"" +
+                Escape(reason) + "\",\"latency_us\":" + std::to_string(latency_us) +
+                ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
+  }
+
+  void PublishJson(const std::string& json) { mqtt_.Publish(Path(Topic::kStatus), json, 1, false); }
+
+  const UplinkOptions& o_;
+  std::string token_;
+  Spool spool_;
+  Mqtt mqtt_;
+  std::int64_t telemetry_period_us_;
+  std::optional<client::Client> observer_, commander_;
+  std::int64_t robot_retry_us_ = 0;
+  bool ready_notified_ = false;
+  std::uint32_t source_floor_ = 0;     // robot-edged's event sequences up to it are spooled
+  bool connected_ = false;             // to the broker (its CONNACK arrived)
+  std::map<int, InFlight> in_flight_;  // by MQTT message id
+  std::uint64_t evicted_reported_ = 0;
+  std::string telemetry_;  // the newest EdgeTelemetry, serialized
+  bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
+  std::int64_t next_telemetry_us_ = 0;
+  std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
+};
+
+}  // namespace
+
+void Log(const std::string& line) {
+  std::cerr << ("robot-edge-uplink: " + line + "\n") << std::flush;
+}
+
+int RunUplink(const UplinkOptions& options, std::atomic<bool>& stop) {
+  try {
+    Uplink uplink(options);
+    uplink.Run(stop);
+    return kExitOk;
+  } catch (const SpoolError& e) {
+    Log(e.what());
+  } catch (const MqttError& e) {
+    Log(e.what());
+  }
+  return kExitFailed;
+}
+
+}  // namespace robot_edge::uplink

@@ -1,0 +1,27 @@
+// robot-edge-uplink's main loop (uplink.cpp), on the main thread: robot-edged's observer
+// connection (and the `fleet` controller connection when commands are on), the spool, and what
+// libmosquitto's network thread queued (mqtt.hpp). Returns when `stop` is set.
+//   robot-edged -> events / diagnostics: spooled (spool.hpp), then published QoS 1 from the
+//     spool, oldest first, at most kWindow in flight, each with the user property "seq" (the
+//     spool's per-robot sequence); removed on PUBACK.
+//   robot-edged -> telemetry: the newest, QoS 0, at telemetry_rate_hz while connected.
+//   fleet commands -> robot-edged as role `controller`, timestamp_us and sequence as sent; the
+//     CommandResult goes to `status` with the latency since the sender's timestamp_us.
+#pragma once
+
+#include <atomic>
+
+#include "uplink/options.hpp"
+
+namespace robot_edge::uplink {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// One line on stderr (the journal under systemd).
+void Log(const std::string& line);
+
+int RunUplink(const UplinkOptions& options, std::atomic<bool>& stop);
+
+}  // namespace robot_edge::uplink
