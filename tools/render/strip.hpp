@@ -27,10 +27,10 @@ const QposSample& Nearest(const std::vector<QposSample>& samples, double time_s)
 
 struct StripOptions {
   int frames = 6;
-  double from_s = 10;       // the first frame's time in the log
-  double every_s = 0.15;    // between frames
-  int frame_width = 200;    // px; the strip is frames × this wide
-  int frame_height = 360;   // px
+  double from_s = 10;      // the first frame's time in the log
+  double every_s = 0.15;   // between frames
+  int frame_width = 200;   // px; the strip is frames × this wide
+  int frame_height = 360;  // px
 };
 
 // `frames` pictures of `model` at from_s, from_s + every_s, ..., side by side, the camera at the
