@@ -27,11 +27,12 @@ grep -qx ccache <<<"$full" || fail "the full list has ccache"
 scripts/bootstrap --no-such-option >/dev/null 2>&1
 [[ $? == 2 ]] || fail "scripts/bootstrap --no-such-option exits 2"
 
-# The programs demo-session runs ("$build/daemon/robot-edged" ...) are scripts/demo's targets.
+# The programs demo-session and its last act, demo-walk, run ("$build/daemon/robot-edged" ...) are scripts/demo's targets.
 targets=$(sed -n 's/^targets=(\(.*\))$/\1/p' scripts/demo)
 [[ -n $targets ]] || fail "scripts/demo has a targets=(...) line"
 # shellcheck disable=SC2016  # the literal text $build
-programs=$(grep -o '\$build/[a-z/]*/robot-edge[a-z-]*' scripts/demo-session | sed 's#.*/##' | sort -u)
+programs=$(grep -ho '\$build/[a-z/]*/robot-edge[a-z-]*' scripts/demo-session scripts/demo-walk |
+  sed 's#.*/##' | sort -u)
 [[ -n $programs ]] || fail "scripts/demo-session runs programs from \$build"
 for p in $programs; do
   [[ " $targets " == *" $p "* ]] || fail "scripts/demo builds $p, which scripts/demo-session runs"

@@ -3,7 +3,9 @@
 // frames through the simulated motors): STAND while hanging in the gantry, lowered, released,
 // standing on its own; then DAMP, and 3 s later where it ended. CTest runs --compare against the
 // committed pictures, so they stay true to the model and the gains.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -16,7 +18,9 @@
 #include "image.hpp"
 #include "offscreen.hpp"
 #include "sim/bus_driver.hpp"
+#include "sim/mjcf_compat.hpp"
 #include "sim/mujoco_plant.hpp"
+#include "strip.hpp"
 
 namespace robot_edge::render {
 namespace {
@@ -24,6 +28,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: robot-edge-render [--config FILE] [--model FILE.xml] (--out DIR | --compare DIR)\n"
     "       robot-edge-render --same A.png B.png\n"
+    "       robot-edge-render --strip QPOS_LOG --model FILE.xml --out FILE.png [--from S]\n"
+    "                         [--every S]\n"
     "  Renders standing.png (the robot on its own feet after the gantry released it) and\n"
     "  damp.png (3 s after DAMP) with MuJoCo offscreen (EGL, no display needed).\n"
     "  --out DIR      write the pictures into DIR\n"
@@ -31,6 +37,11 @@ constexpr const char* kUsage =
     "                 picture's pixels differ (the new ones are written to a temporary\n"
     "                 directory, named in the output: look at them, then use --out)\n"
     "  --same A B     exit 1 when more than 0.5 % of the two pictures' pixels differ\n"
+    "  --strip LOG    six frames of a real run side by side (1200 x 360 px) into --out FILE.png:\n"
+    "                 the states LOG recorded (scripts/sim2sim --qpos-log), from --from S\n"
+    "                 (default 10) every --every S (default 0.15), the camera at the robot's "
+    "side;\n"
+    "                 the model is loaded as robot-edge-sim loads it (MuJoCo 3's MJCF translated)\n"
     "  --help         print this help and exit\n"
     "  --version      print the version and exit\n"
     "Exit status: 0 done (pictures alike); 1 pictures differ, or a failure (config, model, EGL,\n"
@@ -45,7 +56,16 @@ struct Options {
   std::string model = sim::DefaultModelPath();
   std::string out, compare;
   std::string same_a, same_b;
+  std::string strip;  // a qpos log: --out is then the strip's PNG
+  StripOptions strip_options;
 };
+
+// "--from 10" and the like: a finite number of seconds, not negative.
+bool ParseSeconds(const char* text, double* seconds) {
+  char* end = nullptr;
+  *seconds = std::strtod(text, &end);
+  return end != text && *end == '\0' && std::isfinite(*seconds) && *seconds >= 0;
+}
 
 std::optional<Options> Parse(int argc, char** argv) {
   Options o;
@@ -56,10 +76,16 @@ std::optional<Options> Parse(int argc, char** argv) {
   }
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if ((arg == "--from" || arg == "--every") && i + 1 < argc) {
+      double* target = arg == "--from" ? &o.strip_options.from_s : &o.strip_options.every_s;
+      if (!ParseSeconds(argv[++i], target)) return std::nullopt;
+      continue;
+    }
     std::string* target = arg == "--config"    ? &o.config
                           : arg == "--model"   ? &o.model
                           : arg == "--out"     ? &o.out
                           : arg == "--compare" ? &o.compare
+                          : arg == "--strip"   ? &o.strip
                                                : nullptr;
     if (!target || i + 1 >= argc) return std::nullopt;
     *target = argv[++i];
@@ -123,6 +149,22 @@ int Compare(const std::vector<Picture>& pictures, const std::string& dir) {
   return failures > 0 ? 1 : 0;
 }
 
+// --strip: the qpos log's frames side by side, written to --out.
+int WriteStrip(const Options& o) {
+  sim::LoadedMjcf loaded = sim::LoadMjcf(o.model);
+  mjModel* model = loaded.model;
+  try {
+    const Image strip = RenderStrip(model, ReadQposLog(o.strip, model->nq), o.strip_options);
+    WritePng(o.out, strip);
+  } catch (...) {
+    mj_deleteModel(model);
+    throw;
+  }
+  mj_deleteModel(model);
+  std::printf("robot-edge-render: wrote %s\n", o.out.c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace robot_edge::render
 
@@ -148,6 +190,7 @@ int main(int argc, char** argv) {
       std::printf("robot-edge-render: %.2f %% of the pixels differ\n", differing * 100);
       return differing <= kMaxDiffering ? 0 : 1;
     }
+    if (!options->strip.empty()) return WriteStrip(*options);
     const auto config = robot_edge::config::LoadConfig(options->config);
     const std::vector<Picture> pictures = RenderSession(config, options->model);
     if (!options->compare.empty()) return Compare(pictures, options->compare);

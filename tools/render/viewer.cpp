@@ -22,6 +22,7 @@
 
 #include "image.hpp"
 #include "scene.hpp"
+#include "sim/mjcf_compat.hpp"
 #include "sim/mujoco_plant.hpp"
 
 namespace robot_edge::render {
@@ -142,9 +143,8 @@ bool SetQpos(const mjModel* m, mjData* d, const std::string& reply) {
 }
 
 int Run(const Options& o) {
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(o.model.c_str(), nullptr, error, sizeof(error));
-  if (!m) throw std::runtime_error(o.model + ": " + error);
+  // As robot-edge-sim loads it: MJCF written for MuJoCo 3 translated (sim/mjcf_compat.hpp).
+  mjModel* m = sim::LoadMjcf(o.model).model;
   mjData* d = mj_makeData(m);
   if (m->nkey > 0) mj_resetDataKeyframe(m, d, 0);
   std::optional<Control> control;
