@@ -1,5 +1,5 @@
 // Who may take which role: peer credentials on the Unix socket, per-role tokens over TCP.
-#include "daemon/access.hpp"
+#include "daemon/api/access.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

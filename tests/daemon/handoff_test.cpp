@@ -3,8 +3,8 @@
 
 #include <thread>
 
-#include "daemon/auth.hpp"
-#include "daemon/command_pipe.hpp"
+#include "daemon/api/auth.hpp"
+#include "daemon/channels/command_pipe.hpp"
 #include "handoff/byte_ring.hpp"
 #include "handoff/spsc_queue.hpp"
 #include "handoff/triple_buffer.hpp"
