@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "access/tokens.hpp"
 #include "can/frame_tap.hpp"
 #include "can/socketcan/link_supervisor.hpp"
 #include "can/socketcan/socketcan_transport.hpp"
@@ -183,10 +184,10 @@ class Daemon {
       o.address = c.host == "localhost" ? "127.0.0.1" : c.host;
       o.port = c.port;
       if (!c.token_path.empty())
-        o.token = ReadTokenFile("live.token_file", c.token_path, &warnings);
+        o.token = access::ReadTokenFile("live.token_file", c.token_path, &warnings);
       if (!c.operator_token_path.empty()) {
         o.operator_token =
-            ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
+            access::ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
       }
       o.web_root = c.web_root.empty() ? live::DefaultWebRoot() : c.web_root;
       o.name = "robot-edge " + config_.robot_name;

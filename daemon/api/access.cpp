@@ -6,52 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 
-#include "daemon/api/auth.hpp"
+#include "access/tokens.hpp"
 
 namespace robot_edge::daemon {
-
-std::string ReadTokenFile(const std::string& key, const std::string& path,
-                          std::vector<std::string>* warnings) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(key + ": cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
-    token.pop_back();
-  }
-  if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);
-  }
-  return token;
-}
-
-std::optional<std::string> TokenFileExposure(const std::string& key, const std::string& path,
-                                             mode_t mode) {
-  if ((mode & (S_IRWXG | S_IRWXO)) == 0) return std::nullopt;
-  std::string who;
-  if ((mode & S_IROTH) != 0) {
-    who = "every user of this machine can read it";
-  } else if ((mode & S_IRGRP) != 0) {
-    who = "its group can read it (the observers' group, robot-edge, on a packaged install)";
-  } else {
-    who = "others than its owner can write or run it";
-  }
-  char octal[8];
-  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(mode & 07777));
-  return key + ": " + path + " is mode " + octal + ": " + who +
-         ", and whoever reads it holds what the token grants. Make it readable by robot-edged's "
-         "user only: chmod 0600 " +
-         path + ", owned by that user";
-}
 
 std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   struct TokenFile {
@@ -78,7 +37,7 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       warnings.push_back(key + ": " + path + ": " + std::strerror(errno) + ": " + if_missing);
-    } else if (auto w = TokenFileExposure(key, path, st.st_mode)) {
+    } else if (auto w = access::TokenFileExposure(key, path, st.st_mode)) {
       warnings.push_back(*w);
     }
   }
@@ -116,7 +75,8 @@ AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
       }
     }
     if (!a.token_file.empty()) {
-      g.token = ReadTokenFile("api.roles." + a.role + ".token_file", a.token_path, &warnings);
+      g.token =
+          access::ReadTokenFile("api.roles." + a.role + ".token_file", a.token_path, &warnings);
     }
     grants.push_back(std::move(g));
   }
@@ -172,7 +132,7 @@ std::optional<std::string> AccessPolicy::TcpRefusal(std::string_view role, const
   const std::string name = RoleName(role);
   const Grant* g = Find(role);
   const bool has_token = g != nullptr && !g->token.empty();
-  if (has_token && ConstantTimeEquals(token, g->token)) return std::nullopt;
+  if (has_token && access::TokensEqual(token, g->token)) return std::nullopt;
   if (peer.loopback && allow_loopback_without_token_) return std::nullopt;
   if (!has_token) {
     return "the role '" + name + "' cannot be taken over TCP (api.roles." + name +

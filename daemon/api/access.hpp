@@ -26,20 +26,6 @@
 
 namespace robot_edge::daemon {
 
-// A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
-// config key that gave the path) when it cannot be read or is empty; warns (TokenFileExposure)
-// when anyone but its owner may read it.
-std::string ReadTokenFile(const std::string& key, const std::string& path,
-                          std::vector<std::string>* warnings);
-
-// A token is a role over TCP: its file must be readable by robot-edged's user only. nullopt when
-// `mode` (st_mode) grants nothing to group or others; else a warning naming `key`, the file, who
-// else can read or write it, and the fix (chmod 0600, owned by robot-edged's user). Warned, not
-// refused: a daemon that will not start leaves the robot without its DAMP-on-fault duties to a
-// config mistake the operator can fix at once.
-std::optional<std::string> TokenFileExposure(const std::string& key, const std::string& path,
-                                             mode_t mode);
-
 // For --check-config: every token file the config names (api.roles.<role>.token_file,
 // live.token_file, live.operator_token_file) that cannot be found, or that TokenFileExposure
 // warns about. Reads no token.
