@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "allocation_counter.hpp"
-#include "daemon/messages.hpp"
-#include "daemon/state_stream.hpp"
-#include "daemon/telemetry_frames.hpp"
+#include "daemon/api/messages.hpp"
+#include "daemon/api/state_stream.hpp"
+#include "daemon/api/telemetry_frames.hpp"
 #include "policy/runtime.hpp"
 #include "support.hpp"
 

@@ -12,7 +12,7 @@
 #include "can/imu_codec.hpp"
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
-#include "daemon/realtime.hpp"
+#include "daemon/control/realtime.hpp"
 
 namespace robot_edge::bench {
 namespace {

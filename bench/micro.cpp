@@ -26,10 +26,10 @@
 #include <cstdio>
 #include <map>
 
-#include "daemon/bus_health.hpp"
-#include "daemon/event_log.hpp"
-#include "daemon/messages.hpp"
-#include "daemon/telemetry_frames.hpp"
+#include "daemon/api/bus_health.hpp"
+#include "daemon/api/event_log.hpp"
+#include "daemon/api/messages.hpp"
+#include "daemon/api/telemetry_frames.hpp"
 #include "policy/load.hpp"
 #include "support.hpp"
 

@@ -14,9 +14,9 @@
 
 #include "can/fake_transport.hpp"
 #include "config/config.hpp"
-#include "daemon/command_intake.hpp"
-#include "daemon/control_loop.hpp"
-#include "daemon/message_reader.hpp"
+#include "daemon/api/command_intake.hpp"
+#include "daemon/api/message_reader.hpp"
+#include "daemon/control/control_loop.hpp"
 #include "edge_api.pb.h"
 #include "sim/canned_replies.hpp"
 

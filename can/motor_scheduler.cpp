@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "can/imu_codec.hpp"
-#include "can/socketcan_transport.hpp"
 
 namespace robot_edge::can {
 

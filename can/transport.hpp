@@ -18,6 +18,11 @@
 
 namespace robot_edge::can {
 
+// A kernel receive filter (CAN_RAW_FILTER) that accepts exactly this standard (11-bit) id.
+inline can_filter ExactStandardId(canid_t id) {
+  return can_filter{id, CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG};
+}
+
 // A frame and the bus it travels on (an index into the transport's buses).
 struct BusFrame {
   std::uint32_t bus = 0;

@@ -16,21 +16,22 @@
 #include <thread>
 #include <vector>
 
+#include "access/tokens.hpp"
 #include "can/frame_tap.hpp"
-#include "can/link_supervisor.hpp"
 #include "can/motor_timeouts.hpp"
-#include "can/socketcan_transport.hpp"
-#include "daemon/access.hpp"
-#include "daemon/bus_health.hpp"
+#include "can/socketcan/link_supervisor.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
+#include "daemon/api/access.hpp"
+#include "daemon/api/bus_health.hpp"
+#include "daemon/api/flight_recorder.hpp"
+#include "daemon/api/hub.hpp"
+#include "daemon/api/listener.hpp"
 #include "daemon/bus_lock.hpp"
-#include "daemon/control_loop.hpp"
+#include "daemon/control/control_loop.hpp"
+#include "daemon/control/fatal_signals.hpp"
+#include "daemon/control/realtime.hpp"
 #include "daemon/damp_plan.hpp"
-#include "daemon/fatal_signals.hpp"
-#include "daemon/flight_recorder.hpp"
-#include "daemon/hub.hpp"
-#include "daemon/listener.hpp"
 #include "daemon/notify.hpp"
-#include "daemon/realtime.hpp"
 #include "daemon/supervisor.hpp"
 #include "live/live_server.hpp"
 #include "live/robot_document.hpp"
@@ -204,10 +205,10 @@ class Daemon {
       o.address = c.host == "localhost" ? "127.0.0.1" : c.host;
       o.port = c.port;
       if (!c.token_path.empty())
-        o.token = ReadTokenFile("live.token_file", c.token_path, &warnings);
+        o.token = access::ReadTokenFile("live.token_file", c.token_path, &warnings);
       if (!c.operator_token_path.empty()) {
         o.operator_token =
-            ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
+            access::ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
       }
       o.web_root = c.web_root.empty() ? live::DefaultWebRoot() : c.web_root;
       o.name = "robot-edge " + config_.robot_name;

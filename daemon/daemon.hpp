@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "can/link_supervisor.hpp"
+#include "can/socketcan/link_supervisor.hpp"
 #include "can/transport.hpp"
 #include "config/config.hpp"
 

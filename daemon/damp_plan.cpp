@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "daemon/atomic_file.hpp"
+#include "daemon/api/atomic_file.hpp"
 
 namespace robot_edge::daemon {
 namespace {

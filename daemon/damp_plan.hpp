@@ -3,7 +3,7 @@
 // Per interface, its motors' pre-encoded DAMP frames (kp 0, the joint's damp_kd), then their
 // exit-motor-mode frames.
 //
-// The file (text, versioned, checksummed; written atomically, daemon/atomic_file.hpp):
+// The file (text, versioned, checksummed; written atomically, daemon/api/atomic_file.hpp):
 //   robot-edge damp-plan 1
 //   source robot-edged 0.1.0 pid 812 config /etc/robot-edge/robot-edge.yaml
 //   bus can0 2 2                 interface, DAMP frames, exit frames

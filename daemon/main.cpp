@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "config/config.hpp"
-#include "daemon/access.hpp"
+#include "daemon/api/access.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/damp_plan.hpp"
 #include "daemon/emergency_damp.hpp"

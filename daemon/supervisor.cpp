@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cstdint>
 
+#include "daemon/channels/clock.hpp"
+#include "daemon/control/control_loop.hpp"
+
 namespace robot_edge::daemon {
 
 Liveness::Verdict Liveness::Check(std::int64_t now_us, std::int64_t last_tick_us,

@@ -21,11 +21,13 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/control_loop.hpp"
-#include "daemon/fatal_signals.hpp"
+#include "daemon/channels/control_channels.hpp"
+#include "daemon/control/fatal_signals.hpp"
 #include "daemon/notify.hpp"
 
 namespace robot_edge::daemon {
+
+class ControlLoop;  // daemon/control/control_loop.hpp: the loop whose heartbeat is watched
 
 // Judges the two heartbeats; says what to feed, report and do.
 class Liveness {

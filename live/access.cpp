@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "access/tokens.hpp"
+
 namespace robot_edge::live {
 namespace {
 
@@ -100,28 +102,20 @@ bool OriginAllowed(const LiveOptions& options, std::string_view origin,
                      [&](const std::string& o) { return Lower(WithoutSlash(o)) == lower; });
 }
 
-bool TokensEqual(std::string_view presented, std::string_view expected) {
-  unsigned diff = presented.size() != expected.size();
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const char p = i < presented.size() ? presented[i] : 0;
-    diff |= static_cast<unsigned char>(p ^ expected[i]);
-  }
-  return diff == 0;
-}
-
 Access Authorize(const LiveOptions& options, std::string_view target,
                  std::string_view cookie_header) {
   Access access;
   if (options.token.empty()) {
     access.allowed = true;
   } else if (const auto query = QueryParameter(target, "token")) {
-    access.allowed = TokensEqual(*query, options.token);
+    access.allowed = access::TokensEqual(*query, options.token);
     access.token_in_query = access.allowed;
   } else if (const auto cookie = CookieValue(cookie_header, kTokenCookie)) {
-    access.allowed = TokensEqual(*cookie, options.token);
+    access.allowed = access::TokensEqual(*cookie, options.token);
   }
   if (const auto op = QueryParameter(target, "operator_token")) {
-    const bool right = !options.operator_token.empty() && TokensEqual(*op, options.operator_token);
+    const bool right =
+        !options.operator_token.empty() && access::TokensEqual(*op, options.operator_token);
     access.role = right ? Role::kOperator : Role::kWrongOperatorToken;
   }
   return access;

@@ -4,7 +4,7 @@
 //   viewers:   ?token=T on the WebSocket URL or an HTTP GET, or the cookie kTokenCookie that a GET
 //              with ?token= sets (so the dashboard's own files and modules load without it);
 //   operators: ?operator_token=O on the WebSocket URL; they may call operator services.
-// Tokens are compared in constant time and never logged.
+// Tokens are compared in constant time (access/tokens.hpp) and never logged.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +34,6 @@ struct Access {
 // Decides for a request with `target` (e.g. "/?token=abc") and `cookie_header` ("" = none).
 Access Authorize(const LiveOptions& options, std::string_view target,
                  std::string_view cookie_header);
-
-// Equal contents, in a time that depends on the lengths only.
-bool TokensEqual(std::string_view presented, std::string_view expected);
 
 // "" when `options` may start, else why not (a non-loopback address without a token).
 std::string CheckOptions(const LiveOptions& options);

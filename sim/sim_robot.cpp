@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "can/socketcan_transport.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
 
 namespace robot_edge::sim {
 

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "can/socketcan_transport.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
 #include "config/config.hpp"
 #include "sim/control_server.hpp"
 #include "sim/sim_robot.hpp"

@@ -68,7 +68,7 @@ struct Command {
   std::uint32_t sequence = 0;    // CloudCommand.sequence
   std::int64_t received_us = 0;  // when the daemon received it
   // When the client sent it, estimated on the same clock from its timestamp_us (see
-  // daemon/command_freshness.hpp); received_us when unknown. A command sent before the robot
+  // daemon/api/command_freshness.hpp); received_us when unknown. A command sent before the robot
   // last entered DAMP cannot take it out of DAMP.
   std::int64_t sent_us = 0;
   Velocity velocity;                                 // kVelocity

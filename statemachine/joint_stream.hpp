@@ -24,7 +24,7 @@
 
 namespace robot_edge::sm {
 
-// One validated command (daemon/command_validator.hpp builds it), preallocated for `joints`.
+// One validated command (daemon/api/command_validator.hpp builds it), preallocated for `joints`.
 struct JointStreamCommand {
   explicit JointStreamCommand(std::size_t joints)
       : position_rad(joints), velocity_rad_s(joints), torque_nm(joints), kp(joints), kd(joints) {}

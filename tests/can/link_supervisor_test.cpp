@@ -1,7 +1,7 @@
 // CanLink's logic over a scripted netlink (what it asks, in which order, what it remembers),
 // the kernel state mapping, and the real libsocketcan on an interface that does not exist. The
 // vcan case runs on a real kernel in tests/vcan/.
-#include "can/link_supervisor.hpp"
+#include "can/socketcan/link_supervisor.hpp"
 
 #include <gtest/gtest.h>
 

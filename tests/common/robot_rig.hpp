@@ -19,7 +19,7 @@
 
 #include "can/mit_codec.hpp"
 #include "can/motor_scheduler.hpp"
-#include "can/socketcan_transport.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
 #include "child_process.hpp"
 #include "client/client.hpp"
 #include "config/config.hpp"

@@ -1,11 +1,13 @@
 // Who may take which role: peer credentials on the Unix socket, per-role tokens over TCP.
-#include "daemon/access.hpp"
+#include "daemon/api/access.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+
+#include "access/tokens.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -118,17 +120,18 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
 // A token is a role over TCP: a token file its group (on a packaged install, the observers')
 // can read hands that role to every member. Warned at start (Load) and by --check-config.
 TEST(TokenFiles, AnyoneButTheOwnerAbleToReadOneIsWarnedAbout) {
-  EXPECT_FALSE(TokenFileExposure("k", "/t", S_IFREG | 0600));
-  EXPECT_FALSE(TokenFileExposure("k", "/t", S_IFREG | 0400));
-  const auto group = TokenFileExposure("api.roles.cloud.token_file", "/t", S_IFREG | 0640);
+  EXPECT_FALSE(access::TokenFileExposure("k", "/t", S_IFREG | 0600));
+  EXPECT_FALSE(access::TokenFileExposure("k", "/t", S_IFREG | 0400));
+  const auto group = access::TokenFileExposure("api.roles.cloud.token_file", "/t", S_IFREG | 0640);
   ASSERT_TRUE(group);
   EXPECT_EQ(*group,
             "api.roles.cloud.token_file: /t is mode 0640: its group can read it (the observers' "
             "group, robot-edge, on a packaged install), and whoever reads it holds what the token "
             "grants. Make it readable by robot-edged's user only: chmod 0600 /t, owned by that "
             "user");
-  EXPECT_NE(TokenFileExposure("k", "/t", S_IFREG | 0644)->find("every user"), std::string::npos);
-  EXPECT_NE(TokenFileExposure("k", "/t", S_IFREG | 0620)->find("write"), std::string::npos);
+  EXPECT_NE(access::TokenFileExposure("k", "/t", S_IFREG | 0644)->find("every user"),
+            std::string::npos);
+  EXPECT_NE(access::TokenFileExposure("k", "/t", S_IFREG | 0620)->find("write"), std::string::npos);
 }
 
 TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
@@ -151,7 +154,7 @@ TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
       << p.warnings()[0];
   const std::vector<std::string> w = TokenFileWarnings(c);
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0], *TokenFileExposure("api.roles.cloud.token_file", token, S_IFREG | 0640));
+  EXPECT_EQ(w[0], *access::TokenFileExposure("api.roles.cloud.token_file", token, S_IFREG | 0640));
   EXPECT_EQ(w[1], "live.operator_token_file: " + std::string(dir) +
                       "/missing.token: No such file or directory: the live view will not open");
   ::chmod(token.c_str(), 0600);

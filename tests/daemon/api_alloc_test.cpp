@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
-#include "daemon/command_intake.hpp"
-#include "daemon/message_reader.hpp"
-#include "daemon/state_stream.hpp"
-#include "daemon/telemetry_frames.hpp"
+#include "daemon/api/command_intake.hpp"
+#include "daemon/api/message_reader.hpp"
+#include "daemon/api/state_stream.hpp"
+#include "daemon/api/telemetry_frames.hpp"
 #include "proto/framing.hpp"
 
 namespace robot_edge::daemon {

@@ -1,7 +1,7 @@
 // The battery from Linux's power-supply class: the pure parse of the files' contents (units, the
 // current's sign across drivers, fallbacks, garbage), then real files in a temporary directory
 // (a charging battery, a missing directory, garbage).
-#include "daemon/battery_sysfs.hpp"
+#include "daemon/api/battery_sysfs.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

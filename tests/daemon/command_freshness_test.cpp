@@ -1,6 +1,6 @@
 // Command freshness, with both clocks driven by hand: the client's (timestamp_us) runs at an
 // offset from ours, plus a network delay per packet.
-#include "daemon/command_freshness.hpp"
+#include "daemon/api/command_freshness.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The API thread's command path without sockets: arbitration, freshness, validation and the
 // hand-off to the control thread's queue (whose side the test plays).
-#include "daemon/command_intake.hpp"
+#include "daemon/api/command_intake.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Seed 000's "Command Validation" table, row by row, and the KP/KD all-or-nothing rule.
-#include "daemon/command_validator.hpp"
+#include "daemon/api/command_validator.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "allocation_counter.hpp"
-#include "daemon/control_loop.hpp"
+#include "daemon/control/control_loop.hpp"
 #include "sim/in_memory_robot.hpp"
 
 namespace robot_edge::daemon {

@@ -1,12 +1,12 @@
 // The control loop's tick over fake buses: frames out, commands in, events and snapshots to the
 // API thread, and the shutdown sequence. Time is passed in by hand.
-#include "daemon/control_loop.hpp"
+#include "daemon/control/control_loop.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "daemon/fatal_signals.hpp"
+#include "daemon/control/fatal_signals.hpp"
 #include "sim/in_memory_robot.hpp"
 
 namespace robot_edge::daemon {

@@ -1,11 +1,11 @@
 // The control thread's sleep: until its absolute deadline, or until woken for an emergency stop.
-#include "daemon/control_wake.hpp"
+#include "daemon/channels/control_wake.hpp"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "daemon/control_loop.hpp"
+#include "daemon/control/control_loop.hpp"
 
 namespace robot_edge::daemon {
 namespace {

@@ -1,5 +1,5 @@
 // Who may command: acquire, override, timeout, disconnect, and DAMP from everyone.
-#include "daemon/controller_arbiter.hpp"
+#include "daemon/api/controller_arbiter.hpp"
 
 #include <gtest/gtest.h>
 

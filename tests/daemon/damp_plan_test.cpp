@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "daemon/atomic_file.hpp"
+#include "daemon/api/atomic_file.hpp"
 
 namespace robot_edge::daemon {
 namespace {

@@ -1,5 +1,5 @@
 // The reliable event stream: numbering, framing, and what a resuming client gets.
-#include "daemon/event_log.hpp"
+#include "daemon/api/event_log.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,7 @@
 
 #include <thread>
 
-#include "daemon/auth.hpp"
-#include "daemon/command_pipe.hpp"
+#include "daemon/channels/command_pipe.hpp"
 #include "handoff/byte_ring.hpp"
 #include "handoff/spsc_queue.hpp"
 #include "handoff/triple_buffer.hpp"
@@ -176,15 +175,6 @@ TEST(CommandPipe, SlotsCirculateWithoutLoss) {
   EXPECT_EQ(pipe.Receive(), nullptr);
   pipe.Release(received);
   EXPECT_EQ(pipe.Acquire(), a);
-}
-
-TEST(Auth, ConstantTimeEquals) {
-  EXPECT_TRUE(ConstantTimeEquals("secret", "secret"));
-  EXPECT_TRUE(ConstantTimeEquals("", ""));
-  EXPECT_FALSE(ConstantTimeEquals("secret", "secreT"));
-  EXPECT_FALSE(ConstantTimeEquals("secret", "secret2"));
-  EXPECT_FALSE(ConstantTimeEquals("secret", ""));
-  EXPECT_FALSE(ConstantTimeEquals(std::string_view("a\0b", 3), std::string_view("a\0c", 3)));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The API thread's hub over real sockets (a socketpair per client), with the control thread's
 // side played by the test: what clients get, and what happens to one that does not keep up.
-#include "daemon/hub.hpp"
+#include "daemon/api/hub.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>

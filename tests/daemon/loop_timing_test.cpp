@@ -1,4 +1,4 @@
-#include "daemon/loop_timing.hpp"
+#include "daemon/channels/loop_timing.hpp"
 
 #include <gtest/gtest.h>
 

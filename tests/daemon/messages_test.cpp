@@ -1,5 +1,5 @@
 // Telemetry and errors built from the control thread's snapshot.
-#include "daemon/messages.hpp"
+#include "daemon/api/messages.hpp"
 
 #include <gtest/gtest.h>
 

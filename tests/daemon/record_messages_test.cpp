@@ -1,7 +1,7 @@
 // What the flight recorder writes, from what the control and API threads hand it: a tick's state
 // as JointState, a command and its verdict as CommandRecord, a client's description through the
 // hand-off ring, the alerts that write the black box.
-#include "daemon/record_messages.hpp"
+#include "daemon/api/record_messages.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Which control ticks a state stream at a given rate sends (daemon/state_stream.hpp).
-#include "daemon/state_stream.hpp"
+// Which control ticks a state stream at a given rate sends (daemon/api/state_stream.hpp).
+#include "daemon/api/state_stream.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "can/fake_transport.hpp"
-#include "daemon/access.hpp"
-#include "daemon/control_loop.hpp"
-#include "daemon/hub.hpp"
+#include "daemon/api/access.hpp"
+#include "daemon/api/hub.hpp"
+#include "daemon/control/control_loop.hpp"
 #include "daemon/supervisor.hpp"
 #include "edge_api.pb.h"
 #include "proto/framing.hpp"

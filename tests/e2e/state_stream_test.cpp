@@ -1,5 +1,5 @@
 // End to end on vcan: the state stream (edge_api.proto StateStreamRequest / JointState,
-// daemon/state_stream.hpp): every tick's measured state at the rate each client chose, from the
+// daemon/api/state_stream.hpp): every tick's measured state at the rate each client chose, from the
 // simulated motors and IMU, with the last joint command's key.
 #include <gtest/gtest.h>
 

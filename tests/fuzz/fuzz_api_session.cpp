@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <span>
 
-#include "daemon/access.hpp"
-#include "daemon/command_intake.hpp"
-#include "daemon/message_reader.hpp"
+#include "daemon/api/access.hpp"
+#include "daemon/api/command_intake.hpp"
+#include "daemon/api/message_reader.hpp"
 #include "fuzz_support.hpp"
 #include "statemachine/state_machine.hpp"
 

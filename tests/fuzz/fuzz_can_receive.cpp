@@ -19,7 +19,7 @@
 #include <cstring>
 
 #include "can/fake_transport.hpp"
-#include "daemon/control_loop.hpp"
+#include "daemon/control/control_loop.hpp"
 #include "fuzz_support.hpp"
 
 using namespace robot_edge;

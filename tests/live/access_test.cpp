@@ -16,16 +16,6 @@ LiveOptions WithTokens(std::string token, std::string operator_token) {
   return options;
 }
 
-TEST(TokensEqual, ComparesWholeContents) {
-  EXPECT_TRUE(TokensEqual("secret", "secret"));
-  EXPECT_TRUE(TokensEqual("", ""));
-  EXPECT_FALSE(TokensEqual("secreT", "secret"));
-  EXPECT_FALSE(TokensEqual("secret1", "secret"));
-  EXPECT_FALSE(TokensEqual("secre", "secret"));
-  EXPECT_FALSE(TokensEqual("", "secret"));
-  EXPECT_FALSE(TokensEqual(std::string("secret\0", 7), "secret"));
-}
-
 TEST(Query, ParametersArePercentDecoded) {
   EXPECT_EQ(QueryParameter("/?token=abc", "token"), "abc");
   EXPECT_EQ(QueryParameter("/x?a=1&token=a%2Bb%20c&b=2", "token"), "a+b c");

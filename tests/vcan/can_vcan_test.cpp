@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "allocation_counter.hpp"
-#include "can/socketcan_transport.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
 #include "vcan_util.hpp"
 
 namespace robot_edge::can {

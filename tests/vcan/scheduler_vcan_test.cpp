@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "can/imu_codec.hpp"
-#include "can/link_supervisor.hpp"
 #include "can/motor_scheduler.hpp"
-#include "can/socketcan_transport.hpp"
+#include "can/socketcan/link_supervisor.hpp"
+#include "can/socketcan/socketcan_transport.hpp"
 #include "config/config.hpp"
 #include "syscall_count.hpp"
 #include "vcan_util.hpp"

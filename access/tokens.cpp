@@ -1,0 +1,62 @@
+#include "access/tokens.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace robot_edge::access {
+
+bool TokensEqual(std::string_view presented, std::string_view expected) {
+  const std::size_t n = std::max(presented.size(), expected.size());
+  unsigned diff = presented.size() != expected.size() ? 1u : 0u;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
+    const unsigned char y = i < expected.size() ? static_cast<unsigned char>(expected[i]) : 0;
+    diff |= static_cast<unsigned>(x ^ y);
+  }
+  return diff == 0;
+}
+
+std::string ReadTokenFile(const std::string& key, const std::string& path,
+                          std::vector<std::string>* warnings) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(key + ": cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string token = text.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
+    token.pop_back();
+  }
+  if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);
+  }
+  return token;
+}
+
+std::optional<std::string> TokenFileExposure(const std::string& key, const std::string& path,
+                                             mode_t mode) {
+  if ((mode & (S_IRWXG | S_IRWXO)) == 0) return std::nullopt;
+  std::string who;
+  if ((mode & S_IROTH) != 0) {
+    who = "every user of this machine can read it";
+  } else if ((mode & S_IRGRP) != 0) {
+    who = "its group can read it (the observers' group, robot-edge, on a packaged install)";
+  } else {
+    who = "others than its owner can write or run it";
+  }
+  char octal[8];
+  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(mode & 07777));
+  return key + ": " + path + " is mode " + octal + ": " + who +
+         ", and whoever reads it holds what the token grants. Make it readable by robot-edged's "
+         "user only: chmod 0600 " +
+         path + ", owned by that user";
+}
+
+}  // namespace robot_edge::access

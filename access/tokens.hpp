@@ -1,0 +1,35 @@
+// Tokens: how the client API (api.roles.<role>.token_file) and the live view (live.token_file,
+// live.operator_token_file) compare and read them. Tokens are never logged, and no message here
+// contains one.
+//
+// Threads: any. ReadTokenFile reads a file (start-up only); TokensEqual is pure.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace robot_edge::access {
+
+// Equal contents, in a time that depends on the two lengths only (never on where the first
+// difference is).
+bool TokensEqual(std::string_view presented, std::string_view expected);
+
+// A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
+// config key that gave the path) when it cannot be read or is empty; warns (TokenFileExposure)
+// when anyone but its owner may read it.
+std::string ReadTokenFile(const std::string& key, const std::string& path,
+                          std::vector<std::string>* warnings);
+
+// A token file must be readable by robot-edged's user only. nullopt when `mode` (st_mode) grants
+// nothing to group or others; else a warning naming `key`, the file, who else can read or write
+// it, and the fix (chmod 0600, owned by robot-edged's user). Warned, not refused: a daemon that
+// will not start leaves the robot without its DAMP-on-fault duties to a config mistake the
+// operator can fix at once.
+std::optional<std::string> TokenFileExposure(const std::string& key, const std::string& path,
+                                             mode_t mode);
+
+}  // namespace robot_edge::access

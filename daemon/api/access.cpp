@@ -1,0 +1,145 @@
+#include "daemon/api/access.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "access/tokens.hpp"
+
+namespace robot_edge::daemon {
+
+std::vector<std::string> TokenFileWarnings(const config::Config& config) {
+  struct TokenFile {
+    std::string key, path;
+    const char* if_missing;
+  };
+  std::vector<TokenFile> files;
+  for (const config::RoleAccess& a : config.api.roles) {
+    if (!a.token_file.empty()) {
+      files.push_back(
+          {"api.roles." + a.role + ".token_file", a.token_path, "robot-edged will not start"});
+    }
+  }
+  const config::LiveConfig& live = config.live;
+  if (!live.address.empty() && !live.token_path.empty()) {
+    files.push_back({"live.token_file", live.token_path, "the live view will not open"});
+  }
+  if (!live.address.empty() && !live.operator_token_path.empty()) {
+    files.push_back(
+        {"live.operator_token_file", live.operator_token_path, "the live view will not open"});
+  }
+  std::vector<std::string> warnings;
+  for (const auto& [key, path, if_missing] : files) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      warnings.push_back(key + ": " + path + ": " + std::strerror(errno) + ": " + if_missing);
+    } else if (auto w = access::TokenFileExposure(key, path, st.st_mode)) {
+      warnings.push_back(*w);
+    }
+  }
+  return warnings;
+}
+
+namespace {
+
+std::string RoleName(std::string_view role) {
+  return role.empty() ? std::string(config::kObserverRole) : std::string(role);
+}
+
+}  // namespace
+
+AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
+  std::vector<Grant> grants;
+  std::vector<std::string> warnings;
+  for (const config::RoleAccess& a : config.api.roles) {
+    Grant g;
+    g.role = a.role;
+    for (const std::string& name : a.users) {
+      if (const passwd* pw = ::getpwnam(name.c_str())) {
+        g.users.push_back(pw->pw_uid);
+      } else {
+        warnings.push_back("api.roles." + a.role + ".users: no user '" + name +
+                           "' on this system: it grants nothing");
+      }
+    }
+    for (const std::string& name : a.groups) {
+      if (const group* gr = ::getgrnam(name.c_str())) {
+        g.groups.push_back(gr->gr_gid);
+      } else {
+        warnings.push_back("api.roles." + a.role + ".groups: no group '" + name +
+                           "' on this system: it grants nothing");
+      }
+    }
+    if (!a.token_file.empty()) {
+      g.token =
+          access::ReadTokenFile("api.roles." + a.role + ".token_file", a.token_path, &warnings);
+    }
+    grants.push_back(std::move(g));
+  }
+  AccessPolicy policy(std::move(grants), self_uid, config.api.allow_loopback_without_token);
+  policy.warnings_ = std::move(warnings);
+  return policy;
+}
+
+AccessPolicy::AccessPolicy(std::vector<Grant> grants, uid_t self_uid,
+                           bool allow_loopback_without_token)
+    : grants_(std::move(grants)),
+      self_uid_(self_uid),
+      allow_loopback_without_token_(allow_loopback_without_token) {}
+
+const AccessPolicy::Grant* AccessPolicy::Find(std::string_view role) const {
+  const std::string name = RoleName(role);
+  for (const Grant& g : grants_) {
+    if (g.role == name) return &g;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> AccessPolicy::Refusal(std::string_view role, const Peer& peer,
+                                                 std::string_view token) const {
+  return peer.transport == Transport::kUnix ? UnixRefusal(role, peer)
+                                            : TcpRefusal(role, peer, token);
+}
+
+std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view role,
+                                                     const Peer& peer) const {
+  const std::string name = RoleName(role);
+  if (!peer.has_credentials) return "the connection's credentials cannot be read";
+  if (peer.uid == 0 || peer.uid == self_uid_) return std::nullopt;
+  const Grant* g = Find(role);
+  if (g == nullptr) {
+    if (role.empty()) return std::nullopt;  // observing: the socket's permissions decide
+    return "uid " + std::to_string(peer.uid) + " may not take the role '" + name + "' (api.roles." +
+           name + " grants it to nobody)";
+  }
+  const auto has = [](const auto& list, auto id) {
+    return std::find(list.begin(), list.end(), id) != list.end();
+  };
+  if (has(g->users, peer.uid) || has(g->groups, peer.gid)) return std::nullopt;
+  for (gid_t gid : peer.groups) {
+    if (has(g->groups, gid)) return std::nullopt;
+  }
+  return "uid " + std::to_string(peer.uid) + " may not take the role '" + name +
+         "' (not in api.roles." + name + ".users or .groups)";
+}
+
+std::optional<std::string> AccessPolicy::TcpRefusal(std::string_view role, const Peer& peer,
+                                                    std::string_view token) const {
+  const std::string name = RoleName(role);
+  const Grant* g = Find(role);
+  const bool has_token = g != nullptr && !g->token.empty();
+  if (has_token && access::TokensEqual(token, g->token)) return std::nullopt;
+  if (peer.loopback && allow_loopback_without_token_) return std::nullopt;
+  if (!has_token) {
+    return "the role '" + name + "' cannot be taken over TCP (api.roles." + name +
+           ".token_file is not set)";
+  }
+  return token.empty() ? "the role '" + name + "' needs its token over TCP"
+                       : "invalid token for the role '" + name + "'";
+}
+
+}  // namespace robot_edge::daemon
