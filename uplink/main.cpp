@@ -15,10 +15,20 @@ using namespace robot_edge::uplink;
 
 constexpr const char* kHelp =
     "Usage: robot-edge-uplink [--config FILE]\n"
+    "\n"
     "The robot's fleet uplink: robot-edged's telemetry, events and diagnostics to an MQTT 5\n"
     "broker over mutual TLS, events spooled on disk while offline; commands from the fleet\n"
-    "when enabled. FILE defaults to /etc/robot-edge/uplink.yaml (docs/fleet.md).\n"
-    "Exit status: 0 stopped by a signal, 1 failed, 2 bad command line or configuration.\n";
+    "when enabled.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE   its configuration (default /etc/robot-edge/uplink.yaml; docs/fleet.md)\n"
+    "  -h, --help      print this text\n"
+    "  --version       print robot-edge-uplink's version\n"
+    "\n"
+    "Exit status:\n"
+    "  0  stopped by a signal (SIGTERM, SIGINT)\n"
+    "  1  failed (robot-edged or the spool could not be used)\n"
+    "  2  bad command line or configuration (the error names the key and its line)\n";
 
 }  // namespace
 
