@@ -131,7 +131,7 @@ struct ImuConfig {
 
 // The battery's state, for the state stream, diagnostics and the BATTERY_LOW alert. yaml: battery
 //   source none: no battery state (the default)
-//   source can:  the BMS's frame on `bus` with id `can_id` (README "CAN": the frame's layout)
+//   source can:  the BMS's frame on `bus` with id `can_id` (docs/can.md: the frame's layout)
 //   source sysfs: Linux's power-supply class, `path` (e.g. /sys/class/power_supply/BAT0), read
 //                once a second off the control thread
 struct BatteryConfig {
@@ -513,7 +513,7 @@ std::vector<std::string> Warnings(const Config& config);
 
 // The joint offsets of a calibration file (robot-edgectl calibrate writes it):
 //   calibrated_at: "2026-11-24T19:00:00Z"     # when, UTC
-//   pose: stand                                # the calibration pose (see the README)
+//   pose: stand                                # the calibration pose (docs/bring-up.md)
 //   offsets: {L_Hip_Pitch: 0.0123, ...}        # joint name -> offset (rad)
 // Applies each offset to the joint of that name (marking it calibrated). Unknown joints, wrong
 // types and offsets beyond ±2π are errors; throws ConfigError listing them all.

@@ -645,7 +645,7 @@ std::vector<std::string> Warnings(const Config& c) {
   if (!c.calibration.empty() && c.calibrated_at.empty()) {
     out.push_back("calibration: " + c.calibration_path +
                   " does not exist: the joint offsets are the config's (not calibrated; "
-                  "`robot-edgectl calibrate` writes the file, README \"First power-on\")");
+                  "`robot-edgectl calibrate` writes the file, docs/bring-up.md)");
   }
   std::string classic;
   for (std::size_t j = 0; j < c.joints.size(); ++j) {
@@ -666,7 +666,7 @@ std::vector<std::string> Warnings(const Config& c) {
     out.push_back("motors: " + no_timeout +
                   " declare no CAN-loss timeout (can_timeout_ms): if robot-edged and its "
                   "ExecStopPost both fail to send DAMP, these motors hold their last command. Set "
-                  "the timeout in the motor's firmware and declare it (README, \"Motor CAN "
+                  "the timeout in the motor's firmware and declare it (docs/safety.md, \"Motor CAN "
                   "timeouts\")");
   }
   if (!c.api.tcp.empty()) {

@@ -138,7 +138,7 @@ Participant JoinDomain(const Options& o) {
         "DDS Security is not in effect for rt/lowcmd (robot-edge-dds could make a writer of "
         "it): configure <Security> with a governance that enables write access control on "
         "rt/lowcmd and permissions that grant robot-edge-dds only rt/lowcmd (subscribe) and "
-        "rt/lowstate (publish), or give --security DIR (README, \"DDS bridge\")");
+        "rt/lowstate (publish), or give --security DIR (docs/api.md, \"DDS bridge\")");
   }
   Log(SecurityStatus(o));
   return participant;

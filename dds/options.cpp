@@ -63,7 +63,8 @@ void CheckSecurityChoice(const Options& o, const Environment& env) {
   if (!o.insecure && o.security_dir.empty() && env.cyclonedds_uri.empty()) {
     throw UsageError(
         "no DDS Security configured: give --security DIR, or a <Security> element in "
-        "$CYCLONEDDS_URI (see README, \"DDS bridge\"); --insecure runs without, loopback only");
+        "$CYCLONEDDS_URI (see docs/api.md, \"DDS bridge\"); --insecure runs without, loopback "
+        "only");
   }
 }
 

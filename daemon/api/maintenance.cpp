@@ -206,7 +206,7 @@ edge::MaintenanceResult MaintenanceDesk::Calibrate(const edge::MaintenanceReques
   if (config_.calibration_path.empty()) {
     return MaintenanceError(id,
                             "the config names no calibration file: add `calibration: FILE` "
-                            "(README, \"First power-on\")");
+                            "(docs/bring-up.md)");
   }
   const std::int64_t timeout_us =
       static_cast<std::int64_t>(config_.control.motor_reply_timeout_ms) * 1000;

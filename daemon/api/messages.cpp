@@ -77,7 +77,7 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
                     static_cast<double>(a.reading), c.joints[a.source].min_rad,
                     c.joints[a.source].max_rad, s.joint_limit_margin_rad);
       return JointName(c, a.source) + limits +
-             ": a wrong offset, a reversed motor or a slipped encoder? (README, \"First "
+             ": a wrong offset, a reversed motor or a slipped encoder? (docs/bring-up.md, \"First "
              "power-on\")";
     case sm::AlertId::kBatteryLow:
       std::snprintf(limits, sizeof(limits),

@@ -2,7 +2,7 @@
 // calibrate, zero, clear-fault (check-direction: check_direction.cpp). Each runs through
 // robot-edged (one process owns the buses), in DAMP only, as a controller of
 // api.maintenance_roles ("maintainer" by default).
-// README, "First power-on".
+// docs/bring-up.md.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -137,7 +137,7 @@ int FollowCheck(Context& ctx, std::uint32_t joint, float start) {
   *ctx.out << o.joint << Fmt(": commanded %+.3f rad, its encoder moved %+.3f rad", step, moved);
   if (follows) {
     *ctx.out << ": the motor follows its commands. Now confirm by eye that the joint turned in its "
-                "positive direction (README, \"First power-on\"), or run again with --model "
+                "positive direction (docs/bring-up.md), or run again with --model "
                 "ROBOT.xml while the robot hangs from a gantry; if it turned the other way, its "
                 "`direction` is wrong: flip it in the config.\n";
   } else if (moved < -0.5f * step) {

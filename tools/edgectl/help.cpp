@@ -32,7 +32,7 @@ Commands:
   diag                wait for the next diagnostics (every ~1 s) and print it: CAN bus health,
                       control-loop timing, command drop counters
 
-Bring-up commands (README, "First power-on"): in DAMP only, as a controller of the config's
+Bring-up commands (docs/bring-up.md): in DAMP only, as a controller of the config's
 api.maintenance_roles (--controller, default maintainer):
   scan                which configured motors answer (family, position, temperature, faults),
                       which are missing, and which other ids 1..--max-id answer on each bus;
@@ -53,7 +53,7 @@ api.maintenance_roles (--controller, default maintainer):
   clear-fault JOINT   clear a latched fault in a Damiao or Robstride motor's firmware, then
                       enable it (AK motors have none: power-cycle them)
 
-Recording (README, "Recording"; status and list for anyone, the rest as a controller,
+Recording (docs/recording-and-live-view.md; status and list for anyone, the rest as a controller,
 --controller, default maintainer):
   record start|stop|status   continuous recording (MCAP files in the config's recorder.directory)
   blackbox list              the black-box files (the last seconds before a critical alert)

@@ -1,5 +1,5 @@
 // robot-edgectl record start|stop|status and blackbox list|save (edge_api.proto
-// RecorderRequest): through robot-edged's flight recorder. README, "Recording".
+// RecorderRequest): through robot-edged's flight recorder. docs/recording-and-live-view.md.
 #include <cstdio>
 
 #include "tools/edgectl/format.hpp"

@@ -33,8 +33,8 @@ const char* HelpText() {
   return R"(Usage: robot-edge-replay serve|drive FILE [OPTIONS]
   or:  robot-edge-replay compare RECORDED REPLAYED [--json]
 
-A run robot-edged recorded (an MCAP file of its flight recorder or black box, README
-"Recording"), looked at again, driven again, or compared with its replay.
+A run robot-edged recorded (an MCAP file of its flight recorder or black box,
+docs/recording-and-live-view.md), looked at again, driven again, or compared with its replay.
 
 Commands:
   serve FILE          play the file to the live view at its own pace: the dashboard at
