@@ -123,6 +123,10 @@ std::optional<SimReply> SimMotor::OnCanTimeoutRequest(const can::CanTimeoutReque
                                   static_cast<std::uint32_t>(params_.can_timeout_us / 1000), &f)) {
     return MakeReply();
   }
+  return Answer(f);
+}
+
+SimReply SimMotor::Answer(const can_frame& f) {
   SimReply out;
   out.can_id = f.can_id;
   out.len = f.len;
@@ -147,13 +151,7 @@ SimReply SimMotor::MakeReply() {
   reply.temperature_c = static_cast<float>(std::round(temperature_c_));
   reply.error = static_cast<can::MotorError>(error_code_);
   reply.enabled = motor_mode_;
-  const can_frame f = can::EncodeReplyFrame(params_.protocol, params_.master_id, reply);
-  SimReply out;
-  out.can_id = f.can_id;
-  out.len = f.len;
-  std::copy(f.data, f.data + f.len, out.data.begin());
-  ++replies_;
-  return out;
+  return Answer(can::EncodeReplyFrame(params_.protocol, params_.master_id, reply));
 }
 
 void SimMotor::PinTemperature(double celsius) {

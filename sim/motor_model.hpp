@@ -138,6 +138,7 @@ class SimMotor {
   };
 
   SimReply MakeReply();
+  SimReply Answer(const can_frame& frame);  // `frame` as the reply; counted
   std::optional<SimReply> OnCanTimeoutRequest(const can::CanTimeoutRequest& request);
   can::ShaftReading MotorShaft() const;  // the shaft in motor space, before the zero offset
 
