@@ -109,6 +109,7 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
   if (emulator_slack) {
     edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
     edits.push_back({"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"});
+    edits.push_back({"control_stall_ms: 20", "control_stall_ms: 100"});
     edits.push_back({"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"});
   }
   if (realtime_priority > 0) {

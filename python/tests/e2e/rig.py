@@ -2,7 +2,8 @@
 real vcan buses (run inside tests/vcan/run), as tests/common/robot_rig.cpp starts them.
 
 The config is config/robot-edge.yaml with /tmp socket paths and the rig's user-mode-linux slack
-(motor reply timeout 150 ms, IMU timeout 300 ms, CONTROL_LOOP_SLOW at 10 %); the trajectory
+(motor reply timeout 150 ms, IMU timeout 300 ms, CONTROL_LOOP_SLOW at 10 %, the supervisor's
+control-stall bound 100 ms: a loaded host can hold the user-mode kernel for 20 ms); the trajectory
 timeout (200 ms) is never changed. The simulator is ready when it prints "ready", the daemon when
 it sends READY=1 to the NOTIFY_SOCKET the rig listens on.
 """
@@ -24,6 +25,7 @@ DEFAULT_CONFIG = os.path.join(REPO, "config", "robot-edge.yaml")
 EMULATOR_SLACK = [
     ("motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"),
     ("min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"),
+    ("control_stall_ms: 20", "control_stall_ms: 100"),
     ("0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"),
 ]
 
