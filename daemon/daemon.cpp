@@ -27,6 +27,7 @@
 #include "daemon/api/hub.hpp"
 #include "daemon/api/listener.hpp"
 #include "daemon/bus_lock.hpp"
+#include "daemon/channels/injected_throw.hpp"
 #include "daemon/control/control_loop.hpp"
 #include "daemon/control/fatal_signals.hpp"
 #include "daemon/control/realtime.hpp"
@@ -90,6 +91,10 @@ class Daemon {
 
   // Start-up: throws with a clear message on anything that prevents running.
   void Start() {
+    if (const std::string cue = ArmInjectedThrow(); !cue.empty()) {
+      spdlog::warn("fault injection armed: a thread named in {} will throw (a test build only)",
+                   cue);
+    }
     access_ = std::make_unique<AccessPolicy>(AccessPolicy::Load(config_, ::getuid()));
     for (const std::string& w : access_->warnings()) spdlog::warn("{}", w);
     if (config_.policy.enabled) {  // the model was checked with the config; loaded again here
@@ -299,6 +304,7 @@ class Daemon {
     recorder_->Stop();  // the recording closed, a pending black box written
     if (live_) live_->Stop();
     heartbeat_.cancel();
+    signals_.cancel();  // its wait is still pending when a thread's failure shut it down
     // io_.run() returns once the last Goodbye is written.
   }
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "daemon/channels/clock.hpp"
+#include "daemon/channels/injected_throw.hpp"
 #include "live/live_server.hpp"
 #include "live/robot_document.hpp"
 #include "proto/framing.hpp"
@@ -392,6 +393,7 @@ std::vector<std::string> FlightRecorder::Start() {
         std::lock_guard lock(mutex_);
         requests.swap(requests_);
       }
+      ThrowIfCued(InjectedThread::kRecorder);  // a test only (daemon/channels/injected_throw.hpp)
       const bool worked = worker_->RunOnce(&requests, &answers);
       if (!answers.empty()) {
         std::lock_guard lock(mutex_);

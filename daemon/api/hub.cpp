@@ -8,6 +8,7 @@
 
 #include "daemon/api/battery_sysfs.hpp"
 #include "daemon/channels/clock.hpp"
+#include "daemon/channels/injected_throw.hpp"
 #include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
@@ -504,6 +505,7 @@ void Hub::EveryDiagnosticsPeriod() {
 }
 
 void Hub::EveryControllerCheck() {
+  ThrowIfCued(InjectedThread::kApi);  // a test only (daemon/channels/injected_throw.hpp)
   if (const auto change = intake_.CheckIdle(SteadyMicros())) EmitControllerChange(*change);
 }
 

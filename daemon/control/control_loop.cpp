@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "daemon/channels/injected_throw.hpp"
 #include "daemon/control/fatal_signals.hpp"
 
 namespace robot_edge::daemon {
@@ -50,6 +51,8 @@ void ControlLoop::Tick(std::int64_t now_us) {
   if (!BeginControlTick()) return;  // a fatal signal's handler sends DAMP: nothing may follow it
   ++ticks_;
   scheduler_.Receive(now_us);
+  ThrowIfCued(
+      InjectedThread::kControl);  // a test only, mid-tick (daemon/channels/injected_throw.hpp)
   ReadInputs();
   Advance(now_us, /*on_schedule=*/true);
   last_tick_us_.store(now_us, std::memory_order_relaxed);

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -353,26 +355,15 @@ Trial SimFault(Session& s, const std::string& inject, const std::string& undo,
 // ---- Trials that end the daemon: one robot each ----
 
 // `thread`: the daemon's thread the signal goes to ("" = the process).
-Trial Death(int signal, bool exec_stop_post, const Setup& setup, const char* thread = "") {
-  const rlimit no_core{0, 0};  // no core files from SIGABRT / SIGSEGV
-  ::setrlimit(RLIMIT_CORE, &no_core);
-  Session s{setup.physics ? WithPhysics() : RobotOptions{}};
-  Prepare(s, setup);
-  if (!Stand(s)) return {std::nullopt, "STAND was refused"};
-  const std::int64_t t0 = NowUs();
-  int status = 0;
-  if (*thread != '\0') {
-    const pid_t tid = ThreadId(s.robot.daemon_pid(), thread);
-    ::syscall(SYS_tgkill, s.robot.daemon_pid(), tid, signal);
-    status = s.robot.StopDaemon(std::chrono::seconds(10), 0);  // waits for it to die
-  } else {
-    status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
-  }
-  const bool clean = signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
-  const int expected = clean ? 0 : 128 + signal;
+// The end of a trial that ended the daemon at t0: its exit status, then DAMP and, last on every
+// motor, the exit from motor mode.
+Trial Ended(Session& s, std::int64_t t0, int status, int expected, bool exec_stop_post,
+            const Setup& setup) {
   if (status != expected) {
-    return {std::nullopt,
-            "robot-edged exited " + std::to_string(status) + ", not " + std::to_string(expected)};
+    const std::string log = s.robot.DaemonLog();
+    return {std::nullopt, "robot-edged exited " + std::to_string(status) + ", not " +
+                              std::to_string(expected) + "; its log ends:\n" +
+                              log.substr(log.size() > 1500 ? log.size() - 1500 : 0)};
   }
   if (exec_stop_post) {
     std::string output;
@@ -392,6 +383,60 @@ Trial Death(int signal, bool exec_stop_post, const Setup& setup, const char* thr
   }
   if (setup.after) setup.after(s);
   return t;
+}
+
+Trial Death(int signal, bool exec_stop_post, const Setup& setup, const char* thread = "") {
+  const rlimit no_core{0, 0};  // no core files from SIGABRT / SIGSEGV
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  Session s{setup.physics ? WithPhysics() : RobotOptions{}};
+  Prepare(s, setup);
+  if (!Stand(s)) return {std::nullopt, "STAND was refused"};
+  const std::int64_t t0 = NowUs();
+  int status = 0;
+  if (*thread != '\0') {
+    const pid_t tid = ThreadId(s.robot.daemon_pid(), thread);
+    ::syscall(SYS_tgkill, s.robot.daemon_pid(), tid, signal);
+    status = s.robot.StopDaemon(std::chrono::seconds(10), 0);  // waits for it to die
+  } else {
+    status = s.robot.StopDaemon(std::chrono::seconds(10), signal);
+  }
+  const bool clean = signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
+  return Ended(s, t0, status, clean ? 0 : 128 + signal, exec_stop_post, setup);
+}
+
+// An exception escapes robot-edged's `thread` ("control", "api", "recorder"): the test build's
+// injected throw (daemon/channels/injected_throw.hpp), cued through a file. The control and API
+// threads catch it and stop the daemon as on SIGTERM (exit 1); any other thread's ends in
+// std::terminate, whose SIGABRT the fatal-signal handler turns into DAMP (exit 134).
+Trial Thrown(const char* thread, int expected_status, const Setup& setup) {
+#ifndef ROBOT_EDGE_FAULT_INJECTION
+  (void)thread, (void)expected_status, (void)setup;
+  return {std::nullopt,
+          "this build has no ROBOT_EDGE_FAULT_INJECTION (a Release build): cannot inject"};
+#else
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  char dir[] = "/tmp/robot-edge-throw.XXXXXX";
+  if (::mkdtemp(dir) == nullptr) return {std::nullopt, "mkdtemp failed"};
+  const std::string cue = std::string(dir) + "/cue";
+  RobotOptions options = setup.physics ? WithPhysics() : RobotOptions{};
+  options.daemon_env.push_back("ROBOT_EDGE_INJECT_THROW=" + cue);
+  Session s{options};
+  Prepare(s, setup);
+  if (!Stand(s)) return {std::nullopt, "STAND was refused"};
+  const std::int64_t t0 = NowUs();
+  { std::ofstream(cue + ".tmp") << thread << "\n"; }
+  std::filesystem::rename(cue + ".tmp", cue);
+  const int status = s.robot.StopDaemon(std::chrono::seconds(10), 0);  // waits for it to die
+  std::filesystem::remove_all(dir);
+  Trial t = Ended(s, t0, status, expected_status, false, setup);
+  // The catch logs it; std::terminate's default handler prints it ("what(): ...").
+  if (t.latency_us &&
+      s.robot.DaemonLog().find("exception injected by a test") == std::string::npos) {
+    return {std::nullopt, "robot-edged's log does not name the injected exception"};
+  }
+  return t;
+#endif
 }
 
 // The robot a fault runs on (nullptr: one per trial).
@@ -449,6 +494,9 @@ Trial RunOnce(Fault fault, Session* s, const Setup& setup) {
     case Fault::kSigfpe: return Death(SIGFPE, false, setup);
     case Fault::kSigill: return Death(SIGILL, false, setup);
     case Fault::kControlCrash: return Death(SIGSEGV, false, setup, "re-control");
+    case Fault::kControlThrows: return Thrown("control", 1, setup);
+    case Fault::kApiThrows: return Thrown("api", 1, setup);
+    case Fault::kRecorderThrows: return Thrown("recorder", 128 + SIGABRT, setup);
   }
   return {std::nullopt, "unknown fault"};
 }
@@ -510,6 +558,15 @@ const std::vector<FaultInfo>& Faults() {
       {Fault::kControlCrash, "SIGSEGV on the control thread (tgkill)", "STAND",
        "DAMP, then out of motor mode", "the signal handler (no wait for its own tick)",
        "systemd restarts it"},
+      {Fault::kControlThrows, "an exception escapes a control tick", "STAND",
+       "DAMP, then out of motor mode", "the control thread's catch (its next tick)",
+       "systemd restarts it (exit 1)"},
+      {Fault::kApiThrows, "an exception escapes the API thread", "STAND",
+       "DAMP, then out of motor mode", "the API thread's catch, then the control thread's stop",
+       "systemd restarts it (exit 1)"},
+      {Fault::kRecorderThrows, "an exception escapes the recorder's thread", "STAND",
+       "DAMP, then out of motor mode", "std::terminate's SIGABRT, then the signal handler",
+       "systemd restarts it"},
   };
   return faults;
 }
@@ -551,6 +608,10 @@ double BoundMs(Fault fault, const config::Config& c, double margin_ms) {
     case Fault::kSigfpe:
     case Fault::kSigill:
     case Fault::kControlCrash: return margin_ms;
+    // + 5 ms: robot-edged polls the test's cue every 5 ms.
+    case Fault::kControlThrows: return 5 + ticks + margin_ms;
+    case Fault::kApiThrows: return 5 + 100 + ticks + margin_ms;  // the 100 ms check it throws in
+    case Fault::kRecorderThrows: return 5 + 10 + margin_ms;      // the recorder idles 10 ms at most
   }
   return margin_ms;
 }

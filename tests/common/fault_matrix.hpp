@@ -45,6 +45,10 @@ enum class Fault {
   kSigfpe,        // a crash: an integer division by zero
   kSigill,        // a crash: an illegal instruction
   kControlCrash,  // SIGSEGV on the control thread itself (tgkill), perhaps mid-tick
+  // An exception escaping a thread (a test build's injected throw, injected_throw.hpp).
+  kControlThrows,   // mid-tick: the control thread's catch DAMPs and stops the daemon
+  kApiThrows,       // the API thread's catch stops the control thread (DAMP) and the daemon
+  kRecorderThrows,  // std::terminate: SIGABRT's handler DAMPs
 };
 
 struct FaultInfo {
@@ -59,6 +63,13 @@ struct FaultInfo {
 // A fault that ends the daemon (a signal): each trial starts a robot of its own.
 // They are the last of the enum, from kSigterm on.
 constexpr bool EndsTheDaemon(Fault fault) { return fault >= Fault::kSigterm; }
+// A fault that needs robot-edged built with ROBOT_EDGE_FAULT_INJECTION (not a Release build).
+constexpr bool NeedsFaultInjection(Fault fault) { return fault >= Fault::kControlThrows; }
+#ifdef ROBOT_EDGE_FAULT_INJECTION
+inline constexpr bool kFaultInjectionBuilt = true;
+#else
+inline constexpr bool kFaultInjectionBuilt = false;
+#endif
 
 // Every fault, in the table's order.
 const std::vector<FaultInfo>& Faults();
