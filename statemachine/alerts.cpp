@@ -48,6 +48,9 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
     fault_.push_back({false, MakeAlert(AlertId::kMotorFault, 0, j)});
     range_.push_back({false, MakeAlert(AlertId::kJointOutOfRange,
                                        Rounded(1000.0 * c.safety.joint_limit_margin_rad), j)});
+    past_limit_.push_back({false, MakeAlert(AlertId::kJointPastLimit,
+                                            Rounded(1000.0 * kPastLimitTripRad), j)});
+    past_limit_.back().alert.severity = Severity::kWarning;
     min_rad_.push_back(joints[j].min_rad);
     max_rad_.push_back(joints[j].max_rad);
   }
@@ -61,7 +64,7 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
   control_stalled_.alert = MakeAlert(AlertId::kControlStalled, c.safety.control_stall_ms, 0);
   battery_low_.alert = MakeAlert(AlertId::kBatteryLow, Rounded(battery_low_percent_), 0);
   battery_low_.alert.severity = Severity::kWarning;
-  active_.reserve(4 * joint_count + c.buses.size() + 4);
+  active_.reserve(5 * joint_count + c.buses.size() + 4);
 }
 
 void AlertMonitor::Apply(Slot* slot, bool trip, bool clear, std::uint32_t value,
@@ -104,6 +107,7 @@ void AlertMonitor::Update(std::int64_t now_us, const Inputs& in, EventBuffer* ev
   std::for_each(bus_off_.begin(), bus_off_.end(), collect);
   std::for_each(fault_.begin(), fault_.end(), collect);
   std::for_each(range_.begin(), range_.end(), collect);
+  std::for_each(past_limit_.begin(), past_limit_.end(), collect);
   collect(battery_low_);
   collect(imu_timeout_);
   collect(loop_slow_);
@@ -128,8 +132,14 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     const float beyond = std::max(min_rad_[j] - m.position_rad, m.position_rad - max_rad_[j]);
     const bool out = !(beyond <= limit_margin_rad_);  // NaN counts as out
     range_[j].alert.reading = m.position_rad;
-    Apply(&range_[j], out, !out, Rounded(1000.0 * (std::isfinite(beyond) ? beyond : 0.0f)), now_us,
-          events);
+    const std::uint32_t beyond_mrad = Rounded(1000.0 * (std::isfinite(beyond) ? beyond : 0.0f));
+    Apply(&range_[j], out, !out, beyond_mrad, now_us, events);
+    Slot& past = past_limit_[j];
+    const bool past_now = beyond > kPastLimitTripRad;
+    if (past_now) past.last_trip_us = now_us;
+    past.alert.reading = m.position_rad;
+    Apply(&past, past_now, beyond <= 0.0f && now_us - past.last_trip_us >= kPastLimitHoldUs,
+          beyond_mrad, now_us, events);
   }
 }
 

@@ -13,6 +13,12 @@
 //                   slipped encoder; or a joint driven past its limit); value = mrad beyond the
 //                   nearer limit, threshold = the margin in mrad. Clears back within the margin.
 //                   Like every alert it holds DAMP: at start-up it keeps the robot from STAND.
+//   JOINT_PAST_LIMIT per joint, a warning (no DAMP): the measured position is past the joint's
+//                   limits by more than kPastLimitTripRad (encoder noise at a stop stays under
+//                   it) — within the margin, or beyond it beside JOINT_OUT_OF_RANGE; value = mrad
+//                   past the nearer limit. Clears back within the limits, and kPastLimitHoldUs
+//                   after it was last past (a gait that touches a limit every step raises it
+//                   once, not twice a step).
 //   FALL_DETECTED   tilt from upright above safety.fall_tilt_deg for safety.fall_hold_ms; clears
 //                   below safety.fall_clear_deg. Judged only while the IMU is fresh.
 //   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
@@ -46,6 +52,8 @@ class AlertMonitor {
   static constexpr std::int64_t kStallHoldUs = 1'000'000;
   static constexpr std::int64_t kMinStartupGraceUs = 500'000;
   static constexpr std::uint32_t kMinUnanswered = 3;
+  static constexpr float kPastLimitTripRad = 0.010f;
+  static constexpr std::int64_t kPastLimitHoldUs = 1'000'000;  // at most one raise a second
 
   // `joints`: config::BuildJointTable(config).
   AlertMonitor(const config::Config& config, const config::JointTable& joints);
@@ -67,7 +75,7 @@ class AlertMonitor {
     bool active = false;
     Alert alert;
     std::int64_t pending_since_us = -1;  // fall: when the tilt first exceeded the threshold
-    std::int64_t last_trip_us = -1;      // bus-off: last bus-off seen
+    std::int64_t last_trip_us = -1;      // bus-off: last bus-off seen; past limit: last seen
   };
 
   // Raises / clears `slot` and keeps its value current.
@@ -83,7 +91,7 @@ class AlertMonitor {
   double trip_c_, clear_c_, fall_tilt_deg_, fall_clear_deg_;
   std::int64_t fall_hold_us_, reply_timeout_us_, imu_timeout_us_, grace_us_;
   std::int64_t start_us_ = -1;  // first Update()
-  std::vector<Slot> overtemp_, timeout_, fault_, range_, bus_off_;
+  std::vector<Slot> overtemp_, timeout_, fault_, range_, past_limit_, bus_off_;
   std::vector<float> min_rad_, max_rad_;  // per joint
   float limit_margin_rad_;
   std::vector<std::uint64_t> last_bus_off_count_;

@@ -166,6 +166,7 @@ enum class AlertId : std::uint8_t {
   kJointOutOfRange = 8,  // edge_api.proto AlertIdExtension
   kBatteryLow = 9,       // a warning: it never puts the robot in DAMP
   kControlStalled = 10,  // edge_api.proto AlertId
+  kJointPastLimit = 11,  // a warning: past a limit, within the margin (no DAMP)
 };
 enum class Severity : std::uint8_t { kCritical = 0, kWarning = 1, kInfo = 2 };
 
@@ -179,7 +180,8 @@ struct Alert {
   std::uint32_t threshold = 0;
   std::int64_t first_set_us = 0;
   std::uint32_t source = 0;  // joint or bus index
-  float reading = 0;         // for the text: kJointOutOfRange the measured position (rad);
+  float reading = 0;         // for the text: kJointOutOfRange / kJointPastLimit the measured
+                             // position (rad);
                              // kMotorTimeout the replies from its id that did not decode
 };
 

@@ -26,6 +26,7 @@ const char* ToString(AlertId id) {
     case AlertId::kImuTimeout: return "IMU_TIMEOUT";
     case AlertId::kLoopSlow: return "CONTROL_LOOP_SLOW";
     case AlertId::kJointOutOfRange: return "JOINT_OUT_OF_RANGE";
+    case AlertId::kJointPastLimit: return "JOINT_PAST_LIMIT";
     case AlertId::kBatteryLow: return "BATTERY_LOW";
     case AlertId::kControlStalled: return "CONTROL_STALLED";
   }

@@ -31,6 +31,7 @@ edge::Subsystem SubsystemOf(sm::AlertId id) {
     case sm::AlertId::kFallDetected:
     case sm::AlertId::kMotorFault:
     case sm::AlertId::kJointOutOfRange:
+    case sm::AlertId::kJointPastLimit:
     case sm::AlertId::kBatteryLow:
     case sm::AlertId::kLoopSlow:
     case sm::AlertId::kControlStalled: return edge::SUBSYSTEM_FIRMWARE;
@@ -79,6 +80,14 @@ std::string AlertText(const sm::Alert& a, const config::Config& c) {
       return JointName(c, a.source) + limits +
              ": a wrong offset, a reversed motor or a slipped encoder? (docs/bring-up.md, \"First "
              "power-on\")";
+    case sm::AlertId::kJointPastLimit:
+      std::snprintf(limits, sizeof(limits),
+                    " reads %.3f rad, %u mrad past its limits [%.2f, %.2f] (within the %.2f rad "
+                    "margin)",
+                    static_cast<double>(a.reading), a.value, c.joints[a.source].min_rad,
+                    c.joints[a.source].max_rad, s.joint_limit_margin_rad);
+      return JointName(c, a.source) + limits +
+             ": driven past its limit, or an overshoot (a warning: no DAMP)";
     case sm::AlertId::kBatteryLow:
       std::snprintf(limits, sizeof(limits),
                     "battery at %u %% (warns at %u %%, clears at %g %%): charge or swap it",

@@ -141,6 +141,18 @@ TEST(Errors, JointOutOfRangeNamesTheJointAndItsReading) {
       << error->message();
 }
 
+TEST(Errors, JointPastLimitNamesTheJointAndHowFar) {
+  sm::Event e;
+  e.kind = sm::EventKind::kAlertRaised;
+  e.alert = {sm::AlertId::kJointPastLimit, sm::Severity::kWarning, 80, 10, 0, 3};
+  e.alert.reading = 2.48f;
+  const auto error = ErrorFor(e, Config(), "");
+  EXPECT_EQ(error->code(), "JOINT_PAST_LIMIT");
+  EXPECT_NE(error->message().find("reads 2.480 rad, 80 mrad past its limits [0.00, 2.40]"),
+            std::string::npos)
+      << error->message();
+}
+
 TEST(Errors, TrajectoryTimeoutBlamesTheControllersLink) {
   sm::Event e;
   e.kind = sm::EventKind::kTrajectoryTimeout;

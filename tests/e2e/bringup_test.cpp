@@ -139,6 +139,30 @@ TEST(JointOutOfRange, AJointFarBeyondItsLimitsHoldsDampWithItsNameUntilFixed) {
   EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
 }
 
+// Past its limit by less than the margin (the audit's shoulder ended 0.1 rad past −3.0 with no
+// word): the warning JOINT_PAST_LIMIT names the joint; the robot is not held in DAMP for it.
+TEST(JointPastLimit, AJointPastItsLimitWithinTheMarginWarnsAndStandIsAllowed) {
+  Robot robot;
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  ASSERT_EQ(robot.Sim("mount L_Knee -2.48 1").rfind("ok", 0), 0u);  // reads 2.48: 80 mrad past
+  const auto error = WaitError(observer, "JOINT_PAST_LIMIT", 3s);
+  ASSERT_TRUE(error) << "no JOINT_PAST_LIMIT";
+  EXPECT_NE(error->error().message().find("L_Knee"), std::string::npos);
+  const auto past = WaitTelemetry(
+      c, [](const auto& t) { return HasAlert(t, edge::ALERT_JOINT_PAST_LIMIT, kLKnee); }, 3s);
+  ASSERT_TRUE(past);
+  ASSERT_EQ(past->active_alerts_size(), 1) << "JOINT_OUT_OF_RANGE too, within the margin?";
+  EXPECT_EQ(past->active_alerts(0).severity(), static_cast<std::uint32_t>(edge::SEVERITY_WARNING));
+  EXPECT_NEAR(past->active_alerts(0).value(), 80u, 20u) << "mrad past the 2.4 rad limit";
+  EXPECT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted()) << "a warning held the robot";
+  EXPECT_TRUE(Command(c, Mode(edge::MODE_DAMP)).accepted());
+  ASSERT_EQ(robot.Sim("mount L_Knee 0 1").rfind("ok", 0), 0u);
+  EXPECT_TRUE(WaitTelemetry(
+      c, [](const auto& t) { return t.active_alerts_size() == 0; }, 3s));
+}
+
 TEST(JointOutOfRange, AnEncoderThatSlipsWhileStandingDamps) {
   Robot robot;
   auto c = robot.Connect("cloud");

@@ -38,6 +38,9 @@ TEST(Enums, ErrorFlagBitIsAlertIdMinusOne) {
       {edge::ALERT_IMU_TIMEOUT, edge::ERROR_FLAG_IMU_TIMEOUT},
       {edge::ALERT_CONTROL_LOOP_SLOW, edge::ERROR_FLAG_CONTROL_LOOP_SLOW},
       {edge::ALERT_JOINT_OUT_OF_RANGE, edge::ERROR_FLAG_JOINT_OUT_OF_RANGE},
+      {edge::ALERT_BATTERY_LOW, edge::ERROR_FLAG_BATTERY_LOW},
+      {edge::ALERT_CONTROL_STALLED, edge::ERROR_FLAG_CONTROL_STALLED},
+      {edge::ALERT_JOINT_PAST_LIMIT, edge::ERROR_FLAG_JOINT_PAST_LIMIT},
   };
   for (const auto& [id, flag] : pairs) EXPECT_EQ(1u << (id - 1), static_cast<unsigned>(flag));
 }

@@ -199,7 +199,7 @@ TEST(JointOutOfRange, AJointReadingBeyondItsLimitsByTheMarginDampsAndBlocksUntil
   m.robot.joints[3].position_rad = 2.4f + 0.31f;  // a slipped encoder
   const Outputs& out = m.Step(20 * kMs);
   EXPECT_EQ(out.mode, Mode::kDamp);
-  ASSERT_EQ(out.alerts.size(), 1u);
+  ASSERT_EQ(out.alerts.size(), 2u);  // and the warning JOINT_PAST_LIMIT, raised at 0.14
   EXPECT_EQ(out.alerts[0].id, AlertId::kJointOutOfRange);
   EXPECT_EQ(out.alerts[0].source, 3u);
   EXPECT_NEAR(out.alerts[0].value, 310u, 1u);  // mrad beyond the limit
@@ -207,9 +207,11 @@ TEST(JointOutOfRange, AJointReadingBeyondItsLimitsByTheMarginDampsAndBlocksUntil
   EXPECT_NEAR(out.alerts[0].reading, 2.71f, 1e-5f);
   EXPECT_FALSE(m.sm.Submit(30 * kMs, ModeCmd(ModeRequest::kStand, 30 * kMs)).accepted);
   m.robot.joints[3].position_rad = -0.2f;  // below its 0.0 minimum by more than the margin
-  EXPECT_EQ(m.Step(40 * kMs).alerts.size(), 1u);
+  EXPECT_EQ(m.Step(40 * kMs).alerts.size(), 2u);
   m.robot.joints[3].position_rad = 0.6f;
-  EXPECT_TRUE(m.Step(50 * kMs).alerts.empty());
+  const Outputs& back = m.Step(50 * kMs);
+  ASSERT_EQ(back.alerts.size(), 1u);  // JOINT_PAST_LIMIT holds for a second; a warning
+  EXPECT_EQ(back.alerts[0].severity, Severity::kWarning);
   EXPECT_TRUE(m.sm.Submit(60 * kMs, ModeCmd(ModeRequest::kStand, 60 * kMs)).accepted);
 }
 
@@ -219,6 +221,38 @@ TEST(JointOutOfRange, ANonFiniteReadingCountsAsOut) {
   const Outputs& out = m.Step(10 * kMs);
   ASSERT_EQ(out.alerts.size(), 1u);
   EXPECT_EQ(out.alerts[0].id, AlertId::kJointOutOfRange);
+}
+
+// The audit's probe drove L_Shoulder_Pitch past its limit by less than the margin: nothing said
+// so. JOINT_PAST_LIMIT says so, as a warning: the robot is not put in DAMP for it.
+TEST(JointPastLimit, AJointPastItsLimitWithinTheMarginWarnsWithoutDamp) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.robot.joints[3].position_rad = 2.4f + 0.009f;  // L_Knee: max 2.4; noise at the stop
+  EXPECT_TRUE(m.Step(10 * kMs).alerts.empty());
+  m.robot.joints[3].position_rad = 2.4f + 0.08f;  // driven past it
+  const Outputs& out = m.Step(20 * kMs);
+  EXPECT_EQ(out.mode, Mode::kStand);
+  ASSERT_EQ(out.alerts.size(), 1u);
+  EXPECT_EQ(out.alerts[0].id, AlertId::kJointPastLimit);
+  EXPECT_EQ(out.alerts[0].severity, Severity::kWarning);
+  EXPECT_EQ(out.alerts[0].source, 3u);
+  EXPECT_NEAR(out.alerts[0].value, 80u, 1u);  // mrad past the limit
+  EXPECT_EQ(out.alerts[0].threshold, 10u);
+  EXPECT_EQ(out.error_flags, 0x400u);
+  m.robot.joints[3].position_rad = 2.4f - 0.005f;  // back inside: held 1 s, then cleared
+  EXPECT_EQ(m.Step(30 * kMs).alerts.size(), 1u);
+  m.robot.joints[3].position_rad = 2.4f + 0.02f;  // touches it again: no new raise
+  EXPECT_FALSE(HasEvent(m.Step(40 * kMs), EventKind::kAlertRaised));
+  m.robot.joints[3].position_rad = 2.4f - 0.005f;
+  EXPECT_EQ(m.Step(1039 * kMs).alerts.size(), 1u);
+  EXPECT_TRUE(m.Step(1040 * kMs).alerts.empty());
+  // Another joint, below its minimum.
+  m.robot.joints[7].position_rad = static_cast<float>(test::UnlimitedConfig().joints[7].min_rad) - 0.05f;
+  const Outputs& low = m.Step(1050 * kMs);
+  ASSERT_EQ(low.alerts.size(), 1u);
+  EXPECT_EQ(low.alerts[0].source, 7u);
+  EXPECT_EQ(low.mode, Mode::kStand);
 }
 
 // ---- Fall detection ----

@@ -69,6 +69,8 @@ std::string AlertDetail(const edge::FirmwareAlert& a, std::span<const std::strin
     case edge::ALERT_JOINT_OUT_OF_RANGE:
       return Fmt("%s: %u mrad beyond its limits (margin %u mrad): offset? encoder?", joint.c_str(),
                  a.value(), a.threshold());
+    case edge::ALERT_JOINT_PAST_LIMIT:
+      return Fmt("%s: %u mrad past its limits (within the margin)", joint.c_str(), a.value());
     case edge::ALERT_BATTERY_LOW:
       return Fmt("charge %u %% (low at %u %%)", a.value(), a.threshold());
     default: return Fmt("source %u value %u threshold %u", a.source_id(), a.value(), a.threshold());
