@@ -48,8 +48,8 @@ AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& jo
     fault_.push_back({false, MakeAlert(AlertId::kMotorFault, 0, j)});
     range_.push_back({false, MakeAlert(AlertId::kJointOutOfRange,
                                        Rounded(1000.0 * c.safety.joint_limit_margin_rad), j)});
-    past_limit_.push_back({false, MakeAlert(AlertId::kJointPastLimit,
-                                            Rounded(1000.0 * kPastLimitTripRad), j)});
+    past_limit_.push_back(
+        {false, MakeAlert(AlertId::kJointPastLimit, Rounded(1000.0 * kPastLimitTripRad), j)});
     past_limit_.back().alert.severity = Severity::kWarning;
     min_rad_.push_back(joints[j].min_rad);
     max_rad_.push_back(joints[j].max_rad);

@@ -248,7 +248,8 @@ TEST(JointPastLimit, AJointPastItsLimitWithinTheMarginWarnsWithoutDamp) {
   EXPECT_EQ(m.Step(1039 * kMs).alerts.size(), 1u);
   EXPECT_TRUE(m.Step(1040 * kMs).alerts.empty());
   // Another joint, below its minimum.
-  m.robot.joints[7].position_rad = static_cast<float>(test::UnlimitedConfig().joints[7].min_rad) - 0.05f;
+  m.robot.joints[7].position_rad =
+      static_cast<float>(test::UnlimitedConfig().joints[7].min_rad) - 0.05f;
   const Outputs& low = m.Step(1050 * kMs);
   ASSERT_EQ(low.alerts.size(), 1u);
   EXPECT_EQ(low.alerts[0].source, 7u);
