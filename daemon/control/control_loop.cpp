@@ -51,8 +51,8 @@ void ControlLoop::Tick(std::int64_t now_us) {
   if (!BeginControlTick()) return;  // a fatal signal's handler sends DAMP: nothing may follow it
   ++ticks_;
   scheduler_.Receive(now_us);
-  ThrowIfCued(
-      InjectedThread::kControl);  // a test only, mid-tick (daemon/channels/injected_throw.hpp)
+  // A test only, mid-tick: an exception escaping a tick (daemon/channels/injected_throw.hpp).
+  ThrowIfCued(InjectedThread::kControl);
   ReadInputs();
   Advance(now_us, /*on_schedule=*/true);
   last_tick_us_.store(now_us, std::memory_order_relaxed);
