@@ -201,3 +201,43 @@ def test_joint_order_from_the_mjcf(tmp_path, capsys):
     assert rc == 0, capsys.readouterr().err
     assert yaml.safe_load(y.read_text())["policy"]["joints"] == H1_JOINTS.split(",")
     assert policy_import.mjcf_joints(os.path.join(H1, "h1.xml")) == H1_JOINTS.split(",")
+
+
+# legged_gym's dof order for Unitree's 12-joint G1 and H1_2 (their MJCF files' joint order:
+# resources/robots/g1_description/g1_12dof.xml, resources/robots/h1_2/h1_2_12dof.xml).
+G1_JOINTS = [f"{side}_{j}_joint" for side in ("left", "right")
+             for j in ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")]
+H1_2_JOINTS = [f"{side}_{j}_joint" for side in ("left", "right")
+               for j in ("hip_yaw", "hip_pitch", "hip_roll", "knee", "ankle_pitch", "ankle_roll")]
+UNITREE = os.path.join(HERE, "unitree_rl_gym")
+
+
+@pytest.mark.parametrize("robot,joints", [("g1", G1_JOINTS), ("h1_2", H1_2_JOINTS)])
+def test_unitree_g1_and_h1_2_import_and_match_torch_step_by_step(tmp_path, capsys, robot, joints):
+    """Unitree's other two walking actors (LSTM 47 -> 64, then an MLP to 12 actions) import as H1's
+    does: the ONNX carries the LSTM's state, and reproduces the TorchScript module over several
+    steps of the same observations (checked here again, independently of the import's check)."""
+    pt = os.path.join(UNITREE, robot, "motion.pt")
+    deploy = os.path.join(UNITREE, robot, f"deploy_mujoco_{robot}.yaml")
+    rc, out, y = run(tmp_path, pt, "--deploy", deploy, "--joints", ",".join(joints))
+    assert rc == 0, capsys.readouterr().err
+    model = onnx.load(str(out))
+    module = torch.jit.load(pt)
+    module.reset_memory()
+    state = {"h_in": np.zeros((1, 1, 64), np.float32), "c_in": np.zeros((1, 1, 64), np.float32)}
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        obs = rng.standard_normal((1, 47)).astype(np.float32)
+        got = policy_import.evaluate_onnx(model, dict(obs=obs, **state))
+        with torch.no_grad():
+            want = module(torch.from_numpy(obs)).numpy()
+        assert np.abs(got["actions"] - want).max() < 1e-5
+        state = {"h_in": got["h_out"], "c_in": got["c_out"]}
+    with open(deploy, encoding="utf-8") as f:
+        unitree = yaml.safe_load(f)
+    section = yaml.safe_load(y.read_text())["policy"]
+    assert section["joints"] == joints
+    assert section["default_pose"] == pytest.approx(unitree["default_angles"])
+    assert section["rate_hz"] == pytest.approx(
+        1.0 / (unitree["simulation_dt"] * unitree["control_decimation"]))
+    assert section["observation"][-1] == {"term": "phase", "period_s": 0.8}
