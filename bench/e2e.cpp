@@ -617,126 +617,200 @@ void MeasureViewers(Context& ctx, Target& robot, DiagnosticsWatcher& diag, const
   }
 }
 
-// `vcan`: the target is on vcan buses (the raw floor and the bus load are measured).
-void Run(Context& ctx, Target& robot, bool vcan) {
-  DiagnosticsWatcher diag(robot);
-  std::this_thread::sleep_for(1500ms);
-  const config::Config& c = robot.config();
-  const double period_us = static_cast<double>(kPeriodUs);
-
-  const std::string sec_latency = ctx.prefix + ": command to wire";
+// What the stages of a run share: the diagnostics, the raw floor (vcan), and the loop window in
+// STAND without clients, which later stages are compared against side by side.
+struct RunState {
+  DiagnosticsWatcher* diag;
+  bool vcan;  // the target is on vcan buses: the raw floor and the bus load are measured
   Summary floor;
-  if (vcan) {
-    std::puts("floor: raw vcan write -> kernel receive timestamp");
-    floor = MeasureFloor(ctx, c.buses.back().interface);
-    ctx.Add(sec_latency, "vcan floor: write -> receive timestamp p50", floor.p50, 1, "", "µs", "",
-            std::to_string(floor.count) + " frames, same run");
-    ctx.Add(sec_latency, "vcan floor p99", floor.p99, 1, "", "µs", "");
-    ctx.Add(sec_latency, "vcan floor max", floor.max, 1, "", "µs", "");
-    ctx.Add(sec_latency, "one system call here: getppid", ctx.syscall.getppid_us, 2, "", "µs", "",
-            "same run, before robot-edged started; the CPU figures of this source scale with it");
-    ctx.Add(sec_latency, "one system call here: clock_gettime", ctx.syscall.clock_gettime_us, 2, "",
-            "µs", "", "a real kernel answers it from the vDSO, user-mode-linux does not");
-  }
+  Window loop;
+};
 
-  std::puts("latency: client send -> first command frame carrying it");
+// A figure of no sample is a miss, not a pass.
+std::string Seen(const Latency& l, double value, double budget) {
+  return l.us.count == 0 ? std::string("MISS") : Verdict(value, budget);
+}
+
+void FloorRows(Context& ctx, Target& robot, RunState& s) {
+  const std::string sec = ctx.prefix + ": command to wire";
+  s.floor = MeasureFloor(ctx, robot.config().buses.back().interface);
+  ctx.Add(sec, "vcan floor: write -> receive timestamp p50", s.floor.p50, 1, "", "µs", "",
+          std::to_string(s.floor.count) + " frames, same run");
+  ctx.Add(sec, "vcan floor p99", s.floor.p99, 1, "", "µs", "");
+  ctx.Add(sec, "vcan floor max", s.floor.max, 1, "", "µs", "");
+  ctx.Add(sec, "one system call here: getppid", ctx.syscall.getppid_us, 2, "", "µs", "",
+          "same run, before robot-edged started; the CPU figures of this source scale with it");
+  ctx.Add(sec, "one system call here: clock_gettime", ctx.syscall.clock_gettime_us, 2, "", "µs", "",
+          "a real kernel answers it from the vDSO, user-mode-linux does not");
+}
+
+void CommandToWireRows(Context& ctx, Target& robot, RunState& s) {
+  const std::string sec = ctx.prefix + ": command to wire";
+  const double period_us = static_cast<double>(kPeriodUs);
   const Latency lat = MeasureLatency(ctx, robot, false);
-  // A figure of no sample is a miss, not a pass.
-  const auto seen = [](const Latency& l, double value, double budget) {
-    return l.us.count == 0 ? std::string("MISS") : Verdict(value, budget);
-  };
   ctx.Add(
-      sec_latency, "command-to-wire p50", lat.us.p50, 0, "", "µs", "",
+      sec, "command-to-wire p50", lat.us.p50, 0, "", "µs", "",
       std::to_string(lat.us.count) + " trajectories, " + std::to_string(lat.lost) + " not seen");
-  ctx.Add(sec_latency, "command-to-wire p99", lat.us.p99, 0, "≤ 2500", "µs",
-          seen(lat, lat.us.p99, period_us + 500), "one control period + 0.5 ms");
-  ctx.Add(sec_latency, "command-to-wire max", lat.us.max, 0, "", "µs", "");
-  if (vcan) {
-    ctx.Add(sec_latency, "command-to-wire p50 / floor p50", lat.us.p50 / floor.p50, 1, "", "x", "");
-    ctx.Add(sec_latency, "command-to-wire p99 / floor p99", lat.us.p99 / floor.p99, 1, "", "x", "");
+  ctx.Add(sec, "command-to-wire p99", lat.us.p99, 0, "≤ 2500", "µs",
+          Seen(lat, lat.us.p99, period_us + 500), "one control period + 0.5 ms");
+  ctx.Add(sec, "command-to-wire max", lat.us.max, 0, "", "µs", "");
+  if (s.vcan) {
+    ctx.Add(sec, "command-to-wire p50 / floor p50", lat.us.p50 / s.floor.p50, 1, "", "x", "");
+    ctx.Add(sec, "command-to-wire p99 / floor p99", lat.us.p99 / s.floor.p99, 1, "", "x", "");
   }
-  std::puts("latency: JointCommand send -> first command frame carrying it, and the echoed key");
+}
+
+void JointCommandRows(Context& ctx, Target& robot, RunState&) {
+  const std::string sec = ctx.prefix + ": command to wire";
+  const double period_us = static_cast<double>(kPeriodUs);
   const Latency joint = MeasureLatency(ctx, robot, true);
-  ctx.Add(sec_latency, "JointCommand-to-wire p50", joint.us.p50, 0, "", "µs", "",
+  ctx.Add(sec, "JointCommand-to-wire p50", joint.us.p50, 0, "", "µs", "",
           std::to_string(joint.us.count) + " joint commands, " + std::to_string(joint.lost) +
               " not seen");
-  ctx.Add(sec_latency, "JointCommand-to-wire p99", joint.us.p99, 0, "≤ 2500", "µs",
-          seen(joint, joint.us.p99, period_us + 500), "one control period + 0.5 ms");
-  ctx.Add(sec_latency, "JointCommand-to-wire max", joint.us.max, 0, "", "µs", "");
-  ctx.Add(sec_latency, "JointCommand -> tick that applied it (echoed key) p50",
-          joint.applied_us.p50, 0, "", "µs", "",
+  ctx.Add(sec, "JointCommand-to-wire p99", joint.us.p99, 0, "≤ 2500", "µs",
+          Seen(joint, joint.us.p99, period_us + 500), "one control period + 0.5 ms");
+  ctx.Add(sec, "JointCommand-to-wire max", joint.us.max, 0, "", "µs", "");
+  ctx.Add(sec, "JointCommand -> tick that applied it (echoed key) p50", joint.applied_us.p50, 0, "",
+          "µs", "",
           std::to_string(joint.applied_us.count) +
-              " keys back in the state stream; robot clock "
-              "by TimeSync");
-  ctx.Add(sec_latency, "JointCommand -> tick that applied it (echoed key) p99",
-          joint.applied_us.p99, 0, "", "µs", "", "the tick starts before its frames go out");
+              " keys back in the state stream; robot clock by TimeSync");
+  ctx.Add(sec, "JointCommand -> tick that applied it (echoed key) p99", joint.applied_us.p99, 0, "",
+          "µs", "", "the tick starts before its frames go out");
+}
 
-  std::puts("watchdog: stream, stop, DAMP on every bus");
+void WatchdogRows(Context& ctx, Target& robot, RunState&) {
   const Watchdog wd = MeasureWatchdog(ctx, robot);
-  const std::string sec_wd = ctx.prefix + ": trajectory watchdog";
-  const double wd_budget_ms = c.control.trajectory_timeout_ms + 2 * period_us / 1000.0;
-  ctx.Add(sec_wd, "last packet -> DAMP on every bus, p50", wd.slowest_bus_ms.p50, 1, "", "ms", "",
+  const std::string sec = ctx.prefix + ": trajectory watchdog";
+  const double budget_ms =
+      robot.config().control.trajectory_timeout_ms + 2 * static_cast<double>(kPeriodUs) / 1000.0;
+  ctx.Add(sec, "last packet -> DAMP on every bus, p50", wd.slowest_bus_ms.p50, 1, "", "ms", "",
           std::to_string(wd.slowest_bus_ms.count) + " trials, " + std::to_string(wd.invalid) +
               " invalid");
-  ctx.Add(sec_wd, "last packet -> DAMP on every bus, p99", wd.slowest_bus_ms.p99, 1, "≤ 204", "ms",
-          Verdict(wd.slowest_bus_ms.p99, wd_budget_ms),
+  ctx.Add(sec, "last packet -> DAMP on every bus, p99", wd.slowest_bus_ms.p99, 1, "≤ 204", "ms",
+          Verdict(wd.slowest_bus_ms.p99, budget_ms),
           "200 ms + 2 periods" + std::string(ctx.uml ? "; budget is for a real kernel" : ""));
-  ctx.Add(sec_wd, "last packet -> DAMP on every bus, max", wd.slowest_bus_ms.max, 1, "", "ms", "");
-  ctx.Add(sec_wd, "last packet -> DAMP on the first bus, min", wd.first_bus_ms.min, 1, "≥ 200",
-          "ms", wd.first_bus_ms.min >= 200.0 ? "ok" : "MISS", "never before the timeout");
-  ctx.Add(sec_wd, "DAMP spread between buses, max", wd.spread_max_ms, 2, "", "ms", "",
+  ctx.Add(sec, "last packet -> DAMP on every bus, max", wd.slowest_bus_ms.max, 1, "", "ms", "");
+  ctx.Add(sec, "last packet -> DAMP on the first bus, min", wd.first_bus_ms.min, 1, "≥ 200", "ms",
+          wd.first_bus_ms.min >= 200.0 ? "ok" : "MISS", "never before the timeout");
+  ctx.Add(sec, "DAMP spread between buses, max", wd.spread_max_ms, 2, "", "ms", "",
           "one sendmmsg for all buses");
+}
 
-  std::puts("emergency stop: a client's DAMP -> DAMP on every bus");
-  int estop_invalid = 0;
-  const Summary estop = MeasureEmergencyStop(ctx, robot, &estop_invalid);
-  const std::string sec_estop = ctx.prefix + ": emergency stop";
-  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, p50", estop.p50, 0, "", "µs", "",
-          std::to_string(estop.count) + " trials from MOVE, " + std::to_string(estop_invalid) +
+void EmergencyStopRows(Context& ctx, Target& robot, RunState&) {
+  int invalid = 0;
+  const Summary estop = MeasureEmergencyStop(ctx, robot, &invalid);
+  const std::string sec = ctx.prefix + ": emergency stop";
+  ctx.Add(sec, "client DAMP -> DAMP frame on every bus, p50", estop.p50, 0, "", "µs", "",
+          std::to_string(estop.count) + " trials from MOVE, " + std::to_string(invalid) +
               " invalid; the control thread is woken for it");
-  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, p99", estop.p99, 0, "≤ 500", "µs",
+  ctx.Add(sec, "client DAMP -> DAMP frame on every bus, p99", estop.p99, 0, "≤ 500", "µs",
           Verdict(estop.p99, 500),
           ctx.uml ? "budget is for a real kernel" : "without waiting for a tick");
-  ctx.Add(sec_estop, "client DAMP -> DAMP frame on every bus, max", estop.max, 0, "", "µs", "");
+  ctx.Add(sec, "client DAMP -> DAMP frame on every bus, max", estop.max, 0, "", "µs", "");
+}
 
-  std::printf("loop: %d s in STAND\n", ctx.settings.loop_s);
+void LoopRows(Context& ctx, Target& robot, RunState& s) {
   Stand(robot);
-  const std::uint64_t overruns0 = diag.Latest().loop_overruns;
-  const Window loop = RecordWindow(robot, diag, ctx.settings.loop_s);
-  const std::string sec_loop =
+  const std::uint64_t overruns0 = s.diag->Latest().loop_overruns;
+  s.loop = RecordWindow(robot, *s.diag, ctx.settings.loop_s);
+  const std::string sec =
       ctx.prefix + ": control loop, " + std::to_string(ctx.settings.loop_s) + " s";
-  AddWindowRows(ctx, sec_loop, "", loop, true);
-  ctx.Add(sec_loop, "overruns (diagnostics)",
-          static_cast<double>(diag.Latest().loop_overruns - overruns0), 0, "0", "ticks",
-          diag.Latest().loop_overruns == overruns0 ? "ok" : "MISS", "ticks given up");
-  if (vcan) {
-    ctx.Add(sec_loop, "robot-edge-sim CPU share", 100.0 * loop.sim_cpu, 1, "", "% of one CPU", "",
+  AddWindowRows(ctx, sec, "", s.loop, true);
+  const std::uint64_t overruns = s.diag->Latest().loop_overruns - overruns0;
+  ctx.Add(sec, "overruns (diagnostics)", static_cast<double>(overruns), 0, "0", "ticks",
+          overruns == 0 ? "ok" : "MISS", "ticks given up");
+  if (s.vcan) {
+    ctx.Add(sec, "robot-edge-sim CPU share", 100.0 * s.loop.sim_cpu, 1, "", "% of one CPU", "",
             "the simulated robot, for comparison");
   }
-  std::printf("recording: %d s with the flight recorder\n", ctx.settings.loop_s);
-  MeasureRecording(ctx, robot, diag, loop);
-  std::printf("live view: %d s with 10 viewers\n", ctx.settings.loop_s);
-  MeasureViewers(ctx, robot, diag, loop);
+}
 
-  const std::string sec_bus = ctx.prefix + ": bus load (1 Mbit/s)";
-  for (std::size_t b = 0; vcan && b < c.buses.size(); ++b) {
-    const double fps = loop.frames_per_s[b];
+void RecordingRows(Context& ctx, Target& robot, RunState& s) {
+  MeasureRecording(ctx, robot, *s.diag, s.loop);
+}
+
+void ViewerRows(Context& ctx, Target& robot, RunState& s) {
+  MeasureViewers(ctx, robot, *s.diag, s.loop);
+}
+
+void BusLoadRows(Context& ctx, Target& robot, RunState& s) {
+  const config::Config& c = robot.config();
+  const std::string sec = ctx.prefix + ": bus load (1 Mbit/s)";
+  for (std::size_t b = 0; b < c.buses.size(); ++b) {
+    const double fps = s.loop.frames_per_s[b];
     std::size_t motors = 0;
     for (const auto& j : c.joints) motors += j.bus == b;
-    ctx.Add(sec_bus, c.buses[b].interface + " frames/s", fps, 0, "", "frames/s", "",
+    ctx.Add(sec, c.buses[b].interface + " frames/s", fps, 0, "", "frames/s", "",
             std::to_string(motors) + " motors" + (b == c.imu.bus ? " + IMU" : "") +
                 "; sysfs tx_packets");
-    ctx.Add(sec_bus, c.buses[b].interface + " load, 111 / 135 bits per frame",
-            100.0 * fps * 111 / 1e6, 1, "≤ 100", "%", Verdict(fps * 135 / 1e6, 1.0),
+    ctx.Add(sec, c.buses[b].interface + " load, 111 / 135 bits per frame", 100.0 * fps * 111 / 1e6,
+            1, "≤ 100", "%", Verdict(fps * 135 / 1e6, 1.0),
             "worst case " + Format(100.0 * fps * 135 / 1e6, 1) + " %");
   }
+}
 
-  const std::string sec_clients =
+// One phase of the clients stage: so many clients of each kind, side by side with none.
+struct Phase {
+  std::string name;
+  int telemetry, streaming, state = 0;
+};
+
+// What a phase's clients did during its window: counts (then their differences) and diagnostics.
+struct PhaseCounts {
+  double states = 0, telemetry = 0, accepted = 0, dropped = 0, sent = 0;
+  Diagnostics d0, d1;
+};
+
+PhaseCounts Counted(const ClientPool& pool) {
+  PhaseCounts n;
+  n.states = static_cast<double>(pool.states.load());
+  n.telemetry = static_cast<double>(pool.telemetry.load());
+  n.accepted = static_cast<double>(pool.accepted.load());
+  n.dropped = static_cast<double>(pool.dropped.load());
+  n.sent = static_cast<double>(pool.sent.load());
+  return n;
+}
+
+void PhaseRows(Context& ctx, const std::string& sec, const config::Config& c, const Phase& phase,
+               const Window& w, const Window& baseline, const PhaseCounts& n) {
+  const double period_us = static_cast<double>(kPeriodUs);
+  const std::string uml = ctx.uml ? "; one CPU under UML" : "";
+  if (phase.state > 0) {
+    ctx.Add(sec, phase.name + "states received per client", n.states / w.seconds / phase.state, 0,
+            Format(c.control.rate_hz, 0), "Hz", "", "lossy: a client reading late misses states");
+    const double delta = w.period_us.p99 - baseline.period_us.p99;
+    ctx.Add(sec, phase.name + "p99 period change vs no client", delta, 0, "≤ 22", "µs",
+            Verdict(delta, 0.01 * period_us), "within 1 % of a period" + uml);
+    ctx.Add(sec, phase.name + "CPU change vs no client",
+            100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "",
+            "the API thread builds each state's frame once");
+  }
+  if (phase.telemetry > 0) {
+    ctx.Add(sec, phase.name + "telemetry received per client",
+            n.telemetry / w.seconds / phase.telemetry, 1, "10", "Hz", "", "lossy by design");
+  }
+  if (phase.telemetry == 50) {
+    const double delta = w.period_us.p99 - baseline.period_us.p99;
+    ctx.Add(sec, phase.name + "p99 period change vs no client", delta, 0, "≤ 200", "µs",
+            Verdict(delta, 0.1 * period_us), "'nothing measurable': within 10 % of a period" + uml);
+    ctx.Add(sec, phase.name + "CPU change vs no client",
+            100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "");
+  }
+  if (phase.streaming > 0) {
+    ctx.Add(sec, phase.name + "commands sent", n.sent / w.seconds, 0, "500", "per s", "");
+    ctx.Add(sec, phase.name + "accepted", n.accepted / w.seconds, 0, "50", "per s", "",
+            "only the controller's are accepted");
+    ctx.Add(sec, phase.name + "dropped", n.dropped / w.seconds, 0, "450", "per s", "",
+            "not_controller: " + std::to_string(n.d1.not_controller - n.d0.not_controller) +
+                ", queue_full: " + std::to_string(n.d1.queue_full - n.d0.queue_full) +
+                " (diagnostics)");
+  }
+}
+
+void ClientRows(Context& ctx, Target& robot, RunState& s) {
+  const config::Config& c = robot.config();
+  const std::string sec =
       ctx.prefix + ": clients (" + std::to_string(ctx.settings.phase_s) + " s each)";
-  struct Phase {
-    std::string name;
-    int telemetry, streaming, state = 0;
-  };
   const std::string control_hz = std::to_string(static_cast<int>(c.control.rate_hz)) + " Hz";
   const std::vector<Phase> phases = {{"no client: ", 0, 0},
                                      {"1 telemetry client: ", 1, 0},
@@ -750,56 +824,54 @@ void Run(Context& ctx, Target& robot, bool vcan) {
     std::printf("clients: %s\n", phase.name.c_str());
     ClientPool pool(robot, phase.telemetry, phase.streaming, phase.state);
     std::this_thread::sleep_for(1000ms);
-    const std::uint64_t states0 = pool.states;
-    const std::uint64_t telemetry0 = pool.telemetry, accepted0 = pool.accepted,
-                        dropped0 = pool.dropped, sent0 = pool.sent;
-    const Diagnostics d0 = diag.Latest();
-    const Window w = RecordWindow(robot, diag, ctx.settings.phase_s);
-    const Diagnostics d1 = diag.Latest();
-    AddWindowRows(ctx, sec_clients, phase.name, w, false);
+    PhaseCounts n = Counted(pool);
+    n.d0 = s.diag->Latest();
+    const Window w = RecordWindow(robot, *s.diag, ctx.settings.phase_s);
+    n.d1 = s.diag->Latest();
+    const PhaseCounts end = Counted(pool);
+    n.states = end.states - n.states;
+    n.telemetry = end.telemetry - n.telemetry;
+    n.accepted = end.accepted - n.accepted;
+    n.dropped = end.dropped - n.dropped;
+    n.sent = end.sent - n.sent;
+    AddWindowRows(ctx, sec, phase.name, w, false);
     if (phase.telemetry == 0 && phase.streaming == 0 && phase.state == 0) baseline = w;
-    if (phase.state > 0) {
-      ctx.Add(sec_clients, phase.name + "states received per client",
-              static_cast<double>(pool.states - states0) / w.seconds / phase.state, 0,
-              Format(c.control.rate_hz, 0), "Hz", "", "lossy: a client reading late misses states");
-      const double delta = w.period_us.p99 - baseline.period_us.p99;
-      ctx.Add(sec_clients, phase.name + "p99 period change vs no client", delta, 0, "≤ 22", "µs",
-              Verdict(delta, 0.01 * period_us),
-              "within 1 % of a period" + std::string(ctx.uml ? "; one CPU under UML" : ""));
-      ctx.Add(sec_clients, phase.name + "CPU change vs no client",
-              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "",
-              "the API thread builds each state's frame once");
-    }
-    if (phase.telemetry > 0) {
-      ctx.Add(sec_clients, phase.name + "telemetry received per client",
-              static_cast<double>(pool.telemetry - telemetry0) / w.seconds / phase.telemetry, 1,
-              "10", "Hz", "", "lossy by design");
-    }
-    if (phase.telemetry == 50) {
-      const double delta = w.period_us.p99 - baseline.period_us.p99;
-      ctx.Add(sec_clients, "50 telemetry clients: p99 period change vs no client", delta, 0,
-              "≤ 200", "µs", Verdict(delta, 0.1 * period_us),
-              "'nothing measurable': within 10 % of a period" +
-                  std::string(ctx.uml ? "; one CPU under UML" : ""));
-      ctx.Add(sec_clients, "50 telemetry clients: CPU change vs no client",
-              100.0 * (w.daemon_cpu - baseline.daemon_cpu), 1, "", "% of one CPU", "");
-    }
-    if (phase.streaming > 0) {
-      ctx.Add(sec_clients, phase.name + "commands sent",
-              static_cast<double>(pool.sent - sent0) / w.seconds, 0, "500", "per s", "");
-      ctx.Add(sec_clients, phase.name + "accepted",
-              static_cast<double>(pool.accepted - accepted0) / w.seconds, 0, "50", "per s", "",
-              "only the controller's are accepted");
-      ctx.Add(sec_clients, phase.name + "dropped",
-              static_cast<double>(pool.dropped - dropped0) / w.seconds, 0, "450", "per s", "",
-              "not_controller: " + std::to_string(d1.not_controller - d0.not_controller) +
-                  ", queue_full: " + std::to_string(d1.queue_full - d0.queue_full) +
-                  " (diagnostics)");
-    }
+    PhaseRows(ctx, sec, c, phase, w, baseline, n);
     if (pool.failures > 0) {
-      ctx.Add(sec_clients, phase.name + "client errors", static_cast<double>(pool.failures), 0, "0",
+      ctx.Add(sec, phase.name + "client errors", static_cast<double>(pool.failures), 0, "0",
               "count", "MISS");
     }
+  }
+}
+
+// The run, stage by stage, in this order (later stages read what earlier ones left in RunState).
+struct Stage {
+  const char* what;  // printed as the stage starts
+  void (*rows)(Context&, Target&, RunState&);
+  bool vcan_only;
+};
+constexpr Stage kStages[] = {
+    {"floor: raw vcan write -> kernel receive timestamp", FloorRows, true},
+    {"latency: client send -> first command frame carrying it", CommandToWireRows, false},
+    {"latency: JointCommand send -> first command frame carrying it, and the echoed key",
+     JointCommandRows, false},
+    {"watchdog: stream, stop, DAMP on every bus", WatchdogRows, false},
+    {"emergency stop: a client's DAMP -> DAMP on every bus", EmergencyStopRows, false},
+    {"loop: the loop window in STAND", LoopRows, false},
+    {"recording: the loop window with the flight recorder", RecordingRows, false},
+    {"live view: the loop window with 10 viewers", ViewerRows, false},
+    {"bus load: from the loop window", BusLoadRows, true},
+    {"clients: phase by phase", ClientRows, false},
+};
+
+void Run(Context& ctx, Target& robot, bool vcan) {
+  DiagnosticsWatcher diag(robot);
+  std::this_thread::sleep_for(1500ms);
+  RunState state{&diag, vcan, {}, {}};
+  for (const Stage& stage : kStages) {
+    if (stage.vcan_only && !vcan) continue;
+    std::puts(stage.what);
+    stage.rows(ctx, robot, state);
   }
 }
 

@@ -248,53 +248,67 @@ struct Options {
   std::vector<double> rates;  // Hz; empty: the default set
 };
 
-int Run(const std::string& rows_file, Options options) {
-  const bool quick = options.quick;
+// What a run compares, decided before it starts.
+struct Plan {
+  std::vector<double> rates;  // ascending: "first fell short" reads them in order
+  double seconds = 5;
+  double detune_hz = 0;
+  double bus_rate = 0;  // what a real 1 Mbit/s bus could carry, in whole periods a second
+  std::string source;   // "vcan/UML" or "vcan/kernel"
+  std::map<std::string, std::string> scheduling;  // per implementation, for the notes
+  std::string refused_note;
+  int realtime = 0, bridge_realtime = 0;
+};
+
+Plan MakePlan(const Options& options) {
+  Plan plan;
+  plan.realtime = options.realtime;
+  plan.bridge_realtime = options.bridge_realtime;
   // Where SCHED_FIFO is refused, both run at normal scheduling (robot-edged would say so in its
   // log and run on; the bridge's chrt would fail).
-  const bool fifo_refused = (options.realtime > 0 && !FifoAllowed(options.realtime)) ||
-                            (options.bridge_realtime > 0 && !FifoAllowed(options.bridge_realtime));
-  if (fifo_refused) {
+  if ((plan.realtime > 0 && !FifoAllowed(plan.realtime)) ||
+      (plan.bridge_realtime > 0 && !FifoAllowed(plan.bridge_realtime))) {
     std::printf("  SCHED_FIFO is refused here: both run at normal scheduling\n");
-    options.realtime = options.bridge_realtime = 0;
+    plan.realtime = plan.bridge_realtime = 0;
+    plan.refused_note = " (SCHED_FIFO refused here)";
   }
-  const std::map<std::string, std::string> scheduling = {
+  plan.scheduling = {
       {"robot-edged",
-       "its control thread at " + Scheduling(options.realtime) +
-           (options.realtime > 0 ? " (realtime.priority, as config/examples/hardware.yaml)" : "")},
-      {"python-can bridge", "its process at " + Scheduling(options.bridge_realtime)}};
-  const std::string refused_note = fifo_refused ? " (SCHED_FIFO refused here)" : "";
-  for (const auto& [impl, how] : scheduling) std::printf("  %s: %s\n", impl.c_str(), how.c_str());
+       "its control thread at " + Scheduling(plan.realtime) +
+           (plan.realtime > 0 ? " (realtime.priority, as config/examples/hardware.yaml)" : "")},
+      {"python-can bridge", "its process at " + Scheduling(plan.bridge_realtime)}};
+  for (const auto& [impl, how] : plan.scheduling)
+    std::printf("  %s: %s\n", impl.c_str(), how.c_str());
   const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
-  const std::string source =
-      harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
-  // The bus: what a real 1 Mbit/s bus could carry (vcan has no bitrate), in whole periods a
-  // second. A full run tries that rate itself.
-  const double bus_rate =
+  plan.source = harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
+  // vcan has no bitrate: the rate a real bus could carry is computed. A full run tries it.
+  plan.bus_rate =
       std::floor(CanRateBoundHz(config::LoadConfig(WriteConfig()), kCanFrameBitsNominal));
-  std::vector<double> rates =
-      !options.rates.empty() ? options.rates
-      : quick                ? std::vector<double>{100, 500}
-                             : std::vector<double>{50, 100, 200, 300, 400, 500, bus_rate, 1000};
+  plan.rates = !options.rates.empty() ? options.rates
+               : options.quick
+                   ? std::vector<double>{100, 500}
+                   : std::vector<double>{50, 100, 200, 300, 400, 500, plan.bus_rate, 1000};
+  std::sort(plan.rates.begin(), plan.rates.end());
+  plan.rates.erase(std::unique(plan.rates.begin(), plan.rates.end()), plan.rates.end());
   // Under user-mode-linux the kernel's clock for CPU time (sched_clock) counts 10 ms jiffies: a
   // process is charged a whole tick when it is running as the tick fires. A loop whose rate is a
   // multiple of 50 Hz wakes at the same phase of every tick, so it is seen always or never (a
   // 200 Hz bridge read 99 %, at 197 Hz 42-48 %). 3 Hz more shifts the loop's phase against the
   // tick every period, through every phase within a second: each run is then sampled fairly.
-  const double detune_hz = source == "vcan/UML" ? 3 : 0;
-  std::sort(rates.begin(), rates.end());  // ascending: "first fell short" reads them in order
-  rates.erase(std::unique(rates.begin(), rates.end()), rates.end());
-  const double seconds = quick ? 2 : 5;
-  // Under user-mode-linux the CPU figures below scale with this, which depends on the host.
-  const SystemCallCost cost_before = MeasureSystemCallCost();
-  std::printf("  one system call here: getppid %.2f us, clock_gettime %.2f us\n",
-              cost_before.getppid_us, cost_before.clock_gettime_us);
+  plan.detune_hz = plan.source == "vcan/UML" ? 3 : 0;
+  plan.seconds = options.quick ? 2 : 5;
+  return plan;
+}
+
+// Each implementation at each rate of the plan, in turn.
+std::map<std::string, std::vector<RunResult>> RunAll(const Plan& plan) {
   std::map<std::string, std::vector<RunResult>> results;
-  for (const double nominal : rates) {
-    const double rate = nominal + detune_hz;
+  for (const double nominal : plan.rates) {
+    const double rate = nominal + plan.detune_hz;
     for (const std::string impl : {"python-can bridge", "robot-edged"}) {
-      const RunResult r = impl == "robot-edged" ? RunRobotEdged(rate, seconds, options.realtime)
-                                                : RunPython(rate, seconds, options.bridge_realtime);
+      const RunResult r = impl == "robot-edged"
+                              ? RunRobotEdged(rate, plan.seconds, plan.realtime)
+                              : RunPython(rate, plan.seconds, plan.bridge_realtime);
       std::printf(
           "  %-18s %6.0f Hz: achieved %7.1f Hz, replies %5.1f %%, CPU %5.1f %% (%6.0f us a "
           "period), simulator %5.1f %%, machine busy %5.1f %%, period p50 %6.0f p99 %6.0f max "
@@ -306,77 +320,81 @@ int Run(const std::string& rows_file, Options options) {
       results[impl].push_back(r);
     }
   }
-  const SystemCallCost cost_after = MeasureSystemCallCost();
-  const std::string section = "side by side: robot-edged and a python-can bridge, same robot";
-  std::vector<Row> rows;
-  rows.push_back({section, "one system call here, before / after the runs: getppid",
-                  Format(cost_before.getppid_us, 2) + " / " + Format(cost_after.getppid_us, 2), "",
-                  "µs", "", source, "the CPU figures below scale with it under user-mode-linux"});
-  rows.push_back(
-      {section, "one system call here, before / after the runs: clock_gettime",
-       Format(cost_before.clock_gettime_us, 2) + " / " + Format(cost_after.clock_gettime_us, 2), "",
-       "µs", "", source, "a real kernel answers it from the vDSO, user-mode-linux does not"});
-  const double getppid_us = (cost_before.getppid_us + cost_after.getppid_us) / 2;
-  const std::string detuned =
-      detune_hz > 0 ? ", each " + Format(detune_hz, 0) + " Hz more (the CPU accounting's tick)"
-                    : "";
-  const std::string bus_rate_tried = std::find(rates.begin(), rates.end(), bus_rate) != rates.end()
-                                         ? " (the bus's " + Format(bus_rate, 0) + " Hz among them)"
-                                         : "";
-  std::map<std::string, const RunResult*> best;  // the highest rate each sustained
-  for (const auto& [impl, runs] : results) {
-    best[impl] = nullptr;
-    for (const auto& r : runs) {
-      if (r.sustained && (best[impl] == nullptr || r.rate_hz > best[impl]->rate_hz))
-        best[impl] = &r;
-    }
-    const RunResult* b = best[impl];
-    rows.push_back({section, impl + ": highest rate sustained (every reply)",
-                    Format(b != nullptr ? b->rate_hz : 0, 0), "", "Hz", "", source,
-                    scheduling.at(impl) + refused_note + "; rates tried: " +
-                        Format(rates.front(), 0) + " .. " + Format(rates.back(), 0) + " Hz" +
-                        bus_rate_tried + detuned + ", " + Format(seconds, 0) + " s each"});
-    rows.push_back({section, impl + ": CPU time per period (25 commands, 25 replies)",
-                    Format(CpuPerPeriodUs(runs), 0), "", "µs", "", source,
-                    "CPU time over periods, summed over every rate tried"});
-    const CpuFit fit = FitCpu(runs);
-    rows.push_back({section, impl + ": CPU time per period, marginal (slope over the rates)",
-                    Format(fit.per_period_us, 0), "", "µs", "", source,
-                    "least squares of CPU share on periods a second, every rate tried"});
-    rows.push_back({section, impl + ": CPU share at no period (intercept: its other work)",
-                    Format(100 * fit.fixed_share, 1), "", "% of one CPU", "", source,
-                    impl == "robot-edged" ? "the same fit: telemetry, diagnostics, the recorder"
-                                          : "the same fit"});
-    rows.push_back({section, impl + ": CPU time per period, in system calls (getppid)",
-                    Format(CpuPerPeriodUs(runs) / getppid_us, 0), "", "calls", "", source,
-                    "CPU time per period / one getppid: how many calls' worth"});
-    for (const auto& r : runs) {
-      if (r.rate_hz != 500 + detune_hz) continue;
-      const std::string at = Format(r.rate_hz, 0) + " Hz";
-      rows.push_back({section, impl + ": CPU share at " + at, Format(100 * r.cpu_share, 1), "",
-                      "% of one CPU", "", source, "achieved " + Format(r.achieved_hz, 0) + " Hz"});
-      rows.push_back({section, impl + ": period at " + at + ", p50 / p99 / max",
-                      Format(r.period_us.p50, 0) + " / " + Format(r.period_us.p99, 0) + " / " +
-                          Format(r.period_us.max, 0),
-                      "", "µs", "", source, "joint 0's command frames on the wire"});
-    }
+  return results;
+}
+
+const RunResult* HighestSustained(const std::vector<RunResult>& runs) {
+  const RunResult* best = nullptr;
+  for (const auto& r : runs) {
+    if (r.sustained && (best == nullptr || r.rate_hz > best->rate_hz)) best = &r;
   }
-  const RunResult* bridge = best["python-can bridge"];
-  const RunResult* edged = best["robot-edged"];
+  return best;
+}
+
+constexpr char kSection[] = "side by side: robot-edged and a python-can bridge, same robot";
+
+// One implementation's rows: its highest sustained rate, its CPU cost, its 500 Hz figures.
+void ImplementationRows(const Plan& plan, const std::string& impl,
+                        const std::vector<RunResult>& runs, double getppid_us,
+                        std::vector<Row>* rows) {
+  const std::string detuned = plan.detune_hz > 0 ? ", each " + Format(plan.detune_hz, 0) +
+                                                       " Hz more (the CPU accounting's tick)"
+                                                 : "";
+  const bool bus_rate_tried =
+      std::find(plan.rates.begin(), plan.rates.end(), plan.bus_rate) != plan.rates.end();
+  const RunResult* b = HighestSustained(runs);
+  const auto add = [&](std::string what, std::string value, std::string unit, std::string note) {
+    rows->push_back({kSection, impl + ": " + what, value, "", unit, "", plan.source, note});
+  };
+  add("highest rate sustained (every reply)", Format(b != nullptr ? b->rate_hz : 0, 0), "Hz",
+      plan.scheduling.at(impl) + plan.refused_note + "; rates tried: " +
+          Format(plan.rates.front(), 0) + " .. " + Format(plan.rates.back(), 0) + " Hz" +
+          (bus_rate_tried ? " (the bus's " + Format(plan.bus_rate, 0) + " Hz among them)" : "") +
+          detuned + ", " + Format(plan.seconds, 0) + " s each");
+  add("CPU time per period (25 commands, 25 replies)", Format(CpuPerPeriodUs(runs), 0), "µs",
+      "CPU time over periods, summed over every rate tried");
+  const CpuFit fit = FitCpu(runs);
+  add("CPU time per period, marginal (slope over the rates)", Format(fit.per_period_us, 0), "µs",
+      "least squares of CPU share on periods a second, every rate tried");
+  add("CPU share at no period (intercept: its other work)", Format(100 * fit.fixed_share, 1),
+      "% of one CPU",
+      impl == "robot-edged" ? "the same fit: telemetry, diagnostics, the recorder"
+                            : "the same fit");
+  add("CPU time per period, in system calls (getppid)",
+      Format(CpuPerPeriodUs(runs) / getppid_us, 0), "calls",
+      "CPU time per period / one getppid: how many calls' worth");
+  for (const auto& r : runs) {
+    if (r.rate_hz != 500 + plan.detune_hz) continue;
+    const std::string at = Format(r.rate_hz, 0) + " Hz";
+    add("CPU share at " + at, Format(100 * r.cpu_share, 1), "% of one CPU",
+        "achieved " + Format(r.achieved_hz, 0) + " Hz");
+    add("period at " + at + ", p50 / p99 / max",
+        Format(r.period_us.p50, 0) + " / " + Format(r.period_us.p99, 0) + " / " +
+            Format(r.period_us.max, 0),
+        "µs", "joint 0's command frames on the wire");
+  }
+}
+
+// The comparison's rows, and the verdict: robot-edged sustains 10x the bridge's rate, unless the
+// bus (or the simulator, on a saturated machine) is the limit first.
+void ComparisonRows(const Plan& plan, std::map<std::string, std::vector<RunResult>>& results,
+                    std::vector<Row>* rows) {
+  const RunResult* bridge = HighestSustained(results["python-can bridge"]);
+  const RunResult* edged = HighestSustained(results["robot-edged"]);
   const double ratio =
       bridge != nullptr && edged != nullptr ? edged->rate_hz / bridge->rate_hz : std::nan("");
   const double cost_ratio =
       CpuPerPeriodUs(results["python-can bridge"]) / CpuPerPeriodUs(results["robot-edged"]);
-  rows.push_back({section, "the most a real bus carries: a command and a reply per motor",
-                  Format(bus_rate, 0), "", "Hz", "", "config",
-                  "busiest bus, 111-bit frames (section CAN limit); vcan has no bitrate"});
-  rows.push_back({section, "CPU time per period: python-can bridge / robot-edged",
-                  Format(cost_ratio, 0), "", "x", "", source, "over every rate tried"});
-  rows.push_back({section, "CPU time per period, marginal: python-can bridge / robot-edged",
-                  Format(FitCpu(results["python-can bridge"]).per_period_us /
-                             FitCpu(results["robot-edged"]).per_period_us,
-                         0),
-                  "", "x", "", source, "the slopes above"});
+  rows->push_back({kSection, "the most a real bus carries: a command and a reply per motor",
+                   Format(plan.bus_rate, 0), "", "Hz", "", "config",
+                   "busiest bus, 111-bit frames (section CAN limit); vcan has no bitrate"});
+  rows->push_back({kSection, "CPU time per period: python-can bridge / robot-edged",
+                   Format(cost_ratio, 0), "", "x", "", plan.source, "over every rate tried"});
+  rows->push_back({kSection, "CPU time per period, marginal: python-can bridge / robot-edged",
+                   Format(FitCpu(results["python-can bridge"]).per_period_us /
+                              FitCpu(results["robot-edged"]).per_period_us,
+                          0),
+                   "", "x", "", plan.source, "the slopes above"});
   // Where robot-edged first fell short: who had the CPU. When the machine was saturated while
   // robot-edged used a small part of it, the note says so; the goal is still missed (a real
   // robot's motors do not share its CPU, but that is not shown by this run).
@@ -391,20 +409,20 @@ int Run(const std::string& rows_file, Options options) {
   if (short_of != nullptr) {
     simulator_first = short_of->machine_busy >= 0.9 &&
                       short_of->cpu_share <= 0.25 * short_of->machine_busy && cost_ratio >= 10;
-    rows.push_back(
-        {section, "where robot-edged first fell short: machine busy / simulator / robot-edged",
+    rows->push_back(
+        {kSection, "where robot-edged first fell short: machine busy / simulator / robot-edged",
          Format(100 * short_of->machine_busy, 0) + " / " + Format(100 * short_of->sim_share, 0) +
              " / " + Format(100 * short_of->cpu_share, 0),
-         "", "% of the CPUs", "", source,
+         "", "% of the CPUs", "", plan.source,
          "at " + Format(short_of->rate_hz, 0) + " Hz: replies " +
              Format(100 * short_of->replies, 1) + " %"});
   }
-  const bool bus_first = edged != nullptr && edged->rate_hz >= bus_rate && bridge != nullptr &&
-                         10 * bridge->rate_hz > bus_rate;
+  const bool bus_first = edged != nullptr && edged->rate_hz >= plan.bus_rate && bridge != nullptr &&
+                         10 * bridge->rate_hz > plan.bus_rate;
   std::string note = "or the bus / the simulator is the limit first";
   if (ratio < 10 && bus_first) {
     note = "the bus is the limit first: robot-edged sustained " + Format(edged->rate_hz, 0) +
-           " Hz, no less than the " + Format(bus_rate, 0) +
+           " Hz, no less than the " + Format(plan.bus_rate, 0) +
            " Hz a real bus carries at the configured bitrate; 10x the bridge's " +
            Format(bridge->rate_hz, 0) + " Hz is more than the bus carries";
   } else if (ratio < 10 && simulator_first) {
@@ -413,9 +431,32 @@ int Run(const std::string& rows_file, Options options) {
            Format(100 * short_of->cpu_share, 0) + " %, and robot-edged needs " +
            Format(cost_ratio, 0) + "x less CPU a period";
   }
-  rows.push_back({section, "highest sustained rate: robot-edged / python-can bridge",
-                  Format(ratio, 1), "≥ 10", "x", ratio >= 10 || bus_first ? "ok" : "MISS", source,
-                  note});
+  rows->push_back({kSection, "highest sustained rate: robot-edged / python-can bridge",
+                   Format(ratio, 1), "≥ 10", "x", ratio >= 10 || bus_first ? "ok" : "MISS",
+                   plan.source, note});
+}
+
+int Run(const std::string& rows_file, const Options& options) {
+  const Plan plan = MakePlan(options);
+  // Under user-mode-linux the CPU figures scale with a system call's cost, which depends on the
+  // host: measured before and after.
+  const SystemCallCost before = MeasureSystemCallCost();
+  std::printf("  one system call here: getppid %.2f us, clock_gettime %.2f us\n", before.getppid_us,
+              before.clock_gettime_us);
+  auto results = RunAll(plan);
+  const SystemCallCost after = MeasureSystemCallCost();
+  std::vector<Row> rows;
+  rows.push_back({kSection, "one system call here, before / after the runs: getppid",
+                  Format(before.getppid_us, 2) + " / " + Format(after.getppid_us, 2), "", "µs", "",
+                  plan.source, "the CPU figures below scale with it under user-mode-linux"});
+  rows.push_back({kSection, "one system call here, before / after the runs: clock_gettime",
+                  Format(before.clock_gettime_us, 2) + " / " + Format(after.clock_gettime_us, 2),
+                  "", "µs", "", plan.source,
+                  "a real kernel answers it from the vDSO, user-mode-linux does not"});
+  for (const auto& [impl, runs] : results) {
+    ImplementationRows(plan, impl, runs, (before.getppid_us + after.getppid_us) / 2, &rows);
+  }
+  ComparisonRows(plan, results, &rows);
   WriteRows(rows_file, rows);
   return 0;
 }
