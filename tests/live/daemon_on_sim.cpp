@@ -6,13 +6,14 @@
 // dashboard's Chromium check (tests/js/dashboard_daemon_check.mjs) press DAMP on the real live
 // view: Chromium does not load a page under user-mode-linux, where the vcan tests run.
 //
-//   live_daemon_on_sim --config config/robot-edge.yaml --dir DIR --web-root live/web
+//   live_daemon_on_sim --config config/robot-edge.yaml --dir DIR --web-root live/web [--live no]
 //
 // DIR/api.sock is the API socket, DIR/recordings the recorder's directory, DIR/operator.token the
 // operator's token when that file exists at start-up (else nobody may press DAMP), DIR/live.pid
 // robot-edge-live's pid (its log goes to this program's stderr). The live view listens on
 // 127.0.0.1, a port free when this program starts (robot-edgectl status names it: Welcome's
 // live_url). Everything else is the config's. robot-edge-live is sent SIGTERM at the end.
+// `--live no`: no robot-edge-live (a test runs its own).
 //
 // stdin: robot-edge-sim's fault-injection lines (sim/control_protocol.hpp: temp, silence, ...),
 // run on the control thread between two ticks; each reply printed "sim: ...". End of stdin or
@@ -122,6 +123,7 @@ class SimBuses final : public daemon::Buses, public can::Transport {
 
 struct Args {
   std::string config, dir, web_root;
+  bool live = true;  // --live no: robot-edge-live is not started (a test starts its own)
 };
 
 bool ParseArgs(int argc, char** argv, Args* args) {
@@ -133,6 +135,8 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       args->dir = argv[i + 1];
     else if (key == "--web-root")
       args->web_root = argv[i + 1];
+    else if (key == "--live")
+      args->live = std::string(argv[i + 1]) != "no";
     else
       return false;
   }
@@ -198,7 +202,8 @@ pid_t StartLiveView(const Args& args, const config::Config& config) {
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) {
-    std::fprintf(stderr, "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR\n");
+    std::fprintf(stderr,
+                 "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR [--live no]\n");
     return 2;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edged"));
@@ -220,7 +225,7 @@ int main(int argc, char** argv) {
   config.live.web_root = args.web_root;
   config.recorder.directory_path = args.dir + "/recordings";
 
-  const pid_t live = StartLiveView(args, config);
+  const pid_t live = args.live ? StartLiveView(args, config) : -1;
 
   static SimControl control;  // static: the stdin thread may still wait on stdin after main
   std::atomic<std::uint32_t> motors{static_cast<std::uint32_t>(config.joints.size()) << 16};
@@ -241,6 +246,6 @@ int main(int argc, char** argv) {
       [&](const config::Config& c) { return std::make_unique<SimBuses>(c, &control, &motors); });
   done = true;
   report.join();
-  if (::kill(live, SIGTERM) == 0) ::waitpid(live, nullptr, 0);
+  if (live > 0 && ::kill(live, SIGTERM) == 0) ::waitpid(live, nullptr, 0);
   return code;
 }
