@@ -93,6 +93,23 @@ double NamedThreadCpuSeconds(pid_t pid, const std::string& name) {
   return std::nan("");
 }
 
+std::unique_ptr<Child> StartLiveView(const std::string& config_path, const std::string& api_socket,
+                                     const std::string& log_prefix, std::uint16_t* port) {
+  auto live = std::make_unique<Child>(
+      std::vector<std::string>{ROBOT_EDGE_LIVE, "--config", config_path, "--api-socket", api_socket,
+                               "--address", "127.0.0.1:0"},
+      log_prefix);
+  const std::string listening = "live view on http://127.0.0.1:";
+  if (!Eventually(
+          [&] { return live->Stderr().find("connected to robot-edged") != std::string::npos; },
+          20s)) {
+    throw std::runtime_error("robot-edge-live did not connect:\n" + live->Stderr());
+  }
+  const std::string log = live->Stderr();
+  *port = static_cast<std::uint16_t>(std::stoi(log.substr(log.find(listening) + listening.size())));
+  return live;
+}
+
 // ---- Robot ----
 
 Robot::Robot(bool emulator_slack, int realtime_priority) {
@@ -144,9 +161,11 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
       },
       30s);
   if (!up) throw std::runtime_error("robot-edged did not open its socket:\n" + daemon_->Stderr());
+  live_ = StartLiveView(config_path, api_socket_, dir_ + "/live", &live_port_);
 }
 
 Robot::~Robot() {
+  live_.reset();
   daemon_.reset();
   sim_.reset();
   std::error_code ignored;

@@ -26,6 +26,12 @@ using Millis = std::chrono::milliseconds;
 
 using test::Child;
 
+// robot-edge-live (the live view, a process of its own) on robot-edged's `api_socket`, reading
+// `config_path` but listening on 127.0.0.1:`port`, a free port it picks. Its log is
+// `log_prefix`'s. Throws when it did not connect to robot-edged within 20 s.
+std::unique_ptr<Child> StartLiveView(const std::string& config_path, const std::string& api_socket,
+                                     const std::string& log_prefix, std::uint16_t* port);
+
 // CPU time (user + system) used so far, in seconds, from /proc/<pid>/stat or, for one thread of
 // this process, /proc/self/task/<tid>/stat.
 double CpuSeconds(pid_t pid);
@@ -69,10 +75,10 @@ class Target {
   virtual double SimCpuSeconds() = 0;
   // Whether /sys/class/net/<bus>/statistics count the frames on the buses.
   virtual bool CountsBusFrames() const = 0;
-  // CPU time of robot-edged's thread `name` ("re-record": the flight recorder, "re-live": the
-  // live view); NaN when there is none.
+  // CPU time of robot-edged's thread `name` ("re-record": the flight recorder); NaN when there
+  // is none (the live view is robot-edge-live, another process).
   virtual double ThreadCpuSeconds(const std::string& name) = 0;
-  // The live view's WebSocket URL ("ws://127.0.0.1:8765/"); "" when there is none.
+  // The live view's WebSocket URL (robot-edge-live's, "ws://127.0.0.1:PORT/"); "" when none.
   virtual std::string LiveUrl() const = 0;
   // Turns the copy of every CAN frame for the recorder's /can channel on or off, when the
   // target can (in-process); false when it cannot (robot-edged copies while its recorder runs).
@@ -100,9 +106,7 @@ class Robot final : public Target {
     return NamedThreadCpuSeconds(daemon_->pid(), name);
   }
   std::string LiveUrl() const override {
-    return config_.live.address.empty()
-               ? ""
-               : "ws://" + config_.live.host + ":" + std::to_string(config_.live.port) + "/";
+    return "ws://127.0.0.1:" + std::to_string(live_port_) + "/";
   }
   std::string DaemonLog() const { return daemon_->Stderr(); }
 
@@ -111,6 +115,8 @@ class Robot final : public Target {
   config::Config config_;
   std::unique_ptr<Child> sim_;
   std::unique_ptr<Child> daemon_;
+  std::uint16_t live_port_ = 0;
+  std::unique_ptr<Child> live_;  // robot-edge-live on daemon_'s socket
 };
 
 // The loop figures robot-edged publishes once a second (each the max over its ~1 s window).

@@ -129,13 +129,6 @@ config::Config Recording(config::Config c, const std::string& dir) {
   return c;
 }
 
-live::LiveOptions LiveOn127() {
-  live::LiveOptions o;
-  o.address = "127.0.0.1";
-  o.port = 0;
-  return o;
-}
-
 }  // namespace
 
 InProcessDaemon::InProcessDaemon(const config::Config& config)
@@ -151,8 +144,7 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
       loop_(config_, can_tap_, /*policy=*/nullptr, &channels_),
       bus_health_(config_, transport_, &loop_.scheduler(), {}),
       access_(daemon::AccessPolicy::Load(config_, ::getuid())),
-      live_(LiveOn127()),
-      recorder_(config_, &channels_, &live_, "bench", &can_tap_) {
+      recorder_(config_, &channels_, "bench", &can_tap_) {
   spdlog::set_level(spdlog::level::err);  // the watchdog trials would log a warning each
   socket_ = dir_ + "/api.sock";
   channels_.wake_fd = wake_fd_;
@@ -160,7 +152,6 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
                                        "bench", &access_, /*inference=*/nullptr, &recorder_);
   recorder_.Start();
   can_tap_.set_enabled(false);  // on for the recording window only (CopyCanFrames)
-  live_.Start();
   listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
   listener_->ListenUnix(socket_);
   control_thread_ = std::thread([this] {
@@ -177,9 +168,11 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
     io_.run();
   });
   std::this_thread::sleep_for(200ms);  // every motor has replied
+  live_ = StartLiveView(config_.source, socket_, dir_ + "/live", &live_port_);
 }
 
 InProcessDaemon::~InProcessDaemon() {
+  live_.reset();
   loop_.RequestStop();
   control_thread_.join();
   asio::post(io_, [this] {
@@ -190,7 +183,6 @@ InProcessDaemon::~InProcessDaemon() {
   io_.stop();
   api_thread_.join();
   recorder_.Stop();
-  live_.Stop();
   ::close(wake_fd_);
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);

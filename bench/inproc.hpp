@@ -27,7 +27,6 @@
 #include "daemon/api/listener.hpp"
 #include "daemon/control/control_loop.hpp"
 #include "e2e_rig.hpp"
-#include "live/live_server.hpp"
 #include "sim/canned_replies.hpp"
 #include "wire.hpp"
 
@@ -85,7 +84,7 @@ class InProcessDaemon final : public Target {
     return NamedThreadCpuSeconds(0, name);
   }
   std::string LiveUrl() const override {
-    return "ws://127.0.0.1:" + std::to_string(live_.port()) + "/";
+    return "ws://127.0.0.1:" + std::to_string(live_port_) + "/";
   }
   bool CopyCanFrames(bool on) override {
     can_tap_.set_enabled(on);
@@ -103,12 +102,13 @@ class InProcessDaemon final : public Target {
   daemon::ControlLoop loop_;
   daemon::BusHealth bus_health_;
   daemon::AccessPolicy access_;
-  live::LiveServer live_;            // on 127.0.0.1, any free port
   daemon::FlightRecorder recorder_;  // as daemon.cpp's, recording when asked
   std::unique_ptr<daemon::Hub> hub_;
   std::unique_ptr<daemon::Listener> listener_;
   std::atomic<pid_t> control_tid_{0}, api_tid_{0};
   std::thread control_thread_, api_thread_;
+  std::uint16_t live_port_ = 0;
+  std::unique_ptr<Child> live_;  // robot-edge-live on socket_, as on the robot: another process
 };
 
 }  // namespace robot_edge::bench

@@ -34,9 +34,6 @@
 #include "daemon/damp_plan.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/supervisor.hpp"
-#include "live/live_server.hpp"
-#include "live/robot_document.hpp"
-#include "live/web_root.hpp"
 #include "policy/load.hpp"
 
 namespace robot_edge::daemon {
@@ -44,6 +41,16 @@ namespace {
 
 // How often the API thread stamps its heartbeat for the supervisor.
 constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(100);
+
+// The live view's URL for Welcome.live_url: robot-edge-live serves it (a process of its own, a
+// client of this API), at the config's live.address. "" when the live view is off, or when the
+// port is 0 (robot-edge-live picks it: only its log knows).
+std::string LiveUrl(const config::LiveConfig& live) {
+  if (live.address.empty() || live.port == 0) return "";
+  const std::string host = live.host == "localhost" ? "127.0.0.1" : live.host;
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(live.port) + "/";
+}
 
 // The configured SocketCAN interfaces, claimed before any of them is touched (another daemon's
 // buses are left alone).
@@ -117,9 +124,9 @@ class Daemon {
         std::make_unique<ControlLoop>(config_, ControlTransport(), policy_.get(), channels_.get());
     bus_health_ = std::make_unique<BusHealth>(config_, buses_->transport(), &loop_->scheduler(),
                                               buses_->TakeLinks());
-    OpenLiveView();
-    recorder_ = std::make_unique<FlightRecorder>(config_, channels_.get(), live_.get(), kVersion,
-                                                 can_tap_.get());
+    live_url_ = LiveUrl(config_.live);
+    recorder_ =
+        std::make_unique<FlightRecorder>(config_, channels_.get(), kVersion, can_tap_.get());
     hub_ =
         std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
                               kVersion, access_.get(), policy_.get(), recorder_.get(), live_url_);
@@ -133,7 +140,6 @@ class Daemon {
       if (!ec) Shutdown(strsignal(signal));
     });
     for (const std::string& w : recorder_->Start()) spdlog::warn("{}", w);
-    if (live_) live_->Start();
     control_thread_ = std::thread([this] { ControlThread(); });
     pthread_setname_np(control_thread_.native_handle(), "re-control");
     if (policy_) policy_->Start();
@@ -199,49 +205,6 @@ class Daemon {
     return *can_tap_;
   }
 
-  // The live view (config live.address), when it can open: a port it cannot take, or a token
-  // file it cannot read, is a warning, not a reason to stop controlling.
-  void OpenLiveView() {
-    const config::LiveConfig& c = config_.live;
-    if (c.address.empty()) return;
-    try {
-      std::vector<std::string> warnings;
-      live::LiveOptions o;
-      o.address = c.host == "localhost" ? "127.0.0.1" : c.host;
-      o.port = c.port;
-      if (!c.token_path.empty())
-        o.token = access::ReadTokenFile("live.token_file", c.token_path, &warnings);
-      if (!c.operator_token_path.empty()) {
-        o.operator_token =
-            access::ReadTokenFile("live.operator_token_file", c.operator_token_path, &warnings);
-      }
-      o.web_root = c.web_root.empty() ? live::DefaultWebRoot() : c.web_root;
-      o.name = "robot-edge " + config_.robot_name;
-      o.max_connections = c.max_connections;
-      o.allowed_origins = c.allowed_origins;
-      // Under RLIMIT_NOFILE the live view leaves room for every API client, the buses and the
-      // recorder's files (LiveOptions::reserved_fds).
-      o.reserved_fds = config_.api.max_clients + 64;
-      for (const std::string& w : warnings) spdlog::warn("{}", w);
-      live_ = std::make_unique<live::LiveServer>(o);
-      live_->SetDocument("/robot.json", "application/json", live::RobotDocument(config_));
-      live_->AddService({"/robot_edge/damp", "robot_edge/Damp", "", "", /*operator_only=*/true},
-                        [channels = channels_.get()](std::string_view) {
-                          spdlog::warn("DAMP from the live view (operator)");
-                          RequestEmergencyDamp(channels, kUrgentLiveDamp);
-                          return live::ServiceReply{true, R"({"accepted":true})"};
-                        });
-      live_url_ = "http://" +
-                  (o.address.find(':') != std::string::npos ? "[" + o.address + "]" : o.address) +
-                  ":" + std::to_string(live_->port()) + "/";
-      spdlog::info("live view on {} (dashboard and Foxglove WebSocket{})", live_url_,
-                   o.token.empty() ? "" : ", token required");
-    } catch (const std::exception& e) {
-      live_.reset();
-      spdlog::warn("live view off: {}", e.what());
-    }
-  }
-
   void ControlThread() {
     ProvideAltStack();
     for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
@@ -302,7 +265,6 @@ class Daemon {
     StopControl();
     hub_->Stop("robot-edged is shutting down");
     recorder_->Stop();  // the recording closed, a pending black box written
-    if (live_) live_->Stop();
     heartbeat_.cancel();
     signals_.cancel();  // its wait is still pending when a thread's failure shut it down
     // io_.run() returns once the last Goodbye is written.
@@ -335,8 +297,7 @@ class Daemon {
   std::unique_ptr<ControlChannels> channels_;
   std::unique_ptr<ControlLoop> loop_;
   std::unique_ptr<BusHealth> bus_health_;
-  std::unique_ptr<live::LiveServer> live_;  // null: no live view
-  std::string live_url_;
+  std::string live_url_;  // Welcome.live_url: robot-edge-live's, from the config ("" = none)
   std::unique_ptr<FlightRecorder> recorder_;
   std::unique_ptr<Hub> hub_;
   std::unique_ptr<Listener> listener_;

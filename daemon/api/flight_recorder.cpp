@@ -11,7 +11,6 @@
 
 #include "daemon/channels/clock.hpp"
 #include "daemon/channels/injected_throw.hpp"
-#include "live/live_server.hpp"
 #include "live/robot_document.hpp"
 #include "proto/framing.hpp"
 #include "proto/schema.hpp"
@@ -68,9 +67,9 @@ std::uint64_t Ns(std::uint64_t us) { return us * 1000; }
 // while the recorder thread is not running).
 class FlightRecorder::Worker {
  public:
-  Worker(const config::Config& config, ControlChannels* channels, live::LiveServer* live,
-         std::string version, ByteRing* ring, can::FrameTap* can_tap)
-      : config_(config), channels_(channels), live_(live), ring_(ring), can_tap_(can_tap) {
+  Worker(const config::Config& config, ControlChannels* channels, std::string version,
+         ByteRing* ring, can::FrameTap* can_tap)
+      : config_(config), channels_(channels), ring_(ring), can_tap_(can_tap) {
     for (const config::BusConfig& bus : config.buses) can_frames_.add_interfaces(bus.interface);
     const std::vector<recorder::ChannelInfo> infos = ChannelInfos();
     const config::RecorderConfig& c = config.recorder;
@@ -106,13 +105,6 @@ class FlightRecorder::Worker {
       b.mcap.compression = mcap.compression;
       b.metadata = metadata;
       black_box_ = std::make_unique<recorder::BlackBox>(b, infos, fs_);
-    }
-    if (live_ != nullptr) {
-      for (std::size_t i = 0; i < kRecordChannelCount; ++i) {
-        if (i == static_cast<std::size_t>(RecordChannel::kCan) && can_tap == nullptr) continue;
-        live_channels_[i] = live_->AddChannel(
-            {infos[i].topic, "protobuf", infos[i].schema_name, "protobuf", infos[i].schema});
-      }
     }
   }
 
@@ -163,7 +155,6 @@ class FlightRecorder::Worker {
       spdlog::error("recorder: recording stopped: {}", recording_->status().error);
     }
     if (black_box_) black_box_->Add(i, time_ns, data);
-    if (live_ != nullptr) live_->Publish(live_channels_[i], time_ns, bytes);
   }
 
   void OnSample(const StateSample& s) {
@@ -349,7 +340,6 @@ class FlightRecorder::Worker {
 
   const config::Config& config_;
   ControlChannels* channels_;
-  live::LiveServer* live_;
   ByteRing* ring_;
   can::FrameTap* can_tap_;  // null: no /can channel
   static constexpr int kFramesPerMessage = 256;
@@ -357,7 +347,6 @@ class FlightRecorder::Worker {
   std::unique_ptr<recorder::RotatingRecorder> recording_;
   std::unique_ptr<recorder::BlackBox> black_box_;  // null: recorder.black_box off
   std::array<bool, kRecordChannelCount> recorded_{};
-  std::array<std::uint32_t, kRecordChannelCount> live_channels_{};
   Clocks clocks_;
   std::int64_t last_active_us_ = -1;  // steady µs of the last state out of DAMP
   static constexpr std::int64_t kClockStepUs = 100'000;
@@ -372,12 +361,11 @@ class FlightRecorder::Worker {
 };
 
 FlightRecorder::FlightRecorder(const config::Config& config, ControlChannels* channels,
-                               live::LiveServer* live, std::string version, can::FrameTap* can_tap)
+                               std::string version, can::FrameTap* can_tap)
     : config_(config),
       channels_(channels),
       can_tap_(can_tap),
-      worker_(
-          std::make_unique<Worker>(config, channels, live, std::move(version), &ring_, can_tap)) {}
+      worker_(std::make_unique<Worker>(config, channels, std::move(version), &ring_, can_tap)) {}
 
 FlightRecorder::~FlightRecorder() { Stop(); }
 

@@ -4,7 +4,8 @@
 // (record_messages.hpp); with the /can channel, so do the frames the control thread's transport
 // copies (can/frame_tap.hpp). They go to the continuous recording when it is on
 // (recorder.channels), to the black box when it is on (every channel: the last
-// recorder.black_box_seconds in memory), and to the live view when there is one. The black box is
+// recorder.black_box_seconds in memory). (The live view is robot-edge-live, a client of the API:
+// it takes the state stream, telemetry and events, not the recorder's channels.) The black box is
 // written when a critical alert or a policy fault is raised while the robot was out of DAMP within
 // its window (a robot lying in DAMP, or just booted, writes nothing), or when an operator asks.
 //
@@ -35,9 +36,6 @@
 #include "edge_api.pb.h"
 #include "handoff/byte_ring.hpp"
 
-namespace robot_edge::live {
-class LiveServer;
-}
 namespace robot_edge::recorder {
 class BlackBox;
 class RotatingRecorder;
@@ -50,12 +48,12 @@ class FlightRecorder {
   // Bytes of the API thread's hand-off ring: ~2 s of commands, telemetry and events.
   static constexpr std::size_t kRingBytes = 4 << 20;
 
-  // `channels`, `live` (null: no live view) and `can_tap` (null: no /can channel; else the
-  // control thread's transport, copying while the recorder runs) outlive the recorder.
+  // `channels` and `can_tap` (null: no /can channel; else the control thread's transport,
+  // copying while the recorder runs) outlive the recorder.
   // `version`: the daemon's, written into every file's metadata. Throws nothing: a directory it
   // cannot use is reported by Start() and recording stays off.
-  FlightRecorder(const config::Config& config, ControlChannels* channels, live::LiveServer* live,
-                 std::string version, can::FrameTap* can_tap = nullptr);
+  FlightRecorder(const config::Config& config, ControlChannels* channels, std::string version,
+                 can::FrameTap* can_tap = nullptr);
   ~FlightRecorder();
   FlightRecorder(const FlightRecorder&) = delete;
   FlightRecorder& operator=(const FlightRecorder&) = delete;

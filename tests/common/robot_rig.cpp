@@ -1,5 +1,6 @@
 #include "robot_rig.hpp"
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -165,6 +166,23 @@ bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
 
 // ---- Robot ----
 
+namespace {
+
+// A TCP port free on 127.0.0.1 now (the kernel's pick; robot-edge-live takes it a moment later).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
 std::string Robot::ConfigText(RobotOptions options) {
   std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
   if (options.emulator_slack) {
@@ -174,11 +192,14 @@ std::string Robot::ConfigText(RobotOptions options) {
                                  {"control_stall_ms: 20", "control_stall_ms: 100"},
                                  {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
   }
-  // Each robot's own: its recordings beside its config, its live view on a free port.
+  // Each robot's own: its recordings beside its config, its live view on a free port (served by
+  // robot-edge-live, started only with live_view).
+  const std::string live_address =
+      "127.0.0.1:" + std::to_string(options.live_view ? FreePort() : 0);
   options.config_edits.insert(
       options.config_edits.begin(),
       {{"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
-       {"address: 127.0.0.1:8765 ", "address: 127.0.0.1:0    "}});
+       {"address: 127.0.0.1:8765 ", "address: " + live_address + " "}});
   for (const auto& [from, to] : options.config_edits) {
     const auto at = yaml.find(from);
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");
@@ -215,6 +236,15 @@ Robot::Robot(RobotOptions options) {
   if (!notify_->WaitFor("READY=1", 20s)) {
     throw std::runtime_error("robot-edged did not report READY=1:\n" + daemon_->Stderr());
   }
+  if (!options.live_view) return;
+  live_ = std::make_unique<Child>(std::vector<std::string>{ROBOT_EDGE_LIVE, "--config", config_path,
+                                                           "--api-socket", api_socket_},
+                                  dir_ + "/live");
+  if (!Eventually(
+          [this] { return live_->Stderr().find("connected to robot-edged") != std::string::npos; },
+          20s)) {
+    throw std::runtime_error("robot-edge-live did not connect:\n" + live_->Stderr());
+  }
 }
 
 void Robot::DumpLogs() const {
@@ -250,6 +280,7 @@ std::string ThreadStates(pid_t pid) {
 }  // namespace
 
 Robot::~Robot() {
+  if (live_) live_->Stop(SIGTERM, 10s);
   StopDaemon(10s);
   sim_->Stop(SIGTERM, 10s);
   std::error_code ignored;

@@ -94,6 +94,9 @@ struct RobotOptions {
   // reply timeouts get room for that (300 ms and 150 ms instead of 100 and 50), so that a test
   // is not failed by the emulator. The trajectory session timeout (200 ms) is never changed.
   bool emulator_slack = true;
+  // The live view: robot-edge-live started beside the daemon (its own process, an observer of
+  // the API), on a free port that the config's live.address then names (Welcome.live_url).
+  bool live_view = false;
 };
 
 // The simulated robot and the daemon driving it, started fresh for one test. Built from the
@@ -131,6 +134,8 @@ class Robot {
   pid_t daemon_pid() const { return daemon_->pid(); }
   pid_t sim_pid() const { return sim_->pid(); }
   std::string DaemonLog() const { return daemon_->Stderr(); }
+  // robot-edge-live's log ("" without RobotOptions::live_view).
+  std::string LiveLog() const { return live_ ? live_->Stderr() : ""; }
   std::string SimLog() const { return sim_->Stderr(); }
 
   // The unit's ExecStopPost= command line (systemd/robot-edge.service of the build), with the
@@ -150,6 +155,7 @@ class Robot {
   std::unique_ptr<Child> sim_;
   std::unique_ptr<BusMonitor> monitor_;
   std::unique_ptr<Child> daemon_;
+  std::unique_ptr<Child> live_;  // robot-edge-live (RobotOptions::live_view), else null
 };
 
 // Stops one thread of a process, found by its name (/proc/PID/task/TID/comm), with ptrace until

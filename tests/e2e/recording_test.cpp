@@ -308,6 +308,7 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
   RobotOptions o;
   o.files = {{"operator.token", "op-secret\n"}};
   o.config_edits = {{"operator_token_file: \"\"", "operator_token_file: operator.token"}};
+  o.live_view = true;
   Robot robot(o);
   edge::Welcome welcome;
   auto c = robot.Connect("cloud", 0, &welcome);
@@ -322,7 +323,8 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
   EXPECT_TRUE(WaitTelemetry(
       c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
       << out;
-  EXPECT_NE(robot.DaemonLog().find("DAMP from the live view"), std::string::npos);
+  // robot-edge-live sent it, as an observer's DAMP over the API.
+  EXPECT_NE(robot.LiveLog().find("DAMP from the live view"), std::string::npos) << robot.LiveLog();
 }
 
 // robot-edge-replay: a run recorded on the kinematic simulator is driven again into a fresh

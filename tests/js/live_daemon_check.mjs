@@ -1,4 +1,4 @@
-// node tests/js/live_daemon_check.mjs WS_URL OPERATOR_TOKEN: robot-edged's live view, checked
+// node tests/js/live_daemon_check.mjs WS_URL OPERATOR_TOKEN: the live view (robot-edge-live), checked
 // with @foxglove/ws-protocol's FoxgloveClient (Foxglove's own implementation) and protobufjs:
 // the robot's channels are advertised with their schemas, /joint_state arrives at the control
 // rate with 25 joints, /telemetry at ~10 Hz; the DAMP service refuses a viewer without the
@@ -48,7 +48,7 @@ function connect(query) {
 try {
   const viewer = connect("");
   await withTimeout(viewer.advertised, 5000, "channels advertised");
-  for (const topic of ["/joint_state", "/telemetry", "/events", "/commands"]) {
+  for (const topic of ["/joint_state", "/telemetry", "/events", "/diagnostics"]) {
     checks.ok(viewer.channels.get(topic)?.encoding === "protobuf", `${topic} advertised as protobuf`);
   }
   const js = viewer.channels.get("/joint_state");

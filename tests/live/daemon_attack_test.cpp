@@ -1,11 +1,15 @@
-// The live view's attacks on robot-edged itself (issue 32, item 3): the daemon's own wiring
-// (live_daemon_on_sim: RunDaemon on the simulated robot, this machine's kernel) started with
-// RLIMIT_NOFILE 256, and from outside:
-//   - viewers that subscribe, send and never read: the daemon's RSS grows a bounded amount;
-//   - 300 TCP connections: its descriptors stay bounded, the live thread does not spin, and
-//     robot-edgectl still gets its Welcome, a black box is still written, and DAMP is accepted;
-//   - 32 viewers, then the operator: its DAMP still reaches the motors;
-//   - a page on another site: 403.
+// The live view's attacks (issue 32, item 3), aimed at robot-edge-live, and what they cost
+// robot-edged: the daemon's own wiring (live_daemon_on_sim: RunDaemon on the simulated robot, this
+// machine's kernel, with robot-edge-live as a child process) started with RLIMIT_NOFILE 256, and
+// from outside:
+//   - viewers that subscribe, send and never read: robot-edged's RSS does not move (the live
+//     view's backlogs are robot-edge-live's);
+//   - 300 TCP connections: robot-edged's descriptors do not move, the live thread (in
+//     robot-edge-live) does not spin, and robot-edgectl still gets its Welcome, a black box is
+//     still written, and DAMP is accepted;
+//   - 32 viewers, then the operator: its DAMP (an observer's DAMP over the API) reaches the motors;
+//   - a page on another site: 403;
+//   - robot-edge-live killed (SIGKILL): robot-edged runs on, the motors hold.
 // The control loop's tick period (the state stream's consecutive ticks) is measured before and
 // during each attack and printed; asserted only loosely (the machine is shared and slow).
 #include <fcntl.h>
@@ -41,6 +45,11 @@ namespace fs = std::filesystem;
 
 constexpr rlim_t kFdLimit = 256;  // the probe's
 constexpr char kOperatorToken[] = "operator-secret";
+// What robot-edged's RSS may move by during an attack on the live view: its own allocations
+// (the meter's state stream, the recorder's black box filling) with no viewer at all. The live
+// view's backlogs, when it ran inside robot-edged, grew it by up to 32 MiB.
+// Measured: 20 KiB with robot-edge-live apart; about 1 MiB with the live view in robot-edged.
+constexpr long kRssNoiseKib = 512;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -155,6 +164,15 @@ Periods MeasureLoop(const std::string& api_socket, std::chrono::milliseconds win
   return out;
 }
 
+// robot-edged's loop p99 during an attack on the live view stays what it was before: within half
+// again (a shared, noisy machine) and 0.5 ms. Measured on 2 shared cores: 2042 -> 2079 µs with
+// robot-edge-live apart; 2044 -> 3676 µs with the live view in robot-edged.
+void ExpectLoopUnchanged(const Periods& before, const Periods& during) {
+  ASSERT_GT(before.count, 100u);
+  ASSERT_GT(during.count, 100u);
+  EXPECT_LT(during.p99, 1.5 * std::max(before.p99, 2000.0) + 500) << "µs: robot-edged's loop p99";
+}
+
 void Print(const char* when, const Periods& p) {
   std::printf("control loop %-34s p50 %6.0f µs  p99 %6.0f µs  max %6.0f µs  (%zu periods)\n", when,
               p.p50, p.p99, p.max, p.count);
@@ -202,6 +220,14 @@ class DaemonUnderAttack : public testing::Test {
       }
     }
     ASSERT_NE(port_, 0) << "the daemon did not answer:\n" << ReadFile(dir_ + "/stderr");
+    live_pid_ = std::stoi(ReadFile(dir_ + "/live.pid"));
+    // robot-edge-live started before robot-edged's socket existed: it retried, then connected.
+    while (std::chrono::steady_clock::now() < deadline &&
+           ReadFile(dir_ + "/stderr").find("connected to robot-edged") == std::string::npos) {
+      std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_NE(ReadFile(dir_ + "/stderr").find("connected to robot-edged"), std::string::npos)
+        << ReadFile(dir_ + "/stderr");
     std::this_thread::sleep_for(1s);  // settled
   }
 
@@ -224,7 +250,7 @@ class DaemonUnderAttack : public testing::Test {
   Shelled Edgectl(const std::string& args) const {
     return Shell(std::string(ROBOT_EDGECTL) + " --socket " + api_ + " " + args);
   }
-  long RssKib() const { return ProcStatusKib(pid_, "VmRSS"); }
+  long RssKib() const { return ProcStatusKib(pid_, "VmRSS"); }  // robot-edged's
   std::string Motors() const {  // the last "motors: ..." line of its stdout
     const std::string out = ReadFile(dir_ + "/stdout");
     const std::size_t at = out.rfind("motors: ");
@@ -266,7 +292,8 @@ class DaemonUnderAttack : public testing::Test {
   }
 
   std::string dir_, api_;
-  pid_t pid_ = -1;
+  pid_t pid_ = -1;       // robot-edged (live_daemon_on_sim)
+  pid_t live_pid_ = -1;  // robot-edge-live, its child
   int stdin_ = -1;
   std::uint16_t port_ = 0;
 };
@@ -275,6 +302,8 @@ TEST_F(DaemonUnderAttack, ViewersThatSubscribeSendAndNeverReadCostBoundedMemory)
   const Periods before = MeasureLoop(api_, 3s);
   const long rss_before = RssKib();
   long rss_peak = rss_before;
+  const long live_rss_before = ProcStatusKib(live_pid_, "VmRSS");
+  long live_rss_peak = live_rss_before;
   Periods during;
   std::thread meter([&] { during = MeasureLoop(api_, 8s); });
 
@@ -291,7 +320,7 @@ TEST_F(DaemonUnderAttack, ViewersThatSubscribeSendAndNeverReadCostBoundedMemory)
   }() + "]}";
   const std::string echo = R"({"op":")" + std::string(4000, 'e') + R"("})";
   int viewers_opened = 0;
-  const long ticks_before = ThreadTicks(pid_, "re-live");
+  const long ticks_before = ThreadTicks(live_pid_, "re-live");
   std::vector<std::unique_ptr<WsClient>> viewers(4);
   const auto end = std::chrono::steady_clock::now() + 10s;
   auto renew = std::chrono::steady_clock::now();
@@ -308,8 +337,9 @@ TEST_F(DaemonUnderAttack, ViewersThatSubscribeSendAndNeverReadCostBoundedMemory)
       for (int i = 0; i < 50 && v->status() == 101; ++i) v->SendText(echo);
     }
     rss_peak = std::max(rss_peak, RssKib());
+    live_rss_peak = std::max(live_rss_peak, ProcStatusKib(live_pid_, "VmRSS"));
   }
-  const long live_ticks = ThreadTicks(pid_, "re-live") - ticks_before;
+  const long live_ticks = ThreadTicks(live_pid_, "re-live") - ticks_before;
   viewers.clear();
   meter.join();
   std::this_thread::sleep_for(1s);
@@ -321,23 +351,28 @@ TEST_F(DaemonUnderAttack, ViewersThatSubscribeSendAndNeverReadCostBoundedMemory)
     ++drops;
   }
   std::printf(
-      "never-reading viewers: %d opened, %zu dropped (backlog or flood); robot-edged RSS %ld MiB "
-      "before, %ld MiB peak, %ld MiB after (growth bound 32 MiB); live thread %ld ticks in 10 s "
-      "(%ld per s = 100 %%)\n",
-      viewers_opened, drops, rss_before / 1024, rss_peak / 1024, rss_after / 1024, live_ticks,
-      ::sysconf(_SC_CLK_TCK));
+      "never-reading viewers: %d opened, %zu dropped (backlog or flood); robot-edged RSS %ld KiB "
+      "before, %ld KiB peak, %ld KiB after; robot-edge-live RSS %ld KiB before, %ld KiB peak; "
+      "live thread %ld ticks in 10 s (%ld per s = 100 %%)\n",
+      viewers_opened, drops, rss_before, rss_peak, rss_after, live_rss_before, live_rss_peak,
+      live_ticks, ::sysconf(_SC_CLK_TCK));
   Print("before:", before);
   Print("during never-reading viewers:", during);
 
   EXPECT_GT(drops, 0u) << "no viewer was dropped: the attack did not fill a backlog";
-  EXPECT_LT(rss_peak - rss_before, 32 * 1024) << "KiB";
-  EXPECT_LT(during.p99, 20000) << "the control loop's p99 period passed 10 periods";
+  // robot-edged hosts nothing of the live view: no thread, and its RSS moves only as it would
+  // without any viewer (its own allocator's noise, the meter's client: kRssNoiseKib).
+  EXPECT_EQ(ThreadTicks(pid_, "re-live"), -1) << "robot-edged runs a live view thread";
+  EXPECT_LT(rss_peak - rss_before, kRssNoiseKib) << "KiB of robot-edged's RSS";
+  EXPECT_GT(live_rss_peak, 0) << "robot-edge-live was not running";
+  ExpectLoopUnchanged(before, during);
   EXPECT_EQ(Edgectl("damp").status, 0);
 }
 
 TEST_F(DaemonUnderAttack, ThreeHundredConnectionsUnderA256DescriptorLimit) {
   const Periods before = MeasureLoop(api_, 3s);
   const std::size_t fds_before = OpenFds(pid_);
+  const std::size_t live_fds_before = OpenFds(live_pid_);
   Periods during;
   std::thread meter([&] { during = MeasureLoop(api_, 6s); });
 
@@ -352,13 +387,14 @@ TEST_F(DaemonUnderAttack, ThreeHundredConnectionsUnderA256DescriptorLimit) {
     if (fd >= 0 && i % 2 == 1) (void)::send(fd, upgrade.data(), upgrade.size(), MSG_NOSIGNAL);
     attack.push_back(fd);
   }
-  std::size_t fds_peak = 0;
-  const long ticks_before = ThreadTicks(pid_, "re-live");
+  std::size_t fds_peak = 0, live_fds_peak = 0;
+  const long ticks_before = ThreadTicks(live_pid_, "re-live");
   for (int i = 0; i < 40; ++i) {  // 4 s
     fds_peak = std::max(fds_peak, OpenFds(pid_));
+    live_fds_peak = std::max(live_fds_peak, OpenFds(live_pid_));
     std::this_thread::sleep_for(100ms);
   }
-  const long live_ticks = ThreadTicks(pid_, "re-live") - ticks_before;
+  const long live_ticks = ThreadTicks(live_pid_, "re-live") - ticks_before;
 
   // Meanwhile the daemon's own doors work: the API's Welcome, a black box, DAMP.
   const Shelled status = Edgectl("status");
@@ -371,10 +407,11 @@ TEST_F(DaemonUnderAttack, ThreeHundredConnectionsUnderA256DescriptorLimit) {
   const std::string log = ReadFile(dir_ + "/stderr");
 
   std::printf(
-      "300 connections, RLIMIT_NOFILE %lu: robot-edged fds %zu before, %zu peak, %zu after; live "
-      "thread %ld ticks in 4 s (%ld per s = 100 %%)\n",
-      static_cast<unsigned long>(kFdLimit), fds_before, fds_peak, fds_after, live_ticks,
-      ::sysconf(_SC_CLK_TCK));
+      "300 connections, RLIMIT_NOFILE %lu: robot-edged fds %zu before, %zu peak, %zu after; "
+      "robot-edge-live fds %zu before, %zu peak; live thread %ld ticks in 4 s (%ld per s = "
+      "100 %%)\n",
+      static_cast<unsigned long>(kFdLimit), fds_before, fds_peak, fds_after, live_fds_before,
+      live_fds_peak, live_ticks, ::sysconf(_SC_CLK_TCK));
   Print("before:", before);
   Print("during 300 connections:", during);
 
@@ -382,10 +419,12 @@ TEST_F(DaemonUnderAttack, ThreeHundredConnectionsUnderA256DescriptorLimit) {
   EXPECT_EQ(blackbox.status, 0) << blackbox.output;
   EXPECT_EQ(damp.status, 0) << damp.output;
   EXPECT_EQ(log.find("Too many open files"), std::string::npos) << log;
-  // live.max_connections, the meter's API connection, and sockets accepted to be refused.
-  EXPECT_LE(fds_peak, fds_before + 16 + 8) << "more than live.max_connections (16) sockets";
+  // robot-edged: the meter's API connection only (and edgectl's, while it runs). The live view's
+  // sockets (live.max_connections, and those accepted to be refused) are robot-edge-live's.
+  EXPECT_LE(fds_peak, fds_before + 2) << "robot-edged's descriptors moved with the attack";
+  EXPECT_LE(live_fds_peak, live_fds_before + 16 + 8) << "more than live.max_connections (16)";
   EXPECT_LT(live_ticks, 4 * ::sysconf(_SC_CLK_TCK) / 4) << "the live thread spun (> 25 % CPU)";
-  EXPECT_LT(during.p99, 20000) << "the control loop's p99 period passed 10 periods";
+  ExpectLoopUnchanged(before, during);
 }
 
 TEST_F(DaemonUnderAttack, ThirtyTwoViewersThenTheOperatorsDampStopsTheRobot) {
@@ -418,7 +457,24 @@ TEST_F(DaemonUnderAttack, ThirtyTwoViewersThenTheOperatorsDampStopsTheRobot) {
   EXPECT_EQ(open, 12) << "viewers hold max_connections - 4 slots";
   EXPECT_TRUE(accepted);
   EXPECT_TRUE(damped) << Motors();
-  EXPECT_LT(during.p99, 20000);
+  ExpectLoopUnchanged(before, during);
+}
+
+TEST_F(DaemonUnderAttack, KillingTheLiveViewLeavesRobotEdgedAndTheMotorsAlone) {
+  ASSERT_EQ(Edgectl("--controller cloud stand").status, 0);
+  ASSERT_TRUE(WaitMotors("25 holding", 15s)) << Motors();
+  const std::size_t fds_before = OpenFds(pid_);
+  ASSERT_EQ(::kill(live_pid_, SIGKILL), 0);
+  std::this_thread::sleep_for(2s);
+  const Periods after = MeasureLoop(api_, 2s);
+  Print("after robot-edge-live's SIGKILL:", after);
+  EXPECT_EQ(::waitpid(pid_, nullptr, WNOHANG), 0) << "robot-edged exited";
+  EXPECT_EQ(Motors().rfind("25 holding", 0), 0u) << Motors();
+  const Shelled status = Edgectl("status");
+  EXPECT_EQ(status.status, 0) << status.output;
+  EXPECT_NE(status.output.find("STAND"), std::string::npos) << status.output;
+  EXPECT_GT(after.count, 100u) << "no state stream after the kill";
+  EXPECT_LE(OpenFds(pid_), fds_before) << "robot-edged kept the dead viewer's connections";
 }
 
 TEST_F(DaemonUnderAttack, APageOnAnotherSiteIsRefused403) {

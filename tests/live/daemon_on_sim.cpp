@@ -1,29 +1,37 @@
 // live_daemon_on_sim: robot-edged as daemon.cpp wires it (daemon::RunDaemon: control loop, API
-// socket, recorder, live view with its DAMP service) on this machine's kernel, driving the
-// simulated robot in memory (sim::InMemoryRobot, kinematic plant) instead of CAN buses. It lets
-// the dashboard's Chromium check (tests/js/dashboard_daemon_check.mjs) press DAMP on the daemon's
-// own live server: Chromium does not load a page under user-mode-linux, where the vcan tests run.
+// socket, recorder) on this machine's kernel, driving the simulated robot in memory
+// (sim::InMemoryRobot, kinematic plant) instead of CAN buses, and the live view as it is deployed:
+// robot-edge-live, a process of its own (a child, started first, so that it also shows its
+// reconnection to a robot-edged that is not up yet), with its DAMP service. It lets the
+// dashboard's Chromium check (tests/js/dashboard_daemon_check.mjs) press DAMP on the real live
+// view: Chromium does not load a page under user-mode-linux, where the vcan tests run.
 //
-//   live_daemon_on_sim --config config/robot-edge.yaml --dir DIR --web-root live/web
+//   live_daemon_on_sim --config config/robot-edge.yaml --dir DIR --web-root live/web [--live no]
 //
 // DIR/api.sock is the API socket, DIR/recordings the recorder's directory, DIR/operator.token the
-// operator's token when that file exists at start-up (else nobody may press DAMP). The live view
-// listens on 127.0.0.1, any free port (robot-edgectl status names it). Everything else is the
-// config's.
+// operator's token when that file exists at start-up (else nobody may press DAMP), DIR/live.pid
+// robot-edge-live's pid (its log goes to this program's stderr). The live view listens on
+// 127.0.0.1, a port free when this program starts (robot-edgectl status names it: Welcome's
+// live_url). Everything else is the config's. robot-edge-live is sent SIGTERM at the end.
+// `--live no`: no robot-edge-live (a test runs its own).
 //
 // stdin: robot-edge-sim's fault-injection lines (sim/control_protocol.hpp: temp, silence, ...),
 // run on the control thread between two ticks; each reply printed "sim: ...". End of stdin or
 // SIGTERM: the daemon's clean shutdown.
 // stdout, a line whenever it changes: "motors: H holding, D damped, O off" (holding: motor mode
 // with kp > 0; damped: motor mode with kp 0; off: out of motor mode).
+#include <netinet/in.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -115,6 +123,7 @@ class SimBuses final : public daemon::Buses, public can::Transport {
 
 struct Args {
   std::string config, dir, web_root;
+  bool live = true;  // --live no: robot-edge-live is not started (a test starts its own)
 };
 
 bool ParseArgs(int argc, char** argv, Args* args) {
@@ -126,6 +135,8 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       args->dir = argv[i + 1];
     else if (key == "--web-root")
       args->web_root = argv[i + 1];
+    else if (key == "--live")
+      args->live = std::string(argv[i + 1]) != "no";
     else
       return false;
   }
@@ -151,12 +162,48 @@ void Report(const std::atomic<std::uint32_t>& motors, SimControl* control,
   }
 }
 
+// A TCP port free on 127.0.0.1 now (the kernel's pick; the live view takes it a moment later).
+std::uint16_t FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// robot-edge-live on `args` and the daemon's socket; its pid (also written to DIR/live.pid).
+pid_t StartLiveView(const Args& args, const config::Config& config) {
+  const std::string address = "127.0.0.1:" + std::to_string(config.live.port);
+  const std::string socket = args.dir + "/api.sock";
+  std::vector<std::string> argv = {ROBOT_EDGE_LIVE, "--config",   args.config,
+                                   "--api-socket",  socket,       "--address",
+                                   address,         "--web-root", args.web_root};
+  if (!config.live.operator_token_path.empty()) {
+    argv.insert(argv.end(), {"--operator-token-file", config.live.operator_token_path});
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> c;
+    for (std::string& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    ::execv(ROBOT_EDGE_LIVE, c.data());
+    ::_exit(127);
+  }
+  std::ofstream(args.dir + "/live.pid") << pid << "\n";
+  return pid;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) {
-    std::fprintf(stderr, "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR\n");
+    std::fprintf(stderr,
+                 "usage: live_daemon_on_sim --config FILE --dir DIR --web-root DIR [--live no]\n");
     return 2;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edged"));
@@ -168,15 +215,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   config.api.tcp.clear();
-  config.live.address = "127.0.0.1:0";
+  config.live.port = FreePort();
+  config.live.address = "127.0.0.1:" + std::to_string(config.live.port);
   config.live.host = "127.0.0.1";
-  config.live.port = 0;
   config.live.token_path.clear();
   const std::string operator_token = args.dir + "/operator.token";
   config.live.operator_token_path =
       ::access(operator_token.c_str(), F_OK) == 0 ? operator_token : "";
   config.live.web_root = args.web_root;
   config.recorder.directory_path = args.dir + "/recordings";
+
+  const pid_t live = args.live ? StartLiveView(args, config) : -1;
 
   static SimControl control;  // static: the stdin thread may still wait on stdin after main
   std::atomic<std::uint32_t> motors{static_cast<std::uint32_t>(config.joints.size()) << 16};
@@ -197,5 +246,6 @@ int main(int argc, char** argv) {
       [&](const config::Config& c) { return std::make_unique<SimBuses>(c, &control, &motors); });
   done = true;
   report.join();
+  if (live > 0 && ::kill(live, SIGTERM) == 0) ::waitpid(live, nullptr, 0);
   return code;
 }
