@@ -30,8 +30,8 @@ namespace robot_edge::daemon {
 enum Urgent : std::uint8_t {
   kUrgentDamp = 1,          // the controlling client's DAMP (emergency stop)
   kUrgentStopWalking = 2,   // the controlling client left: MOVE/POLICY velocity -> 0
-  kUrgentLatchingDamp = 4,  // anyone else's DAMP: latches (safety.latch_external_damp)
-  kUrgentLiveDamp = 8,      // the live view's DAMP button: latches
+  kUrgentLatchingDamp = 4,  // anyone else's DAMP (robot-edge-live's too): latches
+                            // (safety.latch_external_damp)
 };
 
 // A finished scan (robot-edgectl scan): the ids that answered and no joint has.

@@ -85,7 +85,6 @@ void ControlLoop::Advance(std::int64_t now_us, bool on_schedule) {
 namespace {
 
 // Who sent a latching DAMP that came through the mailbox (MODE_BLOCKED names them).
-const sm::SenderLabel kLiveDampLabel = sm::MakeSenderLabel("the live view's operator");
 const sm::SenderLabel kClientDampLabel = sm::MakeSenderLabel("an observer or another client");
 
 // A command from the daemon itself (no client, no sequence).
@@ -170,10 +169,10 @@ void ControlLoop::ApplyCommands(std::int64_t now_us) {
   if (urgent & kUrgentDamp) {  // a client's DAMP whose sequence the mailbox does not keep
     state_machine_.Submit(now_us, DaemonCommand(sm::CommandKind::kMode, now_us));
   }
-  if (urgent & (kUrgentLatchingDamp | kUrgentLiveDamp)) {
+  if (urgent & kUrgentLatchingDamp) {
     sm::Command damp = DaemonCommand(sm::CommandKind::kMode, now_us);
     damp.latches = true;
-    damp.sender = (urgent & kUrgentLiveDamp) != 0 ? kLiveDampLabel : kClientDampLabel;
+    damp.sender = kClientDampLabel;
     state_machine_.Submit(now_us, damp);
   }
 }
