@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """A presigned-URL stand-in for the upload tests: stores each PUT's body under DIR/<path's last
 part>, with its x-amz-checksum-sha256 header in DIR/<name>.checksum. Usage:
-  put_server.py DIR [--fail-first 500|drop|403]
-Prints the port it listens on (127.0.0.1, chosen by the kernel), then serves until killed.
+  put_server.py DIR [--fail-first 500|drop|403] [--port N]
+Prints the port it listens on (127.0.0.1; N, or one the kernel chose), then serves until killed.
 --fail-first: the first PUT gets a 500, a dropped connection mid-body, or a 403 (never retried)."""
+import argparse
 import http.server
 import os
-import sys
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,10 +43,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    server.dir = sys.argv[1]
-    if len(sys.argv) > 3 and sys.argv[2] == "--fail-first":
-        Handler.fail = sys.argv[3]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dir")
+    parser.add_argument("--fail-first", choices=["500", "drop", "403"])
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = http.server.HTTPServer(("127.0.0.1", args.port), Handler)
+    server.dir = args.dir
+    Handler.fail = args.fail_first
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
