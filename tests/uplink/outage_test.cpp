@@ -4,12 +4,9 @@
 // uplink is restarted in the middle of the outage, and robot-edged emits events before, during
 // (uplink up and uplink down) and after it. Every event robot-edged emitted must arrive on
 // `events`, in order, exactly once; the spool's "seq" must rise across events and diagnostics.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "mosquitto_broker.hpp"
 #include "robot_rig.hpp"
 #include "uplink/sha256.hpp"
 
@@ -30,29 +28,6 @@ std::string MakeTempDir(const char* name) {
   std::string path = (std::filesystem::temp_directory_path() / name).string() + "-XXXXXX";
   if (::mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return path;
-}
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t size = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool PortOpen(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  ::close(fd);
-  return ok;
 }
 
 // One message as the fleet received it.
@@ -136,28 +111,15 @@ class Fleet {
   std::vector<Received> received_;
 };
 
-class Broker {
- public:
-  Broker(const std::string& dir, const std::string& pki, int port) : dir_(dir), port_(port) {
-    std::ofstream conf(dir + "/mosquitto.conf");
-    conf << "listener " << port << " 127.0.0.1\ncafile " << pki << "/ca.pem\ncertfile " << pki
-         << "/server.pem\nkeyfile " << pki << "/server.key\nrequire_certificate true\n"
-         << "use_identity_as_username true\nallow_anonymous false\npersistence true\n"
-         << "persistence_location " << dir << "/\nautosave_interval 1\nuser root\n";
-  }
-  void Start() {
-    child_ = std::make_unique<Child>(
-        std::vector<std::string>{"/usr/sbin/mosquitto", "-c", dir_ + "/mosquitto.conf"},
-        dir_ + "/mosquitto");
-    if (!Eventually([&] { return PortOpen(port_); }, 10s)) throw std::runtime_error("no broker");
-  }
-  void Stop() { child_->Stop(SIGTERM, 10s); }
-
- private:
-  std::string dir_;
-  int port_;
-  std::unique_ptr<Child> child_;
-};
+// The fleet's broker: mutual TLS, persistent sessions.
+MosquittoBroker TlsBroker(const std::string& dir, const std::string& pki, int port) {
+  return MosquittoBroker(dir, port,
+                         "cafile " + pki + "/ca.pem\ncertfile " + pki + "/server.pem\nkeyfile " +
+                             pki + "/server.key\nrequire_certificate true\n" +
+                             "use_identity_as_username true\nallow_anonymous false\n" +
+                             "persistence true\npersistence_location " + dir +
+                             "/\nautosave_interval 1\nuser root\n");
+}
 
 class Uplink {
  public:
@@ -237,7 +199,7 @@ TEST(BrokerUplink, EveryEventArrivesInOrderOnceAcrossABrokerOutageAndAnUplinkRes
       },
       10s));
   const std::uint32_t base = welcome.last_event_sequence();
-  Broker broker(dir, pki, port);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
   Uplink uplink(dir, pki, port, robot.api_socket());
@@ -358,7 +320,7 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
   const int port = FreePort();
   Robot robot;
-  Broker broker(dir, pki, port);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
   Uplink uplink(dir, pki, port, robot.api_socket());
@@ -438,7 +400,7 @@ TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   o.config_edits = {{"black_box_seconds: 30", "black_box_seconds: 2 "},  // recordings/: the rig's
                     {"black_box_after_seconds: 5", "black_box_after_seconds: 3"}};
   Robot robot(o);
-  Broker broker(dir, pki, port);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
   Uplink uplink(dir, pki, port, robot.api_socket(),
