@@ -115,7 +115,10 @@ class Uplink {
     if (connected_) {
       for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
     }
-    if (connected_ && spool_.evicted() != evicted_reported_) PublishStatus();
+    if (connected_ && (spool_.evicted() != evicted_reported_ ||
+                       blackbox_.failures() != upload_failures_reported_)) {
+      PublishStatus();
+    }
   }
 
   // ---- robot-edged
@@ -234,6 +237,7 @@ class Uplink {
   void PublishStatus() {
     mqtt_.Publish(Path(Topic::kStatus), Status("online"), 1, true);
     evicted_reported_ = spool_.evicted();
+    upload_failures_reported_ = blackbox_.failures();
   }
 
   void OnPublished(int mid, int code) {
@@ -357,6 +361,7 @@ class Uplink {
   bool connected_ = false;             // to the broker (its CONNACK arrived)
   std::map<int, InFlight> in_flight_;  // by MQTT message id
   std::uint64_t evicted_reported_ = 0;
+  std::uint64_t upload_failures_reported_ = 0;
   std::string telemetry_;  // the newest EdgeTelemetry, serialized
   bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
   std::int64_t next_telemetry_us_ = 0;

@@ -467,6 +467,9 @@ TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   ASSERT_TRUE(Eventually([&] { return !status("\"type\":\"blackbox\"").empty(); }, 10s));
   EXPECT_NE(status("\"type\":\"blackbox\"").find(sha), std::string::npos)
       << status("\"type\":\"blackbox\"");
+  // The retained status counts the two refusals (written, traversal).
+  EXPECT_TRUE(Eventually([&] { return !status("\"upload_failures\":2").empty(); }, 5s))
+      << uplink.Log();
   std::printf("upload reported: %s\n", ok.c_str());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
