@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A presigned-URL stand-in for the upload tests: stores each PUT's body under DIR/<path's last
 part>, with its x-amz-checksum-sha256 header in DIR/<name>.checksum. Usage:
-  put_server.py DIR [--fail-first 500|drop|403] [--port N]
+  put_server.py DIR [--fail-first 500|drop|403] [--port N] [--tls CERT KEY]
 Prints the port it listens on (127.0.0.1; N, or one the kernel chose), then serves until killed.
---fail-first: the first PUT gets a 500, a dropped connection mid-body, or a 403 (never retried)."""
+--tls: HTTPS with that certificate. --fail-first: the first PUT gets a 500, a dropped connection mid-body, or a 403 (never retried)."""
 import argparse
 import http.server
 import os
+import ssl
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -47,8 +48,13 @@ def main():
     parser.add_argument("dir")
     parser.add_argument("--fail-first", choices=["500", "drop", "403"])
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = parser.parse_args()
     server = http.server.HTTPServer(("127.0.0.1", args.port), Handler)
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*args.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.dir = args.dir
     Handler.fail = args.fail_first
     print(server.server_address[1], flush=True)

@@ -47,33 +47,39 @@ class PutServer : public ::testing::Test {
     }
     std::system(("rm -rf " + dir_).c_str());
   }
-  // Starts put_server.py; fail_first "" = every PUT succeeds.
-  void Start(const std::string& fail_first) {
+  // Starts put_server.py; fail_first "" = every PUT succeeds; tls: HTTPS with the test PKI's
+  // server certificate (pki_: make_test_pki.sh's CA `ca`, and an unrelated `other`).
+  void Start(const std::string& fail_first, bool tls = false) {
+    std::vector<std::string> args = {"python3", ROBOT_EDGE_PUT_SERVER, dir_ + "/got"};
+    if (!fail_first.empty()) args.insert(args.end(), {"--fail-first", fail_first});
+    if (tls) {
+      pki_ = dir_ + "/pki";
+      ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki_).c_str()), 0);
+      args.insert(args.end(), {"--tls", pki_ + "/server.pem", pki_ + "/server.key"});
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int out[2];
     ASSERT_EQ(::pipe(out), 0);
     pid_ = ::fork();
     if (pid_ == 0) {
       ::dup2(out[1], 1);
-      const std::string got = dir_ + "/got";
-      if (fail_first.empty()) {
-        ::execlp("python3", "python3", ROBOT_EDGE_PUT_SERVER, got.c_str(), nullptr);
-      } else {
-        ::execlp("python3", "python3", ROBOT_EDGE_PUT_SERVER, got.c_str(), "--fail-first",
-                 fail_first.c_str(), nullptr);
-      }
+      ::execvp("python3", argv.data());
       ::_exit(127);
     }
     ::close(out[1]);
     char line[16] = {};
     ASSERT_GT(::read(out[0], line, sizeof line - 1), 0);
     ::close(out[0]);
-    url_ = "http://127.0.0.1:" + std::to_string(std::atoi(line)) + "/bucket/bb.mcap?X-Amz-Sig=1";
+    url_ = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(std::atoi(line)) +
+           "/bucket/bb.mcap?X-Amz-Sig=1";
   }
   // Uploads rec/bb.mcap; every report until the job ends (30 s at most).
-  std::vector<UploadReport> Upload(bool allow_plain_http = true) {
+  std::vector<UploadReport> Upload(bool allow_plain_http = true, const std::string& ca = "") {
     Uploader uploader(
         [&](const std::atomic<bool>* abort) {
-          return MakeCurlTransport("", allow_plain_http, abort);
+          return MakeCurlTransport(ca, allow_plain_http, abort);
         },
         4, Backoff{3, 200'000, 1'000'000});
     const std::int64_t expires = std::time(nullptr) + 600;
@@ -93,7 +99,7 @@ class PutServer : public ::testing::Test {
     return reports;
   }
 
-  std::string dir_, url_, bytes_;
+  std::string dir_, url_, bytes_, pki_;
   pid_t pid_ = -1;
   std::uint64_t failures_ = 0;
 };
@@ -150,6 +156,27 @@ TEST_F(PutServer, PlainHttpIsRefusedByTheTransportUnlessAllowed) {
   ASSERT_FALSE(reports.empty());
   EXPECT_EQ(reports.back().state, State::kError);
   EXPECT_EQ(reports.back().attempt, 1);  // not retried
+  EXPECT_FALSE(std::ifstream(dir_ + "/got/bb.mcap").good());
+}
+
+TEST_F(PutServer, HttpsUploadsWhenTheServersCertificateIsTrusted) {
+  Start("", true);
+  const auto reports = Upload(false, pki_ + "/ca.pem");
+  ASSERT_FALSE(reports.empty());
+  ASSERT_EQ(reports.back().state, State::kOk) << reports.back().reason;
+  EXPECT_EQ(Hex(Sha256Of(Read(dir_ + "/got/bb.mcap"))), Hex(Sha256Of(bytes_)));
+}
+
+TEST_F(PutServer, HttpsToAnUntrustedCertificateIsRefusedAndNotRetried) {
+  Start("", true);
+  for (const std::string& ca : {pki_ + "/other.pem", std::string()}) {  // another CA, the system's
+    const auto reports = Upload(false, ca);
+    ASSERT_FALSE(reports.empty());
+    EXPECT_EQ(reports.back().state, State::kError) << ca;
+    EXPECT_EQ(reports.back().attempt, 1) << reports.back().reason;
+    EXPECT_NE(reports.back().reason.find("certificate"), std::string::npos)
+        << reports.back().reason;
+  }
   EXPECT_FALSE(std::ifstream(dir_ + "/got/bb.mcap").good());
 }
 
