@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <thread>
 
 #include "uplink/blackbox.hpp"
 #include "uplink/sha256.hpp"
@@ -266,6 +267,58 @@ TEST(BlackboxDesk, AFailedListingRefusesWhatWaitedAndTheQueueIsBounded) {
   EXPECT_EQ(out.refusals.size(), BlackboxDesk::kMaxWaiting);
   EXPECT_TRUE(desk.Request(Ask("a")));
   EXPECT_TRUE(desk.ShouldList(1));  // not stuck waiting for the lost answer
+}
+
+}  // namespace
+}  // namespace robot_edge::uplink
+
+namespace robot_edge::uplink {
+namespace {
+
+// Blocks in Put() until the Uploader aborts it (its destructor) or `release` is set.
+class BlockingTransport : public PutTransport {
+ public:
+  BlockingTransport(const std::atomic<bool>* abort, std::atomic<int>* started,
+                    std::atomic<bool>* release)
+      : abort_(abort), started_(started), release_(release) {}
+  PutResult Put(const std::string&, int, std::uint64_t, const std::string&) override {
+    ++*started_;
+    while (!*abort_ && !*release_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return *release_ ? PutResult{true, 200, "", false} : PutResult{false, 0, "aborted", false};
+  }
+
+ private:
+  const std::atomic<bool>* abort_;
+  std::atomic<int>* started_;
+  std::atomic<bool>* release_;
+};
+
+TEST_F(Dir, TheUploaderRunsOneJobAtATimeBoundsItsQueueAndStopsAMidwayPut) {
+  Write("a.mcap", "a");
+  std::atomic<int> started{0};
+  std::atomic<bool> release{false};
+  const UploadJob job{{"j", "a.mcap", "https://h/k", 4'000'000'000, true}, dir_, 100, false};
+  auto uploader = std::make_unique<Uploader>(
+      [&](const std::atomic<bool>* abort) {
+        return std::make_unique<BlockingTransport>(abort, &started, &release);
+      },
+      2, Backoff{});
+  ASSERT_TRUE(uploader->Submit(job));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (started == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(started, 1);
+  EXPECT_TRUE(uploader->Submit(job));   // queued: 1 of 2
+  EXPECT_TRUE(uploader->Submit(job));   // queued: 2 of 2
+  EXPECT_FALSE(uploader->Submit(job));  // the bound
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(started, 1) << "one PUT at a time";
+  EXPECT_FALSE(uploader->Idle());
+  const auto stop_begin = std::chrono::steady_clock::now();
+  uploader.reset();  // aborts the PUT in progress, drops the queue
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_begin, std::chrono::seconds(5));
+  EXPECT_EQ(started, 1);
 }
 
 }  // namespace
