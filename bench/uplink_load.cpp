@@ -10,14 +10,9 @@
 // poll()); the broker is started here on a free loopback port, plain TCP (TLS costs are the
 // handshake's, once per connection). Prints, per N: events sent / lost / repeated, p50 / p99
 // latency, the broker's CPU (% of one CPU) and this generator's.
-#include <arpa/inet.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,7 +26,12 @@
 #include <thread>
 #include <vector>
 
+#include "mosquitto_broker.hpp"
+
 namespace {
+
+using robot_edge::test::FreePort;
+using robot_edge::test::MosquittoBroker;
 
 using Clock = std::chrono::steady_clock;
 
@@ -49,33 +49,6 @@ double CpuSeconds(pid_t pid) {
   double utime = 0, stime = 0;
   fields >> utime >> stime;
   return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t size = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-pid_t StartBroker(int port, const std::string& dir) {
-  std::ofstream(dir + "/mosquitto.conf")
-      << "listener " << port << " 127.0.0.1\nallow_anonymous true\nmax_connections -1\n"
-      << "max_queued_messages 10000\n";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const std::string conf = dir + "/mosquitto.conf", log = dir + "/mosquitto.log";
-    std::freopen(log.c_str(), "w", stderr);
-    ::execl("/usr/sbin/mosquitto", "mosquitto", "-c", conf.c_str(), nullptr);
-    ::_exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  return pid;
 }
 
 struct Robot {
@@ -147,7 +120,11 @@ void Service(std::vector<mosquitto*>& clients, int wait_ms, bool misc) {
 
 void Run(int n, int seconds, const std::string& dir) {
   const int port = FreePort();
-  const pid_t broker = StartBroker(port, dir);
+  MosquittoBroker local_broker(dir, port,
+                               "allow_anonymous true\nmax_connections -1\n"
+                               "max_queued_messages 10000\n");
+  local_broker.Start();
+  const pid_t broker = local_broker.pid();
   Fleet fleet;
   mosquitto* sub = NewClient("fleet", &fleet, port);
   mosquitto_message_v5_callback_set(sub, &OnFleetMessage);
@@ -215,8 +192,7 @@ void Run(int n, int seconds, const std::string& dir) {
     mosquitto_disconnect(m);
     mosquitto_destroy(m);
   }
-  ::kill(broker, SIGTERM);
-  ::waitpid(broker, nullptr, 0);
+  local_broker.Stop();
 }
 
 }  // namespace

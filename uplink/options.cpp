@@ -56,6 +56,16 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("config", &o->robot_edged.config);
     r.Finish();
   }
+  if (const YAML::Node upload = root.Child("upload")) {
+    MapReader r(upload, "upload", ctx);
+    r.Read("announce", &o->upload.announce);
+    r.Read("max_mib", &o->upload.max_mib);
+    r.Read("queue", &o->upload.queue);
+    r.Read("attempts", &o->upload.attempts);
+    r.Read("ca", &o->upload.ca);
+    r.Read("allow_plain_http_loopback", &o->upload.allow_plain_http_loopback);
+    r.Finish();
+  }
   root.Read("commands", &o->commands);
   root.Read("controller", &o->controller);
   root.Read("config_updates", &o->config_updates);
@@ -111,6 +121,13 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(
       !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
       "robot_edged.config", "must be an absolute path when config_updates is true");
+  const std::string& a = o.upload.announce;
+  r.Check(a == "off" || a == "alerts" || a == "all", "upload.announce",
+          "must be off, alerts or all, not '" + a + "'");
+  r.Check(o.upload.max_mib >= 1 && o.upload.max_mib <= 65536, "upload.max_mib",
+          "must be 1..65536 MiB");
+  r.Check(o.upload.queue >= 1 && o.upload.queue <= 64, "upload.queue", "must be 1..64");
+  r.Check(o.upload.attempts >= 1 && o.upload.attempts <= 20, "upload.attempts", "must be 1..20");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }
@@ -160,6 +177,9 @@ void CheckFiles(const UplinkOptions& o) {
     if (::access(path->c_str(), R_OK) != 0) {
       problems.push_back(o.source + ": " + key + ": cannot read " + *path);
     }
+  }
+  if (!o.upload.ca.empty() && ::access(o.upload.ca.c_str(), R_OK) != 0) {
+    problems.push_back(o.source + ": upload.ca: cannot read " + o.upload.ca);
   }
   if (!o.robot_edged.token_file.empty() && ::access(o.robot_edged.token_file.c_str(), R_OK) != 0) {
     problems.push_back(o.source + ": robot_edged.token_file: cannot read " +

@@ -36,6 +36,17 @@ struct RobotEdgedOptions {
                                                            ///< fleet config replaces
 };
 
+struct UploadOptions {
+  std::string announce = "alerts";  ///< upload.announce: new black boxes announced on `status`:
+                                    ///< off | alerts (not `manual-` ones) | all
+  std::uint32_t max_mib = 256;      ///< upload.max_mib: larger files are refused, 1..65536 MiB
+  std::uint32_t queue = 8;          ///< upload.queue: jobs waiting at most, 1..64
+  std::uint32_t attempts = 5;       ///< upload.attempts: PUTs per job at most, 1..20
+  std::string ca;                   ///< upload.ca: CA file for the HTTPS server ("" = system's)
+  bool allow_plain_http_loopback = false;  ///< upload.allow_plain_http_loopback: tests only:
+                                           ///< http:// to 127.0.0.1 / [::1]
+};
+
 struct UplinkOptions {
   std::string source = "<uplink config>";   ///< the file, for messages
   std::string robot_id;                     ///< robot_id: one topic level (topics.hpp)
@@ -46,6 +57,7 @@ struct UplinkOptions {
   RobotEdgedOptions robot_edged;
   bool commands = false;  ///< commands: forward `commands` to robot-edged as role `fleet`
   std::string controller = "fleet";  ///< controller: the role commands are sent as
+  UploadOptions upload;
   bool config_updates = false;  ///< config_updates: apply robot-edge.yaml documents published on
                                 ///< `config` (fleet_config.hpp; in DAMP only)
 };

@@ -14,6 +14,7 @@
 
 #include "client/client.hpp"
 #include "client/time_sync.hpp"
+#include "uplink/blackbox_service.hpp"
 #include "uplink/fleet_config.hpp"
 #include "uplink/mqtt.hpp"
 #include "uplink/spool.hpp"
@@ -68,6 +69,7 @@ class Uplink {
       : o_(o),
         token_(ReadToken(o.robot_edged.token_file)),
         spool_(o.spool.dir, static_cast<std::uint64_t>(o.spool.max_mib) << 20),
+        blackbox_(o),
         mqtt_(o, Path(Topic::kStatus), Status("offline")),
         telemetry_period_us_(static_cast<std::int64_t>(1e6 / o.telemetry_rate_hz)) {}
 
@@ -93,7 +95,8 @@ class Uplink {
     return "{\"type\":\"status\",\"state\":\"" + state + "\",\"robot\":\"" + o_.robot_id +
            "\",\"version\":\"" ROBOT_EDGE_VERSION "\",\"spool_pending\":" +
            std::to_string(spool_pending()) +
-           ",\"spool_evicted\":" + std::to_string(spool_evicted()) + "}";
+           ",\"spool_evicted\":" + std::to_string(spool_evicted()) +
+           ",\"upload_failures\":" + std::to_string(blackbox_.failures()) + "}";
   }
   // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.
   std::uint64_t spool_pending() const { return spool_.pending(); }
@@ -108,7 +111,14 @@ class Uplink {
     Pump(now);
     PublishTelemetry(now);
     ReadCommandResults();
-    if (connected_ && spool_.evicted() != evicted_reported_) PublishStatus();
+    blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
+    if (connected_) {
+      for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
+    }
+    if (connected_ && (spool_.evicted() != evicted_reported_ ||
+                       blackbox_.failures() != upload_failures_reported_)) {
+      PublishStatus();
+    }
   }
 
   // ---- robot-edged
@@ -171,6 +181,7 @@ class Uplink {
       auto message = observer_->Read(0ms);
       while (message) {
         if (message->has_event()) SpoolEvent(message->event());
+        if (message->has_recorder_result()) blackbox_.OnRecorderResult(message->recorder_result());
         if (message->has_telemetry()) {
           telemetry_ = message->telemetry().SerializeAsString();
           in_damp_ = message->telemetry_extension().control_mode() == edge::CONTROL_MODE_DAMP;
@@ -180,6 +191,7 @@ class Uplink {
     } catch (const client::ClientError& e) {
       Log(std::string("robot-edged (observer): ") + e.what());
       observer_.reset();
+      blackbox_.OnRobotLost();
       robot_retry_us_ = client::MonotonicMicros() + kRobotRetryUs;
     }
   }
@@ -218,12 +230,14 @@ class Uplink {
     for (auto& [mid, f] : in_flight_) f.since_us = now;  // libmosquitto resends them
     if (o_.commands) mqtt_.Subscribe(Path(Topic::kCommands), 1);
     if (o_.config_updates) mqtt_.Subscribe(Path(Topic::kConfig), 1);
+    mqtt_.Subscribe(Path(Topic::kBlackbox), 1);
     PublishStatus();
   }
 
   void PublishStatus() {
     mqtt_.Publish(Path(Topic::kStatus), Status("online"), 1, true);
     evicted_reported_ = spool_.evicted();
+    upload_failures_reported_ = blackbox_.failures();
   }
 
   void OnPublished(int mid, int code) {
@@ -277,6 +291,10 @@ class Uplink {
                                                     " (robot-edged reads it when it restarts)"
                                               : "refused: " + outcome.reason));
       PublishJson(ConfigOutcomeJson(outcome));
+      return;
+    }
+    if (topic == Path(Topic::kBlackbox)) {
+      blackbox_.OnRequest(payload);
       return;
     }
     if (topic != Path(Topic::kCommands) || !o_.commands) return;
@@ -333,6 +351,7 @@ class Uplink {
   const UplinkOptions& o_;
   std::string token_;
   Spool spool_;
+  BlackboxService blackbox_;  // before mqtt_: the last will reads its failure count
   Mqtt mqtt_;
   std::int64_t telemetry_period_us_;
   std::optional<client::Client> observer_, commander_;
@@ -342,6 +361,7 @@ class Uplink {
   bool connected_ = false;             // to the broker (its CONNACK arrived)
   std::map<int, InFlight> in_flight_;  // by MQTT message id
   std::uint64_t evicted_reported_ = 0;
+  std::uint64_t upload_failures_reported_ = 0;
   std::string telemetry_;  // the newest EdgeTelemetry, serialized
   bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
   std::int64_t next_telemetry_us_ = 0;

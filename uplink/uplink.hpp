@@ -7,6 +7,8 @@
 //   robot-edged -> telemetry: the newest, QoS 0, at telemetry_rate_hz while connected.
 //   fleet commands -> robot-edged as role `controller`, timestamp_us and sequence as sent; the
 //     CommandResult goes to `status` with the latency since the sender's timestamp_us.
+//   fleet `blackbox` requests -> uploads on the Uploader's thread (blackbox_service.hpp); their
+//     reports and the announcements of new black boxes go to `status`, QoS 1, while connected.
 #pragma once
 
 #include <atomic>

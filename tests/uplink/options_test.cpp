@@ -114,3 +114,25 @@ TEST(UplinkTopics, ArePerRobotAndRefuseWildcards) {
 
 }  // namespace
 }  // namespace robot_edge::uplink
+
+namespace robot_edge::uplink {
+namespace {
+
+TEST(UplinkOptions, UploadDefaultsAndRules) {
+  const UplinkOptions o = ParseUplinkConfig(kMinimal, "uplink.yaml");
+  EXPECT_EQ(o.upload.announce, "alerts");
+  EXPECT_EQ(o.upload.max_mib, 256u);
+  EXPECT_FALSE(o.upload.allow_plain_http_loopback);
+  const std::string u = kMinimal + "upload:\n";
+  EXPECT_NE(Problem(u + "  announce: sometimes\n").find("uplink.yaml:8: upload.announce"),
+            std::string::npos);
+  EXPECT_NE(Problem(u + "  max_mib: 0\n").find("upload.max_mib"), std::string::npos);
+  EXPECT_NE(Problem(u + "  queue: 65\n").find("upload.queue"), std::string::npos);
+  EXPECT_NE(Problem(u + "  attempts: 0\n").find("upload.attempts"), std::string::npos);
+  EXPECT_NE(Problem(u + "  follow_symlinks: true\n").find("follow_symlinks"), std::string::npos);
+  const UplinkOptions t = ParseUplinkConfig(u + "  allow_plain_http_loopback: true\n", "u.yaml");
+  EXPECT_TRUE(t.upload.allow_plain_http_loopback);
+}
+
+}  // namespace
+}  // namespace robot_edge::uplink

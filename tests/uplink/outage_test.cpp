@@ -4,12 +4,9 @@
 // uplink is restarted in the middle of the outage, and robot-edged emits events before, during
 // (uplink up and uplink down) and after it. Every event robot-edged emitted must arrive on
 // `events`, in order, exactly once; the spool's "seq" must rise across events and diagnostics.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,7 +15,9 @@
 #include <set>
 #include <sstream>
 
+#include "mosquitto_broker.hpp"
 #include "robot_rig.hpp"
+#include "uplink/sha256.hpp"
 
 namespace robot_edge::test {
 namespace {
@@ -29,29 +28,6 @@ std::string MakeTempDir(const char* name) {
   std::string path = (std::filesystem::temp_directory_path() / name).string() + "-XXXXXX";
   if (::mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return path;
-}
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t size = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool PortOpen(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  ::close(fd);
-  return ok;
 }
 
 // One message as the fleet received it.
@@ -135,39 +111,29 @@ class Fleet {
   std::vector<Received> received_;
 };
 
-class Broker {
- public:
-  Broker(const std::string& dir, const std::string& pki, int port) : dir_(dir), port_(port) {
-    std::ofstream conf(dir + "/mosquitto.conf");
-    conf << "listener " << port << " 127.0.0.1\ncafile " << pki << "/ca.pem\ncertfile " << pki
-         << "/server.pem\nkeyfile " << pki << "/server.key\nrequire_certificate true\n"
-         << "use_identity_as_username true\nallow_anonymous false\npersistence true\n"
-         << "persistence_location " << dir << "/\nautosave_interval 1\nuser root\n";
-  }
-  void Start() {
-    child_ = std::make_unique<Child>(
-        std::vector<std::string>{"/usr/sbin/mosquitto", "-c", dir_ + "/mosquitto.conf"},
-        dir_ + "/mosquitto");
-    if (!Eventually([&] { return PortOpen(port_); }, 10s)) throw std::runtime_error("no broker");
-  }
-  void Stop() { child_->Stop(SIGTERM, 10s); }
-
- private:
-  std::string dir_;
-  int port_;
-  std::unique_ptr<Child> child_;
-};
+// The fleet's broker: mutual TLS, persistent sessions.
+MosquittoBroker TlsBroker(const std::string& dir, const std::string& pki, int port) {
+  return MosquittoBroker(dir, port,
+                         "cafile " + pki + "/ca.pem\ncertfile " + pki + "/server.pem\nkeyfile " +
+                             pki + "/server.key\nrequire_certificate true\n" +
+                             "use_identity_as_username true\nallow_anonymous false\n" +
+                             "persistence true\npersistence_location " + dir +
+                             "/\nautosave_interval 1\nuser root\n");
+}
 
 class Uplink {
  public:
-  Uplink(const std::string& dir, const std::string& pki, int port, const std::string& socket)
+  // `extra`: more YAML at the end of its config.
+  Uplink(const std::string& dir, const std::string& pki, int port, const std::string& socket,
+         const std::string& extra = "")
       : dir_(dir) {
     std::ofstream conf(dir + "/uplink.yaml");
     conf << "robot_id: r1\nbroker:\n  host: localhost\n  port: " << port << "\n  ca: " << pki
          << "/ca.pem\n  cert: " << pki << "/robot.pem\n  key: " << pki
          << "/robot.key\n  reconnect_max_s: 2\nspool:\n  dir: " << dir
          << "/spool\nrobot_edged:\n  socket: " << socket << "\n  config: " << dir
-         << "/fleet-robot-edge.yaml\ncommands: true\nconfig_updates: true\n";
+         << "/fleet-robot-edge.yaml\ncommands: true\nconfig_updates: true\n"
+         << extra;
   }
   void Start() {
     child_ = std::make_unique<Child>(
@@ -233,7 +199,7 @@ TEST(BrokerUplink, EveryEventArrivesInOrderOnceAcrossABrokerOutageAndAnUplinkRes
       },
       10s));
   const std::uint32_t base = welcome.last_event_sequence();
-  Broker broker(dir, pki, port);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
   Uplink uplink(dir, pki, port, robot.api_socket());
@@ -354,7 +320,7 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
   const int port = FreePort();
   Robot robot;
-  Broker broker(dir, pki, port);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
   Uplink uplink(dir, pki, port, robot.api_socket());
@@ -412,6 +378,99 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   EXPECT_NE(config_results()[1].find("{\"key\":\"api.max_command_age_ms\""), std::string::npos)
       << config_results()[1];
   EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);  // unchanged
+  uplink.Stop();
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
+}
+
+// The black box on request: robot-edged writes one (OP_BLACKBOX_SAVE, 3 s after the trigger), the
+// fleet asks for it while it is written (refused), then once closed (uploaded to put_server.py on
+// 127.0.0.1: the stored bytes are the file's, the sha256 on `status` too); a traversal is refused;
+// the new black box is announced (upload.announce: all).
+TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  const std::string dir = MakeTempDir("uplink-upload");
+  const std::string pki = dir + "/pki";
+  ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
+  std::filesystem::create_directory(dir + "/got");
+  const int port = FreePort(), http_port = FreePort();
+  Child server({"/usr/bin/python3", ROBOT_EDGE_PUT_SERVER, dir + "/got", "--port",
+                std::to_string(http_port)},
+               dir + "/put-server");
+  RobotOptions o;
+  o.config_edits = {{"black_box_seconds: 30", "black_box_seconds: 2 "},  // recordings/: the rig's
+                    {"black_box_after_seconds: 5", "black_box_after_seconds: 3"}};
+  Robot robot(o);
+  MosquittoBroker broker = TlsBroker(dir, pki, port);
+  broker.Start();
+  Fleet fleet(pki, port);
+  Uplink uplink(dir, pki, port, robot.api_socket(),
+                "upload:\n  announce: all\n  allow_plain_http_loopback: true\n");
+  uplink.Start();
+  auto status = [&](const std::string& needle) {
+    for (const Received& m : fleet.Messages()) {
+      if (m.topic == "robot-edge/r1/status" && m.payload.find(needle) != std::string::npos) {
+        return m.payload;
+      }
+    }
+    return std::string();
+  };
+  ASSERT_TRUE(Eventually([&] { return !status("\"online\"").empty(); }, 20s)) << uplink.Log();
+  ASSERT_TRUE(Eventually([&] { return PortOpen(http_port); }, 10s)) << server.Stderr();
+  const std::string url = "http://127.0.0.1:" + std::to_string(http_port) + "/b/box.mcap?sig=1";
+  auto ask = [&](const std::string& id, const std::string& file) {
+    fleet.Publish("robot-edge/r1/blackbox",
+                  R"({"type":"upload","id":")" + id + R"(","file":")" + file + R"(","url":")" +
+                      url + R"(","expires_at":)" +
+                      std::to_string(client::WallClockMicros() / 1'000'000 + 600) + "}",
+                  60);
+  };
+
+  client::Client c = robot.Connect("cloud");
+  edge::RecorderRequest save;
+  save.set_request_id(1);
+  save.set_op(edge::RecorderRequest::OP_BLACKBOX_SAVE);
+  save.set_reason("fleet-test");
+  const auto saving = c.Record(save, 5s);
+  ASSERT_TRUE(saving && saving->ok()) << (saving ? saving->error() : "no answer");
+  ask("while-written", "latest");
+  ASSERT_TRUE(Eventually([&] { return !status("while-written").empty(); }, 10s)) << uplink.Log();
+  EXPECT_NE(status("while-written").find("still writing"), std::string::npos)
+      << status("while-written");
+
+  edge::RecorderRequest ask_status;
+  ask_status.set_request_id(2);
+  ask_status.set_op(edge::RecorderRequest::OP_STATUS);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const auto s = c.Record(ask_status, 5s);
+        return s && !s->status().black_box_writing() && s->status().black_box_written() == 1;
+      },
+      20s));
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(robot.dir() + "/recordings")) {
+    files.push_back(e.path().string());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  const std::string bytes = ReadFile(files[0]);
+  ask("closed", "latest");
+  ask("traversal", "../robot-edge.yaml");
+  ASSERT_TRUE(Eventually(
+      [&] { return status("\"state\":\"ok\"").find("closed") != std::string::npos; }, 20s))
+      << uplink.Log();
+  const std::string ok = status("\"state\":\"ok\"");
+  const std::string sha = uplink::Hex(uplink::Sha256Of(bytes));
+  EXPECT_NE(ok.find("\"sha256\":\"" + sha + "\""), std::string::npos) << ok;
+  EXPECT_NE(ok.find("\"bytes\":" + std::to_string(bytes.size())), std::string::npos) << ok;
+  EXPECT_EQ(uplink::Hex(uplink::Sha256Of(ReadFile(dir + "/got/box.mcap"))), sha);
+  EXPECT_NE(status("traversal").find("\"state\":\"error\""), std::string::npos)
+      << status("traversal");
+  ASSERT_TRUE(Eventually([&] { return !status("\"type\":\"blackbox\"").empty(); }, 10s));
+  EXPECT_NE(status("\"type\":\"blackbox\"").find(sha), std::string::npos)
+      << status("\"type\":\"blackbox\"");
+  // The retained status counts the two refusals (written, traversal).
+  EXPECT_TRUE(Eventually([&] { return !status("\"upload_failures\":2").empty(); }, 5s))
+      << uplink.Log();
+  std::printf("upload reported: %s\n", ok.c_str());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }

@@ -1,0 +1,71 @@
+// Which file a fleet's upload request means, and which black boxes to announce (pure: no I/O, no
+// clock; `now_us` is the caller's monotonic clock). The main thread owns it.
+//
+// Flow (docs/fleet.md): requests wait for robot-edged's next RecorderResult (OP_BLACKBOX_LIST
+// with its status), asked at once when one is pending and every kListPeriodUs otherwise. Then:
+//   - "latest" is the black box with the newest trigger time;
+//   - the black box robot-edged is still writing (black_box_writing: the newest one) and the
+//     continuous recording's open file are refused: closed files only;
+//   - a new black box (not in the first listing, which is the baseline) is announced once when
+//     the policy says so (`alerts`: not the ones an operator asked for, `manual-...`; `all`).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "uplink/upload.hpp"
+
+namespace robot_edge::uplink {
+
+enum class AnnouncePolicy { kOff, kAlerts, kAll };
+
+struct RecordingListing {  // robot-edged's RecorderResult, as the desk needs it
+  struct File {
+    std::string name;  // inside `directory`
+    std::uint64_t bytes = 0;
+    std::string reason;
+    std::uint64_t trigger_time_us = 0;
+  };
+  std::string directory;  // RecorderStatus.directory
+  bool black_box_writing = false;
+  std::string recording_file;  // RecorderStatus.file when recording ("" = none), a path
+  std::vector<File> black_boxes;
+};
+
+class BlackboxDesk {
+ public:
+  static constexpr std::int64_t kListPeriodUs = 5'000'000;
+  static constexpr std::size_t kMaxWaiting = 16;
+
+  BlackboxDesk(AnnouncePolicy policy, std::uint64_t max_bytes)
+      : policy_(policy), max_bytes_(max_bytes) {}
+
+  // A valid request; false when kMaxWaiting already wait (the caller refuses it).
+  bool Request(UploadRequest request);
+  // True when the uplink should send OP_BLACKBOX_LIST now; then it counts as asked.
+  bool ShouldList(std::int64_t now_us);
+  // The answer arrived (or failed: `ok` false, every waiting request is refused with `error`).
+  struct Outcome {
+    std::vector<UploadJob> jobs;         // uploads, then announcements (announce_only)
+    std::vector<UploadReport> refusals;  // kError reports
+  };
+  Outcome OnListing(const RecordingListing& listing);
+  Outcome OnListingFailed(const std::string& error);
+
+ private:
+  void Resolve(const RecordingListing& listing, UploadRequest request, Outcome* out) const;
+  void Announce(const RecordingListing& listing, Outcome* out);
+
+  AnnouncePolicy policy_;
+  std::uint64_t max_bytes_;
+  std::deque<UploadRequest> waiting_;
+  bool asked_ = false;  // a listing is on its way
+  std::int64_t last_asked_us_ = -kListPeriodUs;
+  bool baseline_taken_ = false;
+  std::set<std::string> known_;  // black boxes seen (announced or in the baseline)
+};
+
+}  // namespace robot_edge::uplink

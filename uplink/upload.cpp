@@ -1,0 +1,159 @@
+#include "uplink/upload.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "uplink/sha256.hpp"
+
+namespace robot_edge::uplink {
+
+namespace {
+
+const char* StateName(UploadReport::State state) {
+  switch (state) {
+    case UploadReport::State::kAnnounce: return "announce";
+    case UploadReport::State::kUploading: return "uploading";
+    case UploadReport::State::kRetrying: return "retrying";
+    case UploadReport::State::kOk: return "ok";
+    case UploadReport::State::kError: return "error";
+  }
+  return "error";
+}
+
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+std::string ReportJson(const UploadReport& r) {
+  const bool announce = r.state == UploadReport::State::kAnnounce;
+  std::string json = std::string("{\"type\":") + (announce ? "\"blackbox\"" : "\"upload\"");
+  if (!announce) json += ",\"id\":" + Quoted(r.id) + ",\"state\":\"" + StateName(r.state) + "\"";
+  json += ",\"file\":" + Quoted(r.file) + ",\"bytes\":" + std::to_string(r.bytes) +
+          ",\"sha256\":" + Quoted(r.sha256);
+  if (announce) return json + "}";
+  json += ",\"attempt\":" + std::to_string(r.attempt) + ",\"seconds\":" + std::to_string(r.seconds);
+  if (r.state == UploadReport::State::kRetrying || r.state == UploadReport::State::kError) {
+    json += ",\"http_status\":" + std::to_string(r.http_status) + ",\"reason\":" + Quoted(r.reason);
+  }
+  if (r.state == UploadReport::State::kRetrying) {
+    json += ",\"retry_in_ms\":" + std::to_string(r.retry_in_ms);
+  }
+  return json + "}";
+}
+
+std::int64_t Backoff::DelayUs(int failures) const {
+  std::int64_t delay = first_us;
+  for (int i = 1; i < failures && delay < max_us; ++i) delay *= 2;
+  return std::min(delay, max_us);
+}
+
+int OpenInDirectory(const std::string& directory, const std::string& name, std::string* error) {
+  if (!ValidFileName(name)) {
+    *error = "not a file name in the recordings directory: '" + name + "'";
+    return -1;
+  }
+  const Fd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) {
+    *error = "cannot open the recordings directory " + directory + ": " + std::strerror(errno);
+    return -1;
+  }
+  const int fd = ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *error = name + (errno == ELOOP ? ": a symbolic link (never followed)"
+                                    : std::string(": ") + std::strerror(errno));
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    *error = name + ": not a regular file";
+    return -1;
+  }
+  return fd;
+}
+
+void RunUpload(const UploadJob& job, PutTransport& transport, UploadClock& clock,
+               const Backoff& backoff, const std::function<void(const UploadReport&)>& report) {
+  const std::int64_t start_us = clock.MonotonicMicros();
+  UploadReport r;
+  r.id = job.request.id;
+  r.file = job.request.file;
+  const auto finish = [&](UploadReport::State state, std::string reason) {
+    r.state = state;
+    r.reason = std::move(reason);
+    r.seconds = static_cast<double>(clock.MonotonicMicros() - start_us) / 1e6;
+    report(r);
+  };
+  std::string error;
+  const Fd fd(OpenInDirectory(job.directory, job.request.file, &error));
+  if (fd.get() < 0) return finish(UploadReport::State::kError, error);
+  struct stat first {};
+  ::fstat(fd.get(), &first);
+  r.bytes = static_cast<std::uint64_t>(first.st_size);
+  if (r.bytes > job.max_bytes) {
+    return finish(
+        UploadReport::State::kError,
+        "the file is larger than the cap (upload.max_mib): " + std::to_string(r.bytes) + " bytes");
+  }
+  const auto digest = Sha256OfFile(fd.get(), r.bytes);
+  if (!digest) return finish(UploadReport::State::kError, "the file could not be read");
+  r.sha256 = Hex(*digest);
+  if (job.announce_only) return finish(UploadReport::State::kAnnounce, "");
+  const std::string checksum = job.request.checksum_header ? Base64(*digest) : "";
+  if (clock.WallSeconds() >= job.request.expires_at_s) {
+    return finish(UploadReport::State::kError, "the URL expired before the upload began");
+  }
+  for (;;) {
+    struct stat now {};
+    if (::fstat(fd.get(), &now) != 0 || !SameFile(first, now)) {
+      return finish(UploadReport::State::kError, "the file changed while being uploaded");
+    }
+    ++r.attempt;
+    finish(UploadReport::State::kUploading, "");
+    const PutResult put = transport.Put(job.request.url, fd.get(), r.bytes, checksum);
+    r.http_status = put.http_status;
+    if (put.ok) return finish(UploadReport::State::kOk, "");
+    const std::int64_t delay = backoff.DelayUs(r.attempt);
+    if (!put.retryable || r.attempt >= backoff.max_attempts) {
+      return finish(UploadReport::State::kError, put.reason);
+    }
+    if (clock.WallSeconds() + (delay + 999'999) / 1'000'000 >= job.request.expires_at_s) {
+      return finish(UploadReport::State::kError, put.reason + "; the URL expires before a retry");
+    }
+    r.retry_in_ms = delay / 1000;
+    finish(UploadReport::State::kRetrying, put.reason);
+    if (!clock.Sleep(delay)) return finish(UploadReport::State::kError, "stopped");
+  }
+}
+
+}  // namespace robot_edge::uplink

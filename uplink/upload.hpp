@@ -1,0 +1,139 @@
+// Black-box and recording uploads (docs/fleet.md "Black boxes and recordings"): one HTTP PUT of a
+// closed file to a presigned URL, with its SHA-256, retried with backoff.
+//
+// Resume semantics: a presigned PUT (S3, GCS) has no byte-range resume, so a failed attempt is
+// retried as a whole PUT (the object appears only when a PUT completes; a torn one leaves
+// nothing). Retries: on no answer, a dropped connection, 408, 429 and 5xx; at most
+// Backoff::max_attempts, never past the URL's expiry. Other 4xx (403: signature or expiry, 400
+// BadDigest: the checksum) end the job at once.
+//
+// Threads: RunUpload runs on the Uploader's own thread (one job at a time); the uplink's main
+// thread only calls Submit() and Take(), which never wait on the network.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "uplink/upload_request.hpp"
+
+namespace robot_edge::uplink {
+
+struct UploadJob {
+  UploadRequest request;        // request.file is the resolved name (never "latest")
+  std::string directory;        // the recordings directory (robot-edged's recorder.directory)
+  std::uint64_t max_bytes = 0;  // the size cap (upload.max_mib)
+  bool announce_only = false;   // hash and report (a new black box), no PUT
+};
+
+// One report; the main thread turns it into JSON on `status` (ReportJson).
+struct UploadReport {
+  enum class State { kAnnounce, kUploading, kRetrying, kOk, kError };
+  State state = State::kError;
+  std::string id, file;
+  long http_status = 0;  // 0: none came (or not an HTTP failure)
+  std::string reason;    // kRetrying / kError: why
+  std::uint64_t bytes = 0;
+  std::string sha256;            // hex; "" when the file could not be read
+  double seconds = 0;            // since the job began
+  int attempt = 0;               // PUTs tried so far
+  std::int64_t retry_in_ms = 0;  // kRetrying
+};
+
+std::string ReportJson(const UploadReport& report);
+
+// One PUT's outcome.
+struct PutResult {
+  bool ok = false;
+  long http_status = 0;
+  std::string reason;
+  bool retryable = false;
+};
+
+// The network: CurlTransport (upload_curl.cpp), or a fake in tests.
+class PutTransport {
+ public:
+  virtual ~PutTransport() = default;
+  // PUTs the first `bytes` bytes of `fd`; `checksum_b64` != "": sent as x-amz-checksum-sha256.
+  virtual PutResult Put(const std::string& url, int fd, std::uint64_t bytes,
+                        const std::string& checksum_b64) = 0;
+};
+
+// Time for the retry loop: the real one sleeps on the Uploader's condition variable.
+class UploadClock {
+ public:
+  virtual ~UploadClock() = default;
+  virtual std::int64_t WallSeconds() = 0;
+  virtual std::int64_t MonotonicMicros() = 0;
+  virtual bool Sleep(std::int64_t us) = 0;  // false: stop asked, give up
+};
+
+struct Backoff {
+  int max_attempts = 5;
+  std::int64_t first_us = 1'000'000;  // after the first failure; doubled each time
+  std::int64_t max_us = 60'000'000;
+  std::int64_t DelayUs(int failures) const;  // failures >= 1
+};
+
+// Opens `name` inside `directory` without following a symlink (O_NOFOLLOW through the directory's
+// fd); a regular file only. -1 with `error` set otherwise.
+int OpenInDirectory(const std::string& directory, const std::string& name, std::string* error);
+
+// One job, start to end: open, size cap, hash, PUT (retried). Every report goes to `report`
+// (kUploading, kRetrying..., then kOk or kError; kAnnounce alone for announce_only). A file that
+// changes (size or mtime) between attempts ends the job with an error.
+void RunUpload(const UploadJob& job, PutTransport& transport, UploadClock& clock,
+               const Backoff& backoff, const std::function<void(const UploadReport&)>& report);
+
+// The worker: its own thread, a bounded queue, one job at a time.
+class Uploader {
+ public:
+  // `make` builds the transport once, given the flag that aborts a running PUT.
+  using TransportFactory =
+      std::function<std::unique_ptr<PutTransport>(const std::atomic<bool>* abort)>;
+  Uploader(const TransportFactory& make, std::size_t queue_cap, Backoff backoff);
+  ~Uploader();  // stops: the running PUT is aborted, queued jobs dropped
+  Uploader(const Uploader&) = delete;
+  Uploader& operator=(const Uploader&) = delete;
+
+  // false: the queue is full (the caller reports the refusal).
+  bool Submit(UploadJob job);
+  // The reports since the last call, in order.
+  std::vector<UploadReport> Take();
+  std::uint64_t failures() const { return failures_; }  // jobs ended with an error
+  bool Idle();                                          // nothing queued, nothing running
+
+ private:
+  class Clock;
+  void Run();
+
+  std::atomic<bool> abort_{false};
+  std::unique_ptr<PutTransport> transport_;
+  std::size_t queue_cap_;
+  Backoff backoff_;
+  std::atomic<std::uint64_t> failures_{0};
+  std::mutex mutex_;  // guards what follows (main thread and worker)
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool busy_ = false;
+  std::deque<UploadJob> queue_;
+  std::vector<UploadReport> reports_;
+  std::thread worker_;  // last: starts after the rest is built
+};
+
+// libcurl: HTTPS (TLS peer and host checked; `ca_file` "" = the system's store), plain HTTP only
+// when `allow_plain_http` (the request parser already restricted that to loopback). A transfer
+// slower than 1 KiB/s for 30 s is abandoned; `abort` set mid-transfer aborts it.
+std::unique_ptr<PutTransport> MakeCurlTransport(const std::string& ca_file, bool allow_plain_http,
+                                                const std::atomic<bool>* abort);
+
+}  // namespace robot_edge::uplink
