@@ -171,8 +171,9 @@ MaintenanceDesk::Answer MaintenanceDesk::Jog(const CommandIntake::Client& client
       jog.speed_rad_s() < 0) {
     return {MaintenanceError(id, "target and speed must be finite, speed not negative"), {}};
   }
-  if (s.alert_count > 0) {
-    return {MaintenanceError(id, std::string(sm::ToString(s.alerts[0].id)) +
+  for (std::uint32_t a = 0; a < s.alert_count; ++a) {  // warnings (JOINT_PAST_LIMIT) do not block
+    if (s.alerts[a].severity != sm::Severity::kCritical) continue;
+    return {MaintenanceError(id, std::string(sm::ToString(s.alerts[a].id)) +
                                      " is active: no jog until it clears"),
             {}};
   }
