@@ -271,10 +271,24 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
+void ParseTls(const YAML::Node& node, const std::string& path, ParseContext* ctx, TlsConfig* c) {
+  if (!node.IsDefined()) return;
+  MapReader r(node, path, ctx);
+  r.Require("certificate", &c->certificate);
+  r.Require("private_key", &c->private_key);
+  r.Read("client_ca", &c->client_ca);
+  r.Finish();
+  if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
+  if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
+  if (!c->client_ca.empty()) c->client_ca_path = RelativeToConfig(ctx->source, c->client_ca);
+}
+
 void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   MapReader r(node, "api", ctx);
   r.Read("unix_socket", &c->unix_socket);
   r.Read("tcp", &c->tcp);
+  ParseTls(r.Child("tls"), "api.tls", ctx, &c->tls);
+  r.Read("allow_plaintext", &c->allow_plaintext);
   if (r.Has("token")) {
     r.Child("token");  // known, but refused with directions
     ctx->Error(node["token"], "api.token",

@@ -324,8 +324,28 @@ void CheckBattery(const Config& c, Checker* k) {
   k->Range("battery.timeout_ms", b.timeout_ms, 100, 60000);
 }
 
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Tokens never travel in clear off this machine unless the config says so in words.
+void CheckApiTls(const ApiConfig& api, Checker* k) {
+  if (api.tls.enabled() && api.tcp.empty()) {
+    k->Fail("api.tls", "set, but api.tcp is not: there is no TCP listener to protect");
+  }
+  if (!api.tcp.empty() && !api.tls.enabled() && !api.allow_plaintext &&
+      !IsLoopbackHost(api.tcp_host)) {
+    k->Fail("api.tcp",
+            "'" + api.tcp +
+                "' is not a loopback address and api.tls is not set: tokens and commands would "
+                "travel in clear. Configure api.tls (docs/api.md), or set api.allow_plaintext: "
+                "true on a network you trust");
+  }
+}
+
 void CheckApi(const Config& c, Checker* k) {
   const auto& api = c.api;
+  CheckApiTls(api, k);
   if (api.unix_socket.empty() && api.tcp.empty()) {
     k->Fail("api", "neither unix_socket nor tcp is set: clients could not connect");
   }
@@ -372,10 +392,6 @@ void CheckApi(const Config& c, Checker* k) {
   k->Range("api.max_clients", api.max_clients, 1, 1024);
   k->Range("api.event_history", api.event_history, 16, 65536);
   k->Range("api.client_backlog_kib", api.client_backlog_kib, 16, 1048576);
-}
-
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
 void CheckRecorder(const Config& c, Checker* k) {
