@@ -271,13 +271,12 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
-void ParseTls(const YAML::Node& node, const std::string& path, ParseContext* ctx, TlsConfig* c) {
-  if (!node.IsDefined()) return;
-  MapReader r(node, path, ctx);
-  r.Require("certificate", &c->certificate);
-  r.Require("private_key", &c->private_key);
-  r.Read("client_ca", &c->client_ca);
-  r.Finish();
+// The keys of api.tls (and later live.tls): `t` reads that mapping.
+void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c) {
+  t.Require("certificate", &c->certificate);
+  t.Require("private_key", &c->private_key);
+  t.Read("client_ca", &c->client_ca);
+  t.Finish();
   if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
   if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
   if (!c->client_ca.empty()) c->client_ca_path = RelativeToConfig(ctx->source, c->client_ca);
@@ -287,7 +286,10 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   MapReader r(node, "api", ctx);
   r.Read("unix_socket", &c->unix_socket);
   r.Read("tcp", &c->tcp);
-  ParseTls(r.Child("tls"), "api.tls", ctx, &c->tls);
+  if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
+    MapReader t(tls, "api.tls", ctx);
+    ReadTls(t, ctx, &c->tls);
+  }
   r.Read("allow_plaintext", &c->allow_plaintext);
   if (r.Has("token")) {
     r.Child("token");  // known, but refused with directions
