@@ -411,12 +411,12 @@ INSTANTIATE_TEST_SUITE_P(
              "'localhost' is not host:port with a port 1..65535"},
         Case{"tcp off loopback needs tls", "tcp: \"\"", "tcp: \"0.0.0.0:7000\"", "api.tcp",
              "'0.0.0.0:7000' is not a loopback address and api.tls is not set: tokens and "
-             "commands would travel in clear", false},
+             "commands would travel in clear",
+             false},
         Case{"tls needs tcp", "tcp: \"\"", "tls: {certificate: a.pem, private_key: a.key}",
              "api.tls", "set, but api.tcp is not", false},
-        Case{"tls needs a key", "tcp: \"\"",
-             "tcp: \"0.0.0.0:7000\"\n  tls: {certificate: a.pem}", "api.tls",
-             "missing required key 'private_key'", false},
+        Case{"tls needs a key", "tcp: \"\"", "tcp: \"0.0.0.0:7000\"\n  tls: {certificate: a.pem}",
+             "api.tls", "missing required key 'private_key'", false},
         Case{"unknown tls key", "tcp: \"\"",
              "tcp: \"0.0.0.0:7000\"\n  tls: {certificate: a.pem, private_key: a.key, ca: c}",
              "api.tls.ca", "unknown key", false},
@@ -797,15 +797,18 @@ TEST(Warnings, ClassicRepliesCannotReportTemperatureOrFaults) {
 TEST(ApiTls, TcpOffLoopbackIsAcceptedWithTlsOrAnExplicitPlaintextOptOut) {
   const std::string tcp = "tcp: \"0.0.0.0:7000\"\n  ";
   const Config tls = ParseConfig(
-      Replaced(DefaultYaml(), "tcp: \"\"",
-               tcp + "tls: {certificate: tls/edge.pem, private_key: tls/edge.key, client_ca: ca.pem}"),
+      Replaced(
+          DefaultYaml(), "tcp: \"\"",
+          tcp + "tls: {certificate: tls/edge.pem, private_key: tls/edge.key, client_ca: ca.pem}"),
       "/etc/robot-edge/robot-edge.yaml");
   EXPECT_TRUE(Validate(tls).empty());
   EXPECT_EQ(tls.api.tls.certificate_path, "/etc/robot-edge/tls/edge.pem");
   EXPECT_EQ(tls.api.tls.private_key_path, "/etc/robot-edge/tls/edge.key");
   EXPECT_EQ(tls.api.tls.client_ca_path, "/etc/robot-edge/ca.pem");
-  const Config plain = ParseConfig(
-      Replaced(DefaultYaml(), "tcp: \"\"", tcp + "allow_plaintext: true"), "x.yaml");
+  const Config plain =
+      ParseConfig(Replaced(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"0.0.0.0:7000\""),
+                           "allow_plaintext: false", "allow_plaintext: true"),
+                  "x.yaml");
   EXPECT_TRUE(Validate(plain).empty());
   const Config loopback =
       ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""), "x.yaml");
