@@ -359,6 +359,7 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("token_file", &c->token_file);
   r.Read("operator_token_file", &c->operator_token_file);
   r.Read("web_root", &c->web_root);
+  r.Read("allow_plaintext", &c->allow_plaintext);
   r.Read("max_connections", &c->max_connections);
   r.Read("allowed_origins", &c->allowed_origins);
   r.Finish();

@@ -441,6 +441,13 @@ void CheckLive(const Config& c, Checker* k) {
             "required when live.address (" + l.address +
                 ") is not a loopback address: anyone on the network would watch the robot");
   }
+  if (!IsLoopbackHost(l.host) && !l.allow_plaintext) {
+    k->Fail("live.address",
+            "'" + l.address +
+                "' is not a loopback address, and the live view serves plain http/ws: its tokens "
+                "would travel in clear. Reach it through an SSH tunnel, or set "
+                "live.allow_plaintext: true on a network you trust");
+  }
 }
 
 void CheckSim(const Config& c, Checker* k) {
@@ -692,6 +699,9 @@ std::vector<std::string> Warnings(const Config& c) {
       out.push_back("api.tcp: '" + c.api.tcp +
                     "' but no role has a token_file: every TCP client will be refused");
     }
+  }
+  if (!c.live.address.empty() && c.live.allow_plaintext) {
+    out.push_back("live.allow_plaintext: the live view's tokens travel in clear (http/ws, no TLS)");
   }
   if (c.api.allow_loopback_without_token) {
     out.push_back(

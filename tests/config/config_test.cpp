@@ -469,6 +469,10 @@ INSTANTIATE_TEST_SUITE_P(
              "required when live.address (0.0.0.0:8765) is not a loopback address: anyone on the "
              "network would watch the robot",
              false},
+        Case{"live off loopback is plaintext", "address: 127.0.0.1:8765 ", "address: 0.0.0.0:8765 ",
+             "live.address",
+             "'0.0.0.0:8765' is not a loopback address, and the live view serves plain http/ws",
+             false},
         Case{"live connections", "max_connections: 16 ", "max_connections: 2 ",
              "live.max_connections", "2 is outside 5..1024"},
         Case{"live origin", "allowed_origins: []", "allowed_origins: [evil.example/page]",
@@ -813,6 +817,18 @@ TEST(ApiTls, TcpOffLoopbackIsAcceptedWithTlsOrAnExplicitPlaintextOptOut) {
   const Config loopback =
       ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""), "x.yaml");
   EXPECT_TRUE(Validate(loopback).empty()) << "loopback stays allowed in plaintext";
+}
+
+TEST(LivePlaintext, OffLoopbackOnlyWithTheOptOutAndAWarning) {
+  const Config c = ParseConfig(Replaced(DefaultYaml(), "address: 127.0.0.1:8765 ",
+                                        "address: 0.0.0.0:8765\n  allow_plaintext: true\n  #"),
+                               "x.yaml");
+  const auto problems = Validate(c);
+  ASSERT_EQ(problems.size(), 1u);  // the token file is still required
+  EXPECT_NE(problems[0].find("live.token_file"), std::string::npos) << problems[0];
+  const auto w = Warnings(c);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("live.allow_plaintext"), std::string::npos) << w[0];
 }
 
 TEST(Warnings, TcpWithoutAnyRoleTokenAdmitsNobody) {
