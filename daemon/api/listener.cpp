@@ -173,12 +173,14 @@ void Listener::Handshake(asio::ip::tcp::socket socket, Peer peer) {
     std::error_code ignored;
     if (!ec) stream.next_layer().close(ignored);  // the handshake then fails with "aborted"
   });
+  handshakes_.emplace(&stream, timer);
   auto owned = std::make_shared<std::unique_ptr<Stream::Tls>>(std::move(tls));
   stream.async_handshake(
       asio::ssl::stream_base::server,
       [this, owned, timer, peer = std::move(peer)](const std::error_code& ec) mutable {
         const bool timed_out = timer->expiry() <= asio::steady_timer::clock_type::now();
         timer->cancel();
+        handshakes_.erase(owned->get());
         if (ec) {
           spdlog::warn("api: TLS handshake with {} failed: {}", peer.description,
                        timed_out ? "not completed within 5 s" : ec.message());
@@ -217,6 +219,10 @@ void Listener::Close() {
     ::unlink(unix_path_.c_str());
   }
   if (tcp_) tcp_->close(ignored);
+  for (auto& [stream, timer] : handshakes_) {
+    timer->cancel();
+    stream->next_layer().close(ignored);  // its handler runs with an error and logs it
+  }
 }
 
 }  // namespace robot_edge::daemon
