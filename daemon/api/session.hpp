@@ -1,5 +1,5 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
-// ServerMessages. Telemetry and the state stream are lossy (a frame is skipped while earlier ones
+// ServerMessages, over a Stream (a plain socket, or TLS once its handshake is done: stream.hpp). Telemetry and the state stream are lossy (a frame is skipped while earlier ones
 // of its kind still wait, or while the client has not read what the kernel holds for it); events
 // and answers are reliable (a client whose backlog passes api.client_backlog_kib is disconnected
 // with a logged reason instead of silently losing events). Every refusal closes the connection with
