@@ -1,9 +1,10 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
-// ServerMessages, over a Stream (a plain socket, or TLS once its handshake is done: stream.hpp). Telemetry and the state stream are lossy (a frame is skipped while earlier ones
-// of its kind still wait, or while the client has not read what the kernel holds for it); events
-// and answers are reliable (a client whose backlog passes api.client_backlog_kib is disconnected
-// with a logged reason instead of silently losing events). Every refusal closes the connection with
-// a Goodbye that says why; nothing a client sends can affect another client.
+// ServerMessages, over a Stream (a plain socket, or TLS once its handshake is done: stream.hpp).
+// Telemetry and the state stream are lossy (a frame is skipped while earlier ones of its kind
+// still wait, or while the client has not read what the kernel holds for it); events and answers
+// are reliable (a client whose backlog passes api.client_backlog_kib is disconnected with a logged
+// reason instead of silently losing events). Every refusal closes the connection with a Goodbye
+// that says why; nothing a client sends can affect another client.
 //
 // Threads: the API thread (the io_context's) only.
 #pragma once
