@@ -33,16 +33,23 @@ using client::TlsOptions;
 
 constexpr const char* kToken = "tls-test-token-7f3a9c";
 
+// The PKI, made once per test program and removed at its exit.
 std::string Pki() {
-  static const std::string dir = [] {
-    const std::string d = testing::TempDir() + "api_tls_pki_" + std::to_string(::getpid());
-    const std::string command = std::string("sh ") + ROBOT_EDGE_TEST_PKI + " " + d;
-    EXPECT_EQ(std::system(command.c_str()), 0) << command;
-    std::ofstream(d + "/observer.token") << kToken << "\n";
-    ::chmod((d + "/observer.token").c_str(), 0600);
-    return d;
-  }();
-  return dir;
+  struct Dir {
+    std::string path = testing::TempDir() + "api_tls_pki_" + std::to_string(::getpid());
+    Dir() {
+      const std::string command = std::string("sh ") + ROBOT_EDGE_TEST_PKI + " " + path;
+      EXPECT_EQ(std::system(command.c_str()), 0) << command;
+      std::ofstream(path + "/observer.token") << kToken << "\n";
+      ::chmod((path + "/observer.token").c_str(), 0600);
+    }
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
 }
 
 config::Config TlsConfig() {
