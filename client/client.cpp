@@ -78,6 +78,7 @@ Client Client::Adopt(int fd, std::string peer) {
 
 Client::Client(Client&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      tls_(std::move(other.tls_)),
       peer_(std::move(other.peer_)),
       decoder_(std::move(other.decoder_)),
       failure_(std::move(other.failure_)) {}
@@ -85,6 +86,7 @@ Client::Client(Client&& other) noexcept
 Client& Client::operator=(Client&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
+    tls_ = std::move(other.tls_);
     fd_ = std::exchange(other.fd_, -1);
     peer_ = std::move(other.peer_);
     decoder_ = std::move(other.decoder_);
@@ -147,15 +149,15 @@ void Client::SendRaw(std::string_view bytes, Millis timeout) {
   const Deadline deadline = Clock::now() + timeout;
   std::size_t sent = 0;
   while (sent < bytes.size()) {
-    const ssize_t n =
-        ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    short wait_for = POLLOUT;
+    const ssize_t n = SendSome(bytes.data() + sent, bytes.size() - sent, &wait_for);
     if (n >= 0) {
       sent += static_cast<std::size_t>(n);
       continue;
     }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) FailAfterSendError(errno);
-    if (!WaitFor(POLLOUT, deadline)) {
+    if (!WaitFor(wait_for, deadline)) {
       // Part of a frame may be out: the stream can no longer be trusted.
       Fail(ClientError(ErrorKind::kTimeout, "robot-edged at " + peer_ + " did not take " +
                                                 std::to_string(bytes.size()) + " bytes within " +
@@ -321,7 +323,51 @@ bool Client::WaitFor(short events, Deadline deadline) {
   }
 }
 
+ssize_t Client::SendSome(const char* data, std::size_t size, short* wait_for) {
+  if (!tls_) return ::send(fd_, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+  std::size_t n = 0;
+  switch (tls_->Write(data, size, &n)) {
+    case TlsChannel::Io::kDone: return static_cast<ssize_t>(n);
+    case TlsChannel::Io::kWantRead:
+      *wait_for = POLLIN;
+      errno = EAGAIN;
+      return -1;
+    case TlsChannel::Io::kWantWrite:
+      *wait_for = POLLOUT;
+      errno = EAGAIN;
+      return -1;
+    case TlsChannel::Io::kClosed: errno = EPIPE; return -1;
+    case TlsChannel::Io::kError: break;
+  }
+  Fail(ClientError(ErrorKind::kIo, "sending to robot-edged at " + peer_ + ": " + tls_->error()));
+}
+
+// Every decrypted record is taken: bytes left inside OpenSSL would not make the socket readable.
+void Client::ReceiveTls() {
+  std::array<std::uint8_t, 16 * 1024> buffer;
+  for (;;) {
+    std::size_t n = 0;
+    switch (tls_->Read(buffer.data(), buffer.size(), &n)) {
+      case TlsChannel::Io::kDone:
+        decoder_.Feed(std::span<const std::uint8_t>(buffer.data(), n));
+        continue;
+      case TlsChannel::Io::kWantRead:
+      case TlsChannel::Io::kWantWrite: return;
+      case TlsChannel::Io::kClosed:
+        Fail(ClientError(ErrorKind::kClosed,
+                         "robot-edged at " + peer_ + " closed the connection without saying why"));
+      case TlsChannel::Io::kError:
+        Fail(ClientError(ErrorKind::kIo,
+                         "receiving from robot-edged at " + peer_ + ": " + tls_->error()));
+    }
+  }
+}
+
 void Client::ReceiveAvailable() {
+  if (tls_) {
+    ReceiveTls();
+    return;
+  }
   std::array<std::uint8_t, 16 * 1024> buffer;
   for (;;) {
     const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);

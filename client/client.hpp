@@ -17,8 +17,10 @@
 // Not thread-safe: one thread uses a Client at a time.
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -26,6 +28,7 @@
 #include <string_view>
 
 #include "client/time_sync.hpp"
+#include "client/tls.hpp"
 #include "edge_api.pb.h"
 #include "proto/framing.hpp"
 
@@ -75,6 +78,11 @@ class Client {
   // Connects to robot-edged's TCP listener (api.tcp). `host` is a name or an IPv4 / IPv6
   // address. Throws ClientError(kConnect).
   static Client ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout);
+  // The same over TLS (the daemon's api.tls); the handshake is within `timeout` too. Throws
+  // ClientError(kConnect) naming the cause: certificate not trusted, name mismatch, the daemon
+  // does not speak TLS (tls.hpp).
+  static Client ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout,
+                           const TlsOptions& tls);
   // Takes ownership of an already connected stream socket (e.g. one end of a socketpair in a
   // test). `peer` names it in messages. The socket is made non-blocking.
   static Client Adopt(int fd, std::string peer);
@@ -139,6 +147,8 @@ class Client {
 
  private:
   Client(int fd, std::string peer);
+  static Client ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout,
+                           const TlsOptions* tls);
 
   using Deadline = std::chrono::steady_clock::time_point;
 
@@ -147,12 +157,16 @@ class Client {
                                                      Deadline deadline);
   std::optional<edge::ServerMessage> TakeBuffered();
   bool WaitFor(short events, Deadline deadline);  // false on timeout
-  void ReceiveAvailable();                        // one recv(); throws on close / error
+  void ReceiveAvailable();  // what has arrived (one recv(), or every TLS record); throws on close
+  // send() through TLS when on: bytes taken, or -1 with errno (EAGAIN with *wait_for set).
+  void ReceiveTls();
+  ssize_t SendSome(const char* data, std::size_t size, short* wait_for);
   [[noreturn]] void Fail(ClientError error);
   [[noreturn]] void FailAfterSendError(int error);
   void ThrowIfFailed() const;
 
   int fd_ = -1;
+  std::unique_ptr<TlsChannel> tls_;  // null: plaintext
   std::string peer_;
   proto::FrameDecoder decoder_;
   std::optional<ClientError> failure_;  // sticky: the connection is over

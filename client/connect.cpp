@@ -91,6 +91,16 @@ Client Client::ConnectUnix(const std::string& path, Millis timeout) {
 }
 
 Client Client::ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout) {
+  return ConnectTcp(host, port, timeout, nullptr);
+}
+
+Client Client::ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout,
+                          const TlsOptions& tls) {
+  return ConnectTcp(host, port, timeout, &tls);
+}
+
+Client Client::ConnectTcp(const std::string& host, std::uint16_t port, Millis timeout,
+                          const TlsOptions* tls) {
   const std::string where =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   addrinfo hints{};
@@ -116,7 +126,11 @@ Client Client::ConnectTcp(const std::string& host, std::uint16_t port, Millis ti
     if (error == 0) {
       const int one = 1;  // commands are small and time-critical: no Nagle delay
       ::setsockopt(fd.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      return Client(fd.release(), where);
+      if (tls == nullptr) return Client(fd.release(), where);
+      auto channel = TlsChannel::Handshake(fd.fd, *tls, host, where, deadline);
+      Client client(fd.release(), where);
+      client.tls_ = std::move(channel);
+      return client;
     }
     if (error == ETIMEDOUT) break;
   }

@@ -227,12 +227,25 @@ struct RoleAccess {
   std::string token_path;           ///< token_file, resolved
 };
 
+// TLS on a TCP listener (api.tls, live.tls). Paths are relative to the config file's directory.
+// Empty certificate = no TLS. The key must not be readable by others (checked at start-up).
+struct TlsConfig {
+  std::string certificate;  ///< certificate: PEM server certificate (chain), "" = no TLS
+  std::string private_key;  ///< private_key: PEM key of the certificate
+  std::string client_ca;  ///< client_ca: PEM CA(s); set = clients must show a certificate it signed
+  std::string certificate_path, private_key_path, client_ca_path;  ///< the three, resolved
+  bool enabled() const { return !certificate.empty(); }
+};
+
 // The client API. yaml: api
 struct ApiConfig {
   std::string unix_socket = "/run/robot-edge/api.sock";  ///< unix_socket: path (mode 0660)
-  std::string tcp;             ///< tcp: "host:port" for the optional TCP listener; "" = none
-  std::string tcp_host;        ///< parsed from tcp
-  std::uint16_t tcp_port = 0;  ///< parsed from tcp
+  std::string tcp;               ///< tcp: "host:port" for the optional TCP listener; "" = none
+  std::string tcp_host;          ///< parsed from tcp
+  std::uint16_t tcp_port = 0;    ///< parsed from tcp
+  TlsConfig tls;                 ///< tls: TLS on the TCP listener (see TlsConfig)
+  bool allow_plaintext = false;  ///< allow_plaintext: accept a tcp address off loopback without
+                                 ///< tls (tokens travel in clear); else refused
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
   std::vector<RoleAccess> roles;  ///< roles.<role>: who may take each role (see RoleAccess)
@@ -306,6 +319,8 @@ struct LiveConfig {
                                     ///< dashboard; "" = nobody
   std::string operator_token_path;  ///< operator_token_file, resolved
   std::string web_root;             ///< web_root: the dashboard's files; "" = the installed ones
+  bool allow_plaintext = false;     ///< allow_plaintext: serve off loopback over plain http/ws
+                                    ///< (tokens in clear; the live view has no TLS yet)
 
   // What viewers may hold (live/options.hpp): max_connections: open sockets at most (viewers,
   // HTTP, handshakes), 4 of them kept for operators, lowered at start so that RLIMIT_NOFILE keeps

@@ -271,10 +271,26 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
+// The keys of api.tls (and later live.tls): `t` reads that mapping.
+void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c) {
+  t.Require("certificate", &c->certificate);
+  t.Require("private_key", &c->private_key);
+  t.Read("client_ca", &c->client_ca);
+  t.Finish();
+  if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
+  if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
+  if (!c->client_ca.empty()) c->client_ca_path = RelativeToConfig(ctx->source, c->client_ca);
+}
+
 void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   MapReader r(node, "api", ctx);
   r.Read("unix_socket", &c->unix_socket);
   r.Read("tcp", &c->tcp);
+  if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
+    MapReader t(tls, "api.tls", ctx);
+    ReadTls(t, ctx, &c->tls);
+  }
+  r.Read("allow_plaintext", &c->allow_plaintext);
   if (r.Has("token")) {
     r.Child("token");  // known, but refused with directions
     ctx->Error(node["token"], "api.token",
@@ -343,6 +359,7 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("token_file", &c->token_file);
   r.Read("operator_token_file", &c->operator_token_file);
   r.Read("web_root", &c->web_root);
+  r.Read("allow_plaintext", &c->allow_plaintext);
   r.Read("max_connections", &c->max_connections);
   r.Read("allowed_origins", &c->allowed_origins);
   r.Finish();

@@ -324,8 +324,28 @@ void CheckBattery(const Config& c, Checker* k) {
   k->Range("battery.timeout_ms", b.timeout_ms, 100, 60000);
 }
 
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Tokens never travel in clear off this machine unless the config says so in words.
+void CheckApiTls(const ApiConfig& api, Checker* k) {
+  if (api.tls.enabled() && api.tcp.empty()) {
+    k->Fail("api.tls", "set, but api.tcp is not: there is no TCP listener to protect");
+  }
+  if (!api.tcp.empty() && !api.tls.enabled() && !api.allow_plaintext &&
+      !IsLoopbackHost(api.tcp_host)) {
+    k->Fail("api.tcp",
+            "'" + api.tcp +
+                "' is not a loopback address and api.tls is not set: tokens and commands would "
+                "travel in clear. Configure api.tls (docs/api.md), or set api.allow_plaintext: "
+                "true on a network you trust");
+  }
+}
+
 void CheckApi(const Config& c, Checker* k) {
   const auto& api = c.api;
+  CheckApiTls(api, k);
   if (api.unix_socket.empty() && api.tcp.empty()) {
     k->Fail("api", "neither unix_socket nor tcp is set: clients could not connect");
   }
@@ -374,10 +394,6 @@ void CheckApi(const Config& c, Checker* k) {
   k->Range("api.client_backlog_kib", api.client_backlog_kib, 16, 1048576);
 }
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 void CheckRecorder(const Config& c, Checker* k) {
   const RecorderConfig& r = c.recorder;
   if (r.directory.empty()) k->Fail("recorder.directory", "must not be empty");
@@ -424,6 +440,13 @@ void CheckLive(const Config& c, Checker* k) {
     k->Fail("live.token_file",
             "required when live.address (" + l.address +
                 ") is not a loopback address: anyone on the network would watch the robot");
+  }
+  if (!IsLoopbackHost(l.host) && !l.allow_plaintext) {
+    k->Fail("live.address",
+            "'" + l.address +
+                "' is not a loopback address, and the live view serves plain http/ws: its tokens "
+                "would travel in clear. Reach it through an SSH tunnel, or set "
+                "live.allow_plaintext: true on a network you trust");
   }
 }
 
@@ -676,6 +699,9 @@ std::vector<std::string> Warnings(const Config& c) {
       out.push_back("api.tcp: '" + c.api.tcp +
                     "' but no role has a token_file: every TCP client will be refused");
     }
+  }
+  if (!c.live.address.empty() && c.live.allow_plaintext) {
+    out.push_back("live.allow_plaintext: the live view's tokens travel in clear (http/ws, no TLS)");
   }
   if (c.api.allow_loopback_without_token) {
     out.push_back(

@@ -134,7 +134,15 @@ class Daemon {
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
     if (!socket.empty()) listener_->ListenUnix(socket);
-    if (!config_.api.tcp.empty()) listener_->ListenTcp(config_.api.tcp_host, config_.api.tcp_port);
+    if (!config_.api.tcp.empty()) {
+      std::vector<std::string> tls_warnings;
+      auto tls = ApiTlsContext(config_, &tls_warnings);
+      for (const std::string& w : tls_warnings) spdlog::warn("{}", w);
+      if (!tls && config_.api.allow_plaintext) {
+        spdlog::warn("api.allow_plaintext: TCP clients' tokens and commands travel in clear");
+      }
+      listener_->ListenTcp(config_.api.tcp_host, config_.api.tcp_port, std::move(tls));
+    }
 
     signals_.async_wait([this](const std::error_code& ec, int signal) {
       if (!ec) Shutdown(strsignal(signal));

@@ -59,12 +59,20 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> warnings = config::Warnings(config);
   if (cl->check_config) {
+    std::vector<std::string> tls_warnings;
+    try {
+      daemon::ApiTlsContext(config, &tls_warnings);  // the files, read as the daemon will
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
+      return 1;
+    }
     std::printf("%s: valid (%zu joints on %zu buses, %g Hz)\n", cl->config_path.c_str(),
                 config.joints.size(), config.buses.size(), config.control.rate_hz);
     for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
     for (const std::string& w : daemon::TokenFileWarnings(config)) {
       std::printf("warning: %s\n", w.c_str());
     }
+    for (const std::string& w : tls_warnings) std::printf("warning: %s\n", w.c_str());
     if (config.policy.enabled) {
       std::printf("policy %s: %s\n", config.policy.model_path.c_str(), policy_summary.c_str());
     }

@@ -44,6 +44,18 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   return warnings;
 }
 
+access::TlsFiles TlsFilesOf(const config::TlsConfig& tls) {
+  return {tls.certificate_path, tls.private_key_path, tls.client_ca_path};
+}
+
+std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
+                                                  std::vector<std::string>* warnings) {
+  if (config.api.tcp.empty() || !config.api.tls.enabled()) return nullptr;
+  const access::TlsFiles files = TlsFilesOf(config.api.tls);
+  for (std::string& w : access::TlsKeyWarnings(files, "api.tls")) warnings->push_back(w);
+  return access::MakeServerTlsContext(files, "api.tls");
+}
+
 namespace {
 
 std::string RoleName(std::string_view role) {

@@ -16,11 +16,13 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "access/tls.hpp"
 #include "config/config.hpp"
 #include "daemon/api/peer.hpp"
 
@@ -30,6 +32,15 @@ namespace robot_edge::daemon {
 // live.token_file, live.operator_token_file) that cannot be found, or that TokenFileExposure
 // warns about. Reads no token.
 std::vector<std::string> TokenFileWarnings(const config::Config& config);
+
+// api.tls / live.tls as the files access::MakeServerTlsContext reads.
+access::TlsFiles TlsFilesOf(const config::TlsConfig& tls);
+
+// The API's TLS context (api.tls), null without api.tls; `warnings` gets a key readable by
+// others. Throws std::runtime_error naming the key and file (missing, not PEM, key mismatch):
+// at start-up and at --check-config.
+std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
+                                                  std::vector<std::string>* warnings);
 
 class AccessPolicy {
  public:

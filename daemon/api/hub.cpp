@@ -107,9 +107,9 @@ Clocks Hub::Now() const { return {SteadyMicros(), WallMicros()}; }
 
 // ---- Connections ----
 
-void Hub::Accept(Session::Socket socket, Peer peer) {
+void Hub::Accept(Stream stream, Peer peer) {
   auto session =
-      std::make_shared<Session>(std::move(socket), this, next_session_id_++, std::move(peer),
+      std::make_shared<Session>(std::move(stream), this, next_session_id_++, std::move(peer),
                                 static_cast<std::size_t>(config_.api.client_backlog_kib) * 1024);
   sessions_.emplace(session->id(), session);
   session->Start();

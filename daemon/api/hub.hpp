@@ -49,7 +49,7 @@ class Hub final : public SessionEvents {
   void Stop(const std::string& reason);
 
   // A new connection from a listener.
-  void Accept(Session::Socket socket, Peer peer);
+  void Accept(Stream stream, Peer peer);
 
   // SessionEvents.
   void OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) override;

@@ -2,14 +2,21 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <asio/ssl/stream.hpp>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
+
+#include "edge_api.pb.h"
+#include "proto/framing.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -37,6 +44,25 @@ void DetectDeadPeers(asio::ip::tcp::socket& s) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof(interval_s));
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
   ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
+}
+
+// A client that sent something other than a TLS ClientHello (an API client without TLS, HTTP).
+bool SpokePlaintext(const std::error_code& ec) {
+  if (ec.category() != asio::error::get_ssl_category()) return false;
+  const int reason = ERR_GET_REASON(static_cast<unsigned long>(ec.value()));
+  return reason == SSL_R_WRONG_VERSION_NUMBER || reason == SSL_R_HTTP_REQUEST ||
+         reason == SSL_R_UNKNOWN_PROTOCOL;
+}
+
+// A plaintext API client gets a Goodbye it can read, not a bare close. One small frame on a
+// fresh socket: never blocks (MSG_DONTWAIT), and nothing is lost if it does not fit.
+void TellPlaintextPeer(int fd) {
+  edge::ServerMessage goodbye;
+  goodbye.mutable_goodbye()->set_reason("this port speaks TLS (api.tls): connect with TLS");
+  std::string frame;
+  proto::AppendDelimited(goodbye, &frame);
+  [[maybe_unused]] const auto sent =
+      ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 }  // namespace
@@ -74,7 +100,9 @@ void Listener::ListenUnix(const std::string& path) {
   AcceptUnix();
 }
 
-void Listener::ListenTcp(const std::string& host, std::uint16_t port) {
+void Listener::ListenTcp(const std::string& host, std::uint16_t port,
+                         std::shared_ptr<asio::ssl::context> tls) {
+  tls_ = std::move(tls);
   std::error_code ec;
   const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (ec) throw std::runtime_error("api.tcp: '" + host + "' is not an IP address");
@@ -88,7 +116,8 @@ void Listener::ListenTcp(const std::string& host, std::uint16_t port) {
     throw std::runtime_error("cannot listen on tcp " + host + ":" + std::to_string(port) + ": " +
                              ec.message());
   }
-  spdlog::info("api: listening on tcp {}:{}", host, port);
+  spdlog::info("api: listening on tcp {}:{} ({})", host, tcp_port(),
+               tls_ ? "TLS" : "plaintext: tokens travel in clear");
   AcceptTcp();
 }
 
@@ -125,9 +154,43 @@ void Listener::AcceptTcp() {
     peer.loopback = address.is_loopback() ||
                     (address.is_v6() && address.to_v6().is_v4_mapped() &&
                      asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback());
-    hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
+    if (tls_) {
+      Handshake(std::move(s), std::move(peer));
+    } else {
+      hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
+    }
     AcceptTcp();
   });
+}
+
+// The handshake runs on this (the API) thread's io_context like any other read; a peer that
+// stalls it is cut at kTlsHandshakeTimeout and costs one socket and a timer until then.
+void Listener::Handshake(asio::ip::tcp::socket socket, Peer peer) {
+  auto tls = std::make_unique<Stream::Tls>(Session::Socket(std::move(socket)), *tls_);
+  auto timer = std::make_shared<asio::steady_timer>(io_, kTlsHandshakeTimeout);
+  Stream::Tls& stream = *tls;
+  timer->async_wait([&stream, timer](const std::error_code& ec) {
+    std::error_code ignored;
+    if (!ec) stream.next_layer().close(ignored);  // the handshake then fails with "aborted"
+  });
+  handshakes_.emplace(&stream, timer);
+  auto owned = std::make_shared<std::unique_ptr<Stream::Tls>>(std::move(tls));
+  stream.async_handshake(
+      asio::ssl::stream_base::server,
+      [this, owned, timer, peer = std::move(peer)](const std::error_code& ec) mutable {
+        const bool timed_out = timer->expiry() <= asio::steady_timer::clock_type::now();
+        timer->cancel();
+        handshakes_.erase(owned->get());
+        if (ec) {
+          spdlog::warn("api: TLS handshake with {} failed: {}", peer.description,
+                       timed_out ? "not completed within 5 s" : ec.message());
+          if (SpokePlaintext(ec)) TellPlaintextPeer((*owned)->next_layer().native_handle());
+          std::error_code ignored;
+          (*owned)->next_layer().close(ignored);
+          return;
+        }
+        hub_->Accept(Stream(std::move(*owned)), std::move(peer));
+      });
 }
 
 // Out of file descriptors (EMFILE / ENFILE) or memory, accept fails at once again: retrying
@@ -142,6 +205,11 @@ void Listener::AfterAcceptError(const std::error_code& ec, asio::steady_timer& t
   });
 }
 
+std::uint16_t Listener::tcp_port() const {
+  std::error_code ec;
+  return tcp_ && tcp_->is_open() ? tcp_->local_endpoint(ec).port() : 0;
+}
+
 void Listener::Close() {
   unix_retry_.cancel();
   tcp_retry_.cancel();
@@ -151,6 +219,10 @@ void Listener::Close() {
     ::unlink(unix_path_.c_str());
   }
   if (tcp_) tcp_->close(ignored);
+  for (auto& [stream, timer] : handshakes_) {
+    timer->cancel();
+    stream->next_layer().close(ignored);  // its handler runs with an error and logs it
+  }
 }
 
 }  // namespace robot_edge::daemon

@@ -10,10 +10,10 @@
 
 namespace robot_edge::daemon {
 
-Session::Session(Socket socket, SessionEvents* events, std::uint64_t id, Peer peer,
+Session::Session(Stream stream, SessionEvents* events, std::uint64_t id, Peer peer,
                  std::size_t max_backlog_bytes)
-    : socket_(std::move(socket)),
-      timer_(socket_.get_executor()),
+    : stream_(std::move(stream)),
+      timer_(stream_.get_executor()),
       events_(events),
       id_(id),
       peer_(std::move(peer)),
@@ -21,7 +21,8 @@ Session::Session(Socket socket, SessionEvents* events, std::uint64_t id, Peer pe
 
 void Session::Start() {
   std::error_code ignored;
-  socket_.set_option(asio::socket_base::send_buffer_size(kSocketSendBufferBytes), ignored);
+  stream_.lowest_layer().set_option(asio::socket_base::send_buffer_size(kSocketSendBufferBytes),
+                                    ignored);
   timer_.expires_after(kHelloTimeout);
   timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
     if (!ec && !self->welcomed_) self->Close("no Hello within 5 s");
@@ -30,7 +31,7 @@ void Session::Start() {
 }
 
 void Session::Read() {
-  socket_.async_read_some(asio::buffer(read_buffer_),
+  stream_.async_read_some(asio::buffer(read_buffer_),
                           [self = shared_from_this()](const std::error_code& ec, std::size_t n) {
                             self->OnRead(ec, n);
                           });
@@ -113,7 +114,7 @@ bool Session::SkipLossy(Kind kind, int max_waiting, int unread_limit_bytes) {
 int Session::UnreadBytes() {
   int bytes = 0;
   // Unix stream sockets: bytes not yet read by the peer; TCP: bytes not yet acknowledged.
-  if (::ioctl(socket_.native_handle(), SIOCOUTQ, &bytes) != 0) return 0;
+  if (::ioctl(stream_.lowest_layer().native_handle(), SIOCOUTQ, &bytes) != 0) return 0;
   return bytes;
 }
 
@@ -140,7 +141,7 @@ void Session::Write() {
   std::vector<asio::const_buffer> buffers;
   in_flight_ = std::min<std::size_t>(queue_.size(), 64);
   for (std::size_t i = 0; i < in_flight_; ++i) buffers.push_back(asio::buffer(*queue_[i].frame));
-  asio::async_write(socket_, buffers,
+  asio::async_write(stream_, buffers,
                     [self = shared_from_this()](const std::error_code& ec, std::size_t) {
                       if (self->shut_) return;
                       if (ec) {
@@ -176,7 +177,7 @@ void Session::OnWriteFailed(const std::error_code& ec) {
   in_flight_ = 0;
   waiting_ = {};
   std::error_code ignored;
-  socket_.shutdown(asio::socket_base::shutdown_send, ignored);
+  stream_.lowest_layer().shutdown(asio::socket_base::shutdown_send, ignored);
   timer_.expires_after(kGoodbyeGrace);
   timer_.async_wait([self = shared_from_this(), why](const std::error_code& timer_ec) {
     if (!timer_ec) self->Shutdown(why + "; nothing more read within 1 s");
@@ -204,8 +205,8 @@ void Session::Shutdown(const std::string& why) {
   spdlog::debug("client {} ({}): disconnected: {}", id_, peer_.description, why);
   std::error_code ignored;
   timer_.cancel();
-  socket_.shutdown(asio::socket_base::shutdown_both, ignored);
-  socket_.close(ignored);
+  stream_.lowest_layer().shutdown(asio::socket_base::shutdown_both, ignored);
+  stream_.lowest_layer().close(ignored);
   events_->OnClosed(*this);
 }
 

@@ -1,9 +1,10 @@
 // One client connection of the API: reads length-prefixed ClientMessages and writes
-// ServerMessages. Telemetry and the state stream are lossy (a frame is skipped while earlier ones
-// of its kind still wait, or while the client has not read what the kernel holds for it); events
-// and answers are reliable (a client whose backlog passes api.client_backlog_kib is disconnected
-// with a logged reason instead of silently losing events). Every refusal closes the connection with
-// a Goodbye that says why; nothing a client sends can affect another client.
+// ServerMessages, over a Stream (a plain socket, or TLS once its handshake is done: stream.hpp).
+// Telemetry and the state stream are lossy (a frame is skipped while earlier ones of its kind
+// still wait, or while the client has not read what the kernel holds for it); events and answers
+// are reliable (a client whose backlog passes api.client_backlog_kib is disconnected with a logged
+// reason instead of silently losing events). Every refusal closes the connection with a Goodbye
+// that says why; nothing a client sends can affect another client.
 //
 // Threads: the API thread (the io_context's) only.
 #pragma once
@@ -20,6 +21,7 @@
 #include "daemon/api/event_log.hpp"
 #include "daemon/api/message_reader.hpp"
 #include "daemon/api/peer.hpp"
+#include "daemon/api/stream.hpp"
 #include "edge_api.pb.h"
 
 namespace robot_edge::daemon {
@@ -50,7 +52,7 @@ class SessionEvents {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  using Socket = asio::generic::stream_protocol::socket;
+  using Socket = Stream::Socket;
   static constexpr std::chrono::seconds kHelloTimeout{5};
   static constexpr std::chrono::seconds kGoodbyeGrace{1};
   // The kernel's send buffer of each client socket, fixed so that a slow client costs bounded
@@ -69,7 +71,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // `max_backlog_bytes`: reliable messages waiting to be written beyond which the client is
   // disconnected (config api.client_backlog_kib). `events` outlives the session.
-  Session(Socket socket, SessionEvents* events, std::uint64_t id, Peer peer,
+  Session(Stream stream, SessionEvents* events, std::uint64_t id, Peer peer,
           std::size_t max_backlog_bytes);
 
   void Start();
@@ -104,7 +106,7 @@ class Session : public std::enable_shared_from_this<Session> {
   int UnreadBytes();  // in the kernel, sent but not yet read by the client
   void Shutdown(const std::string& why);
 
-  Socket socket_;
+  Stream stream_;
   asio::steady_timer timer_;
   SessionEvents* events_;
   std::uint64_t id_;

@@ -409,6 +409,17 @@ INSTANTIATE_TEST_SUITE_P(
              "motors.ak80_9.can_timeout_ms", "70000 is outside 0..60000"},
         Case{"tcp host:port", "tcp: \"\"", "tcp: \"localhost\"", "api.tcp",
              "'localhost' is not host:port with a port 1..65535"},
+        Case{"tcp off loopback needs tls", "tcp: \"\"", "tcp: \"0.0.0.0:7000\"", "api.tcp",
+             "'0.0.0.0:7000' is not a loopback address and api.tls is not set: tokens and "
+             "commands would travel in clear",
+             false},
+        Case{"tls needs tcp", "tcp: \"\"", "tls: {certificate: a.pem, private_key: a.key}",
+             "api.tls", "set, but api.tcp is not", false},
+        Case{"tls needs a key", "tcp: \"\"", "tcp: \"0.0.0.0:7000\"\n  tls: {certificate: a.pem}",
+             "api.tls", "missing required key 'private_key'", false},
+        Case{"unknown tls key", "tcp: \"\"",
+             "tcp: \"0.0.0.0:7000\"\n  tls: {certificate: a.pem, private_key: a.key, ca: c}",
+             "api.tls.ca", "unknown key", false},
         Case{"controller names unique", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: [ble, cloud, ble]", "api.controllers[2]", "'ble' is listed twice"},
         Case{"controller names non-empty", "controllers: [ble, cloud, maintainer, dds, fleet]",
@@ -457,6 +468,10 @@ INSTANTIATE_TEST_SUITE_P(
              "live.token_file",
              "required when live.address (0.0.0.0:8765) is not a loopback address: anyone on the "
              "network would watch the robot",
+             false},
+        Case{"live off loopback is plaintext", "address: 127.0.0.1:8765 ", "address: 0.0.0.0:8765 ",
+             "live.address",
+             "'0.0.0.0:8765' is not a loopback address, and the live view serves plain http/ws",
              false},
         Case{"live connections", "max_connections: 16 ", "max_connections: 2 ",
              "live.max_connections", "2 is outside 5..1024"},
@@ -781,6 +796,39 @@ TEST(Warnings, ClassicRepliesCannotReportTemperatureOrFaults) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("L_Hip_Pitch, L_Hip_Roll"), std::string::npos) << w[0];
   EXPECT_NE(w[0].find("MOTOR_OVERTEMP and MOTOR_FAULT cannot fire"), std::string::npos);
+}
+
+TEST(ApiTls, TcpOffLoopbackIsAcceptedWithTlsOrAnExplicitPlaintextOptOut) {
+  const std::string tcp = "tcp: \"0.0.0.0:7000\"\n  ";
+  const Config tls = ParseConfig(
+      Replaced(
+          DefaultYaml(), "tcp: \"\"",
+          tcp + "tls: {certificate: tls/edge.pem, private_key: tls/edge.key, client_ca: ca.pem}"),
+      "/etc/robot-edge/robot-edge.yaml");
+  EXPECT_TRUE(Validate(tls).empty());
+  EXPECT_EQ(tls.api.tls.certificate_path, "/etc/robot-edge/tls/edge.pem");
+  EXPECT_EQ(tls.api.tls.private_key_path, "/etc/robot-edge/tls/edge.key");
+  EXPECT_EQ(tls.api.tls.client_ca_path, "/etc/robot-edge/ca.pem");
+  const Config plain =
+      ParseConfig(Replaced(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"0.0.0.0:7000\""),
+                           "allow_plaintext: false", "allow_plaintext: true"),
+                  "x.yaml");
+  EXPECT_TRUE(Validate(plain).empty());
+  const Config loopback =
+      ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""), "x.yaml");
+  EXPECT_TRUE(Validate(loopback).empty()) << "loopback stays allowed in plaintext";
+}
+
+TEST(LivePlaintext, OffLoopbackOnlyWithTheOptOutAndAWarning) {
+  const Config c = ParseConfig(Replaced(DefaultYaml(), "address: 127.0.0.1:8765 ",
+                                        "address: 0.0.0.0:8765\n  allow_plaintext: true\n  #"),
+                               "x.yaml");
+  const auto problems = Validate(c);
+  ASSERT_EQ(problems.size(), 1u);  // the token file is still required
+  EXPECT_NE(problems[0].find("live.token_file"), std::string::npos) << problems[0];
+  const auto w = Warnings(c);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("live.allow_plaintext"), std::string::npos) << w[0];
 }
 
 TEST(Warnings, TcpWithoutAnyRoleTokenAdmitsNobody) {

@@ -4,6 +4,7 @@
 set -u
 daemon=$1
 config=$2
+pki=$3  # tests/uplink/make_test_pki.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -56,6 +57,41 @@ rm "$tmp/cloud.token"
 out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1)
 grep -qF "api.roles.cloud.token_file: $tmp/cloud.token: No such file or directory: robot-edged will not start" \
   <<<"$out" || fail "missing token: $out"
+
+# api.tls: TCP off loopback needs TLS or an explicit opt-out; the files are read as the daemon
+# will (a key that does not match its certificate is refused); a key others can read is warned.
+sed -e 's/^  tcp: ""/  tcp: "0.0.0.0:7000"/' "$config" > "$tmp/open.yaml"
+out=$("$daemon" --config "$tmp/open.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "plaintext off loopback: exit $rc, expected 1: $out"
+grep -qF "api.tcp: '0.0.0.0:7000' is not a loopback address and api.tls is not set" <<<"$out" ||
+  fail "plaintext off loopback: $out"
+sh "$pki" "$tmp/pki" || fail "make_test_pki.sh"
+chmod 0600 "$tmp"/pki/*.key
+tls() {  # CERT KEY: open.yaml with api.tls
+  sed -e "s|^  tcp: \"0.0.0.0:7000\"|&\n  tls: {certificate: pki/$1, private_key: pki/$2}|" \
+    "$tmp/open.yaml" > "$tmp/tls.yaml"
+}
+tls server.pem server.key
+out=$("$daemon" --config "$tmp/tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "api.tls: exit $rc: $out"
+! grep -q "warning: api.tls" <<<"$out" || fail "api.tls 0600: warned: $out"
+chmod 0644 "$tmp/pki/server.key"
+out=$("$daemon" --config "$tmp/tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "api.tls 0644: exit $rc: $out"
+grep -qF "warning: api.tls.private_key: $tmp/pki/server.key is mode 0644" <<<"$out" ||
+  fail "api.tls 0644: no warning: $out"
+tls server.pem robot.key
+out=$("$daemon" --config "$tmp/tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "mismatched key: exit $rc, expected 1: $out"
+grep -qF "api.tls.private_key: $tmp/pki/robot.key does not match the certificate" <<<"$out" ||
+  fail "mismatched key: $out"
+tls missing.pem server.key
+out=$("$daemon" --config "$tmp/tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "missing certificate: exit $rc, expected 1: $out"
+grep -qF "api.tls.certificate: cannot read $tmp/pki/missing.pem" <<<"$out" || fail "missing: $out"
+sed -e 's/^  allow_plaintext: false/  allow_plaintext: true/' "$tmp/open.yaml" > "$tmp/plain.yaml"
+out=$("$daemon" --config "$tmp/plain.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "allow_plaintext: exit $rc: $out"
 
 out=$("$daemon" --frobnicate 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "usage error: exit $rc"

@@ -63,6 +63,10 @@ Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
+  --tls-ca FILE       with --tcp: speak TLS (the daemon's api.tls), trusting the CA in FILE
+  --tls-name NAME     the name or IP the daemon's certificate must carry (default: --tcp's HOST)
+  --tls-cert FILE     a client certificate, when the daemon asks one (api.tls.client_ca)
+  --tls-key FILE      the key of --tls-cert
   --token-file FILE   the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
                       api.roles.<role>.token_file). Never --token TOKEN: a command line is
                       visible to every user

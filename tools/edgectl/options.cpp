@@ -96,6 +96,10 @@ const std::vector<OptionSpec>& OptionTable() {
       {"--token", true, {}, [](Options*, auto& n, auto&) { tools::RefuseTokenOnCommandLine(n); }},
       {"--token-file", true, {},
        [](Options* o, auto& n, auto& v) { o->token = tools::ReadTokenFileOption(n, v); }},
+      {"--tls-ca", true, {}, [](Options* o, auto&, auto& v) { o->tls_ca = v; }},
+      {"--tls-name", true, {}, [](Options* o, auto&, auto& v) { o->tls_name = v; }},
+      {"--tls-cert", true, {}, [](Options* o, auto&, auto& v) { o->tls_cert = v; }},
+      {"--tls-key", true, {}, [](Options* o, auto&, auto& v) { o->tls_key = v; }},
       {"--controller", true, {}, [](Options* o, auto&, auto& v) { o->controller = v; }},
       {"--json", false, {}, [](Options* o, auto&, auto&) { o->json = true; }},
       {"--timeout", true, {},
@@ -292,6 +296,19 @@ bool Maintains(Subcommand s) {
          s == S::kZero || s == S::kClearFault;
 }
 
+// --tls-* speak of a TLS connection: to a TCP address, trusting a CA.
+void CheckTlsOptions(const Options& o) {
+  const bool any =
+      !o.tls_ca.empty() || !o.tls_name.empty() || !o.tls_cert.empty() || !o.tls_key.empty();
+  if (any && o.tcp_host.empty()) throw UsageError("--tls-* options need --tcp HOST:PORT");
+  if (any && o.tls_ca.empty()) {
+    throw UsageError("--tls-name, --tls-cert and --tls-key need --tls-ca FILE (the daemon's CA)");
+  }
+  if (o.tls_cert.empty() != o.tls_key.empty()) {
+    throw UsageError("--tls-cert and --tls-key go together");
+  }
+}
+
 Options ParseCommandLine(std::span<const std::string> args, const Environment& env) {
   Options o;
   if (!env.socket.empty()) o.socket = env.socket;
@@ -348,6 +365,7 @@ Options ParseCommandLine(std::span<const std::string> args, const Environment& e
   }
   ApplyOptions(pending, &o);
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+  CheckTlsOptions(o);
   FinishSubcommand(positional, &o);
   return o;
 }

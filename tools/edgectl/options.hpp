@@ -69,7 +69,11 @@ struct Options {
   std::string socket = kDefaultSocket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
   std::string tcp_host;                 ///< --tcp HOST:PORT ("" = use the socket)
   std::uint16_t tcp_port = 0;
-  std::string token;                      ///< --token-file FILE, env ROBOT_EDGE_TOKEN
+  std::string token;     ///< --token-file FILE, env ROBOT_EDGE_TOKEN
+  std::string tls_ca;    ///< --tls-ca FILE: TLS with --tcp, the daemon's CA ("" = plaintext)
+  std::string tls_name;  ///< --tls-name NAME: the name its certificate must carry (default: HOST)
+  std::string tls_cert;  ///< --tls-cert FILE: client certificate (api.tls.client_ca)
+  std::string tls_key;   ///< --tls-key FILE: its key
   std::optional<std::string> controller;  ///< --controller NAME ("" = observer); default per
                                           ///< subcommand (see MakeHello)
   bool json = false;                      ///< --json: protobuf messages as JSON lines

@@ -10,6 +10,10 @@ namespace robot_edge::edgectl {
 namespace {
 
 client::Client Connect(const Options& o, client::Millis timeout) {
+  if (!o.tcp_host.empty() && !o.tls_ca.empty()) {
+    const client::TlsOptions tls{o.tls_ca, o.tls_name, o.tls_cert, o.tls_key};
+    return client::Client::ConnectTcp(o.tcp_host, o.tcp_port, timeout, tls);
+  }
   if (!o.tcp_host.empty()) return client::Client::ConnectTcp(o.tcp_host, o.tcp_port, timeout);
   return client::Client::ConnectUnix(o.socket, timeout);
 }

@@ -11,7 +11,8 @@ messages are protobuf classes from edge.generated.edge_cloud_pb2 (seed 001) and
 edge.generated.edge_api_pb2 (the socket envelope and robot-edge's additions). python/README.md
 has the rest.
 """
-from ._core import DEFAULT_SOCKET, SOCKET_ENV, ClockOffset, Event, StreamResult, Telemetry
+from ._core import (DEFAULT_SOCKET, SOCKET_ENV, ClockOffset, Event, StreamResult, Telemetry,
+                    tls_context)
 from .aio import AsyncClient
 from .client import Client
 from .errors import (CommandDropped, ConnectError, ConnectionClosed, DaemonNotRunning,
@@ -22,5 +23,5 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncClient", "Client", "ClockOffset", "CommandDropped", "ConnectError", "ConnectionClosed",
     "DaemonNotRunning", "DEFAULT_SOCKET", "Event", "ProtocolError", "Refused", "RobotEdgeError",
-    "SOCKET_ENV", "StreamResult", "Telemetry", "Timeout",
+    "SOCKET_ENV", "StreamResult", "Telemetry", "Timeout", "tls_context",
 ]

@@ -8,6 +8,7 @@ import errno
 import math
 import os
 import socket
+import ssl
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -85,6 +86,31 @@ def connect_error(address: Address, error: OSError) -> ConnectError:
     if code in (errno.ENOENT, errno.ECONNREFUSED):
         return DaemonNotRunning(message, str(address))
     return ConnectError(message, str(address))
+
+
+def tls_context(ca_file: str, certificate: Optional[str] = None,
+                private_key: Optional[str] = None) -> ssl.SSLContext:
+    """A client TLS context for robot-edged's api.tls: trusts `ca_file` only, checks the
+    certificate's name, TLS 1.2 at least; `certificate` / `private_key` for api.tls.client_ca."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    if certificate:
+        context.load_cert_chain(certificate, private_key)
+    return context
+
+
+def tls_error(address: Address, error: ssl.SSLError) -> ConnectError:
+    """The exception for a failed TLS handshake, naming the cause."""
+    where = f"TLS with robot-edged at {address}"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        if error.verify_code in (62, 64):  # X509_V_ERR_HOSTNAME_MISMATCH, _IP_ADDRESS_MISMATCH
+            return ConnectError(f"{where}: name mismatch: {error.verify_message}", str(address))
+        return ConnectError(f"{where}: certificate not trusted: {error.verify_message}",
+                            str(address))
+    if error.reason in ("WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "RECORD_LAYER_FAILURE"):
+        return ConnectError(f"{where}: the daemon does not speak TLS there (api.tls is not set?)",
+                            str(address))
+    return ConnectError(f"{where}: handshake failed: {error}", str(address))
 
 
 def open_socket(address: Address, timeout_s: float) -> socket.socket:

@@ -13,6 +13,7 @@ the one event loop it was connected in.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import logging
 import time
 from typing import AsyncIterator, Callable, List, Mapping, Optional, Sequence, Union
@@ -24,7 +25,7 @@ from edge.generated.edge_cloud_pb2 import CloudCommand, Mode
 from . import commands
 from ._core import (ClientState, ClockOffset, ClockSync, Event, EventCallback, StreamResult, StreamRun, Telemetry,
                     TelemetryCallback, command_message, connect_error, frame_of, make_hello,
-                    make_plan, resolve_address)
+                    make_plan, resolve_address, tls_error)
 from .errors import (ConnectError, ConnectionClosed, ProtocolError, RobotEdgeError, Timeout)
 
 log = logging.getLogger("robot_edge")
@@ -32,12 +33,22 @@ log = logging.getLogger("robot_edge")
 
 class AsyncClient:
     """An asyncio connection to robot-edged. Arguments as Client's; nothing happens until
-    `await connect()` (or `async with`), which raises DaemonNotRunning / ConnectError."""
+    `await connect()` (or `async with`), which raises DaemonNotRunning / ConnectError.
+
+    tls: with tcp, a context from robot_edge.tls_context(ca_file) for the daemon's api.tls;
+    tls_name: the name or IP its certificate must carry (default: tcp's host). A failed
+    handshake raises ConnectError naming the cause (certificate not trusted, name mismatch, the
+    daemon does not speak TLS)."""
 
     def __init__(self, path: Optional[str] = None, *, tcp: Optional[str] = None,
                  token: Optional[str] = None, timeout: float = 5.0,
-                 send_timeout: float = 1.0) -> None:
+                 send_timeout: float = 1.0, tls: Optional[ssl.SSLContext] = None,
+                 tls_name: Optional[str] = None) -> None:
         self.address = resolve_address(path, tcp)
+        if tls is not None and not self.address.tcp:
+            raise ValueError("tls needs tcp='host:port'")
+        self._tls = tls
+        self._tls_name = tls_name
         self.timeout = timeout
         self._token = token
         self._send_timeout = send_timeout
@@ -56,13 +67,18 @@ class AsyncClient:
         timeout = self.timeout if timeout is None else timeout
         a = self.address
         try:
-            if a.tcp:
+            if a.tcp and self._tls is not None:
+                opening = asyncio.open_connection(a.host, a.port, ssl=self._tls,
+                                                  server_hostname=self._tls_name or a.host)
+            elif a.tcp:
                 opening = asyncio.open_connection(a.host, a.port)
             else:
                 opening = asyncio.open_unix_connection(a.path)
             reader, writer = await asyncio.wait_for(opening, timeout)
         except asyncio.TimeoutError as e:
             raise connect_error(a, TimeoutError(str(e))) from None
+        except ssl.SSLError as e:
+            raise tls_error(a, e) from None
         except OSError as e:
             raise connect_error(a, e) from None
         if self._changed is None:
