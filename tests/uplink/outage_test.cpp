@@ -297,7 +297,13 @@ TEST(BrokerUplink, EveryEventArrivesInOrderOnceAcrossABrokerOutageAndAnUplinkRes
   // and forwards none of them), so compare from the first expected one.
   auto first = std::find(got.begin(), got.end(), expected.front());
   ASSERT_NE(first, got.end()) << order << uplink.Log();
-  EXPECT_EQ(std::vector<std::uint32_t>(first, got.end()), expected) << order << uplink.Log();
+  // Events robot-edged emits after the observer's 3 s (an alert of a loaded machine) may follow
+  // them: the expected ones must all be there, once, in order, before any such.
+  const std::vector<std::uint32_t> from_first(first, got.end());
+  ASSERT_GE(from_first.size(), expected.size()) << order << uplink.Log();
+  EXPECT_EQ(std::vector<std::uint32_t>(from_first.begin(), from_first.begin() + expected.size()),
+            expected)
+      << order << uplink.Log();
   std::printf(
       "%zu events expected, %zu arrived once each in order; %zu records (events + diagnostics) "
       "kept by seq, %zu repeats dropped by seq\n",
