@@ -21,6 +21,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "mosquitto_broker.hpp"  // FreePort
+
 namespace robot_edge::test {
 namespace {
 
@@ -165,23 +167,6 @@ bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
 }
 
 // ---- Robot ----
-
-namespace {
-
-// A TCP port free on 127.0.0.1 now (the kernel's pick; robot-edge-live takes it a moment later).
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-}  // namespace
 
 std::string Robot::ConfigText(RobotOptions options) {
   std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);

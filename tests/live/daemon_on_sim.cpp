@@ -40,6 +40,7 @@
 
 #include "config/config.hpp"
 #include "daemon/daemon.hpp"
+#include "mosquitto_broker.hpp"  // FreePort (robot_edge_test_process)
 #include "sim/control_protocol.hpp"
 #include "sim/in_memory_robot.hpp"
 
@@ -162,19 +163,6 @@ void Report(const std::atomic<std::uint32_t>& motors, SimControl* control,
   }
 }
 
-// A TCP port free on 127.0.0.1 now (the kernel's pick; the live view takes it a moment later).
-std::uint16_t FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 // robot-edge-live on `args` and the daemon's socket; its pid (also written to DIR/live.pid).
 pid_t StartLiveView(const Args& args, const config::Config& config) {
   const std::string address = "127.0.0.1:" + std::to_string(config.live.port);
@@ -215,7 +203,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   config.api.tcp.clear();
-  config.live.port = FreePort();
+  config.live.port = static_cast<std::uint16_t>(robot_edge::test::FreePort());
   config.live.address = "127.0.0.1:" + std::to_string(config.live.port);
   config.live.host = "127.0.0.1";
   config.live.token_path.clear();
