@@ -318,7 +318,8 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
   const std::string ws = "ws" + welcome.live_url().substr(4);  // http://h:p/ -> ws://h:p/
   const auto [exit, out] =
       Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs " + ws + " op-secret");
-  EXPECT_EQ(exit, 0) << out;
+  std::printf("%s", out.c_str());  // each check with its figure, for a run that failed elsewhere
+  EXPECT_EQ(exit, 0) << out << "---- robot-edge-live log ----\n" << robot.LiveLog();
   // The DAMP button's service, called with the operator token, stopped the robot.
   EXPECT_TRUE(WaitTelemetry(
       c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))

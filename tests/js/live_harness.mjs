@@ -81,7 +81,7 @@ export class Checks {
   ok(condition, name, detail = "") {
     if (condition) {
       this.passed++;
-      console.log(`ok   ${name}`);
+      console.log(`ok   ${name}${detail ? `: ${detail}` : ""}`);
     } else {
       this.failed++;
       console.log(`FAIL ${name}${detail ? `: ${detail}` : ""}`);
