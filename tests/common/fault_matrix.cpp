@@ -150,6 +150,25 @@ std::optional<std::int64_t> TimeToStand(Robot& robot, std::int64_t t0) {
       Millis(5000));
 }
 
+// The first stiff frame (kp > 0) that follows, in wire order, a DAMP frame of the same joint
+// since `t0`: "" when there is none, else where it was. The monitor stamps frames when it reads
+// them, so a frame sent before `t0` may carry a later stamp: order, not stamps, is the judge.
+std::string StiffAfterDamp(Robot& robot, std::int64_t t0) {
+  const config::Config& c = robot.config();
+  std::vector<std::int64_t> damped_at(c.joints.size(), -1);
+  for (const SeenFrame& f : robot.monitor().Since(t0)) {
+    const int j = robot.monitor().JointOf(f);
+    if (f.special || j < 0) continue;
+    auto& at = damped_at[static_cast<std::size_t>(j)];
+    if (at < 0 && IsDampFrame(c, j, f)) at = f.t_us;
+    if (at >= 0 && f.command.kp > 0.0f) {
+      return c.joints[static_cast<std::size_t>(j)].name + " stiff " +
+             std::to_string((f.t_us - at) / 1000) + " ms after its DAMP frame";
+    }
+  }
+  return "";
+}
+
 bool AnyStiffFrame(Robot& robot, std::int64_t t0) {
   const auto frames = robot.monitor().Since(t0);
   return std::any_of(frames.begin(), frames.end(),
@@ -325,8 +344,8 @@ Trial ControlStall(Session& s) {
     t = DampAfter(s.robot, t0, AllJoints(s.robot.config()));
   }
   std::this_thread::sleep_for(Millis(300));  // it runs again
-  if (t.latency_us && AnyStiffFrame(s.robot, t0)) {
-    return {std::nullopt, "a stiff frame after the supervisor's DAMP"};
+  if (const std::string stiff = StiffAfterDamp(s.robot, t0); t.latency_us && !stiff.empty()) {
+    return {std::nullopt, "a stiff frame after the supervisor's DAMP: " + stiff};
   }
   if (s.robot.DaemonLog().find("control thread stalled for") == std::string::npos) {
     return {std::nullopt, "the DAMP was not the supervisor's"};
