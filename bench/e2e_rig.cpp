@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "emulator_slack.hpp"
 #include "wire.hpp"
 
 namespace robot_edge::bench {
@@ -123,12 +124,7 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
       {"directory: /var/lib/robot-edge/recordings", "directory: recordings"},
       {"channels: [joint_state, telemetry, events, commands]",
        "channels: [joint_state, telemetry, events, commands, diagnostics, can]"}};
-  if (emulator_slack) {
-    edits.push_back({"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"});
-    edits.push_back({"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"});
-    edits.push_back({"control_stall_ms: 20", "control_stall_ms: 100"});
-    edits.push_back({"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"});
-  }
+  if (emulator_slack) yaml = test::WithEmulatorSlack(yaml);
   if (realtime_priority > 0) {
     edits.push_back({"priority: 0 ", "priority: " + std::to_string(realtime_priority) + " "});
   }

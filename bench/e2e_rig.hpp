@@ -86,9 +86,8 @@ class Target {
 };
 
 // robot-edge-sim and robot-edged on the default config (optionally with a real-time priority)
-// with the emulator's slack, as
-// tests/e2e/harness.cpp does it (motor reply timeout 150 ms, IMU timeout 300 ms, instead of 50 and
-// 100: a user-mode-linux process can be held for 100 ms; the 200 ms trajectory timeout is kept).
+// with the emulator's slack of scripts/emulator-slack.tsv, as the test rig (a user-mode-linux
+// process can be held for 100 ms; the 200 ms trajectory timeout is kept).
 class Robot final : public Target {
  public:
   // `realtime_priority` > 0: realtime.priority (SCHED_FIFO for the control thread), as on the

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "emulator_slack.hpp"
 #include "mosquitto_broker.hpp"  // FreePort
 
 namespace robot_edge::test {
@@ -170,13 +171,7 @@ bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
 
 std::string Robot::ConfigText(RobotOptions options) {
   std::string yaml = ReadFile(ROBOT_EDGE_DEFAULT_CONFIG);
-  if (options.emulator_slack) {
-    options.config_edits.insert(options.config_edits.begin(),
-                                {{"motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"},
-                                 {"min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"},
-                                 {"control_stall_ms: 20", "control_stall_ms: 100"},
-                                 {"0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"}});
-  }
+  if (options.emulator_slack) yaml = WithEmulatorSlack(yaml);
   // Each robot's own: its recordings beside its config, its live view on a free port (served by
   // robot-edge-live, started only with live_view).
   const std::string live_address =

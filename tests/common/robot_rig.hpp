@@ -90,9 +90,10 @@ struct RobotOptions {
   std::vector<std::string> daemon_env;                            // e.g. "WATCHDOG_USEC=200000"
   // {name, content} written beside the config (token files)
   std::vector<std::pair<std::string, std::string>> files = {};
-  // user-mode-linux on a busy host can hold a process for 100 ms and more: the IMU and motor
-  // reply timeouts get room for that (300 ms and 150 ms instead of 100 and 50), so that a test
-  // is not failed by the emulator. The trajectory session timeout (200 ms) is never changed.
+  // user-mode-linux on a busy host can hold a process for 100 ms and more: the timeouts of
+  // scripts/emulator-slack.tsv get room for that (IMU, motor reply, control stall, loop-rate
+  // floor), so that a test is not failed by the emulator. The trajectory session timeout
+  // (200 ms) is never changed.
   bool emulator_slack = true;
   // The live view: robot-edge-live started beside the daemon (its own process, an observer of
   // the API), on a free port that the config's live.address then names (Welcome.live_url).

@@ -21,13 +21,22 @@ from typing import Dict, List, Optional, Sequence, Tuple
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DEFAULT_CONFIG = os.path.join(REPO, "config", "robot-edge.yaml")
 
-# tests/common/robot_rig.cpp's RobotOptions::emulator_slack edits, in this order.
-EMULATOR_SLACK = [
-    ("motor_reply_timeout_ms: 50", "motor_reply_timeout_ms: 150"),
-    ("min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 0.1"),
-    ("control_stall_ms: 20", "control_stall_ms: 100"),
-    ("0x102, timeout_ms: 100}", "0x102, timeout_ms: 300}"),
-]
+SLACK_FILE = os.path.join(REPO, "scripts", "emulator-slack.tsv")
+
+
+def emulator_slack(path: str = SLACK_FILE) -> List[Tuple[str, str]]:
+    """The timeouts relaxed under user-mode-linux: (text, replacement) pairs, shared with the C++
+    rig and the demo scripts."""
+    edits = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f.read().split("\n"), 1):
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 2 or not parts[0]:
+                raise RuntimeError(f"{path}:{number}: not \"text<TAB>replacement\": {line!r}")
+            edits.append((parts[0], parts[1]))
+    return edits
 
 
 def program(env_name: str) -> str:
@@ -55,13 +64,15 @@ def policy_section() -> str:
     return section.replace("model: ../policies/demo-walk.onnx", f"model: {model}", 1)
 
 
-def config_text(edits: Sequence[Tuple[str, str]] = (), emulator_slack: bool = True,
+def config_text(edits: Sequence[Tuple[str, str]] = (), slack: bool = True,
                 policy: bool = False) -> str:
     with open(DEFAULT_CONFIG, encoding="utf-8") as f:
         yaml = f.read()
     if policy:
         yaml += "\n" + policy_section()
-    for old, new in (list(EMULATOR_SLACK) if emulator_slack else []) + list(edits):
+    for old, new in emulator_slack() if slack else []:  # every occurrence, where there is one
+        yaml = yaml.replace(old, new)
+    for old, new in edits:
         if old not in yaml:
             raise RuntimeError(f"config edit: {old!r} not found in {DEFAULT_CONFIG}")
         yaml = yaml.replace(old, new, 1)
