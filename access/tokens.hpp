@@ -1,4 +1,4 @@
-// Tokens: how the client API (api.roles.<role>.token_file) and the live view (live.token_file,
+// Tokens: how the client API (api.access.<name>.token_file) and the live view (live.token_file,
 // live.operator_token_file) compare and read them. Tokens are never logged, and no message here
 // contains one.
 //

@@ -208,21 +208,22 @@ struct VelocityLimits {
   double vyaw_max = kApiVyawMax;  ///< vyaw_max (rad/s)
 };
 
-// The roles a client's Hello may claim: the controller names of api.controllers, and
-// "observer" (reads telemetry and events, may send DAMP).
-inline constexpr const char* kObserverRole = "observer";
+// What a client's Hello may name: a controller of api.controllers, or none, which makes it an
+// observer (reads telemetry and events, may send DAMP). kObserver names the latter in api.access
+// and in logs.
+inline constexpr const char* kObserver = "observer";
 
-// Who may take one role. yaml: api.roles.<role>
-//   Unix socket: uid 0 and robot-edged's own uid may take every role (they can drive the buses
-//   directly anyway); anyone else only a role whose `users` name them or whose `groups` hold
+// Who may connect as one controller (or as observer). yaml: api.access.<name>
+//   Unix socket: uid 0 and robot-edged's own uid may be every controller (they can drive the
+//   buses directly anyway); anyone else only one whose `users` name them or whose `groups` hold
 //   them (SO_PEERCRED). Without an `observer` entry anyone who can open the socket observes.
-//   TCP: the Hello's token must equal the role's (read from `token_file`; compared in constant
-//   time, never logged); a role without one cannot be taken over TCP.
-struct RoleAccess {
-  std::string role;                 ///< the key under roles:
+//   TCP: the Hello's token must equal the controller's (read from `token_file`; compared in
+//   constant time, never logged); a controller without one cannot be taken over TCP.
+struct ClientAccess {
+  std::string name;                 ///< the key under access: a controller, or observer
   std::vector<std::string> users;   ///< users: user names (Unix socket)
   std::vector<std::string> groups;  ///< groups: group names, primary or supplementary
-  std::string token_file;           ///< token_file: file holding the role's TCP token
+  std::string token_file;           ///< token_file: file holding the controller's TCP token
                                     ///< (relative to the config file's directory)
   std::string token_path;           ///< token_file, resolved
 };
@@ -248,16 +249,16 @@ struct ApiConfig {
                                  ///< tls (tokens travel in clear); else refused
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
-  std::vector<RoleAccess> roles;  ///< roles.<role>: who may take each role (see RoleAccess)
-  std::vector<std::string> maintenance_roles;  ///< maintenance_roles: controllers that may run
-                                               ///< the bring-up tools (scan, jog, calibrate,
-                                               ///< zero), in DAMP only; [] = none
-  bool allow_loopback_without_token = false;   ///< allow_loopback_without_token: TCP clients on
-                                               ///< a loopback address may take any role without
-                                               ///< a token (development only)
-  std::uint32_t max_command_age_ms = 100;      ///< max_command_age_ms: a command that arrives later
-                                               ///< than this beyond the quickest one seen from its
-                                               ///< client is dropped (command_freshness.hpp)
+  std::vector<ClientAccess> access;  ///< access.<name>: who may connect as each (ClientAccess)
+  std::vector<std::string> maintenance_controllers;  ///< maintenance_controllers: controllers
+                                                     ///< that may run the bring-up tools (scan,
+                                                     ///< jog, calibrate, zero), in DAMP only
+  bool allow_loopback_without_token = false;  ///< allow_loopback_without_token: TCP clients on
+                                              ///< a loopback address may take any role without
+                                              ///< a token (development only)
+  std::uint32_t max_command_age_ms = 100;     ///< max_command_age_ms: a command that arrives later
+                                              ///< than this beyond the quickest one seen from its
+                                              ///< client is dropped (command_freshness.hpp)
   std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
                                                      ///< released after this long without a command
   bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the

@@ -250,16 +250,17 @@ std::string RelativeToConfig(const std::string& source, const std::string& file)
   return (std::filesystem::path(source).parent_path() / path).lexically_normal().string();
 }
 
-void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
+void ParseAccess(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   if (!node.IsDefined() || node.IsNull()) return;
   if (!node.IsMap()) {
-    ctx->Error(node, "api.roles", "expected a mapping of roles to {users, groups, token_file}");
+    ctx->Error(node, "api.access",
+               "expected a mapping of controllers (or observer) to {users, groups, token_file}");
     return;
   }
   for (const auto& item : node) {
-    RoleAccess a;
-    a.role = item.first.as<std::string>();
-    const std::string path = "api.roles." + a.role;
+    ClientAccess a;
+    a.name = item.first.as<std::string>();
+    const std::string path = "api.access." + a.name;
     ctx->Record(path, item.first);
     MapReader r(item.second, path, ctx);
     r.Read("users", &a.users);
@@ -267,8 +268,16 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
     r.Read("token_file", &a.token_file);
     r.Finish();
     a.token_path = RelativeToConfig(ctx->source, a.token_file);
-    c->roles.push_back(a);
+    c->access.push_back(a);
   }
+}
+
+// A key of an earlier release, known but refused: `message` says what to write instead.
+void Renamed(MapReader& r, const YAML::Node& node, const char* key, const std::string& path,
+             const std::string& message, ParseContext* ctx) {
+  if (!r.Has(key)) return;
+  r.Child(key);
+  ctx->Error(node[key], path, message);
 }
 
 // The keys of api.tls (and later live.tls): `t` reads that mapping.
@@ -291,15 +300,18 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
     ReadTls(t, ctx, &c->tls);
   }
   r.Read("allow_plaintext", &c->allow_plaintext);
-  if (r.Has("token")) {
-    r.Child("token");  // known, but refused with directions
-    ctx->Error(node["token"], "api.token",
-               "one shared token is no longer accepted: give each role its own, in a file "
-               "(api.roles.<role>.token_file)");
-  }
+  Renamed(r, node, "token", "api.token",
+          "one shared token is no longer accepted: give each controller its own, in a file "
+          "(api.access.<name>.token_file)",
+          ctx);
+  Renamed(r, node, "roles", "api.roles",
+          "renamed api.access (the same entries: who may connect as each controller or observer)",
+          ctx);
+  Renamed(r, node, "maintenance_roles", "api.maintenance_roles",
+          "renamed api.maintenance_controllers (the same list)", ctx);
   r.Read("controllers", &c->controllers);
-  r.Read("maintenance_roles", &c->maintenance_roles);
-  ParseRoles(r.Child("roles"), ctx, c);
+  r.Read("maintenance_controllers", &c->maintenance_controllers);
+  ParseAccess(r.Child("access"), ctx, c);
   r.Read("allow_loopback_without_token", &c->allow_loopback_without_token);
   r.Read("max_command_age_ms", &c->max_command_age_ms);
   r.Read("controller_idle_timeout_ms", &c->controller_idle_timeout_ms);

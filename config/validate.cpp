@@ -361,18 +361,18 @@ void CheckApi(const Config& c, Checker* k) {
       k->Fail(p, "'" + api.controllers[i] + "' is listed twice");
     }
   }
-  for (const std::string& role : api.maintenance_roles) {
-    if (!names.count(role)) {
-      k->Fail("api.maintenance_roles",
-              "'" + role +
+  for (const std::string& name : api.maintenance_controllers) {
+    if (!names.count(name)) {
+      k->Fail("api.maintenance_controllers",
+              "'" + name +
                   "' is not a name of api.controllers (a bring-up tool moves joints: it "
                   "must hold control like any controller)");
     }
   }
-  for (const RoleAccess& a : api.roles) {
-    const std::string p = "api.roles." + a.role;
-    if (a.role != kObserverRole && !names.count(a.role)) {
-      k->Fail(p, "'" + a.role + "' is not a role: observer, or a name of api.controllers");
+  for (const ClientAccess& a : api.access) {
+    const std::string p = "api.access." + a.name;
+    if (a.name != kObserver && !names.count(a.name)) {
+      k->Fail(p, "'" + a.name + "' is neither observer nor a name of api.controllers");
     }
     for (const auto& u : a.users) {
       if (u.empty()) k->Fail(p + ".users", "empty user name");
@@ -693,11 +693,11 @@ std::vector<std::string> Warnings(const Config& c) {
                   "timeouts\")");
   }
   if (!c.api.tcp.empty()) {
-    const bool any_token = std::any_of(c.api.roles.begin(), c.api.roles.end(),
-                                       [](const RoleAccess& a) { return !a.token_file.empty(); });
+    const bool any_token = std::any_of(c.api.access.begin(), c.api.access.end(),
+                                       [](const ClientAccess& a) { return !a.token_file.empty(); });
     if (!any_token && !c.api.allow_loopback_without_token) {
       out.push_back("api.tcp: '" + c.api.tcp +
-                    "' but no role has a token_file: every TCP client will be refused");
+                    "' but no controller has a token_file: every TCP client will be refused");
     }
   }
   if (!c.live.address.empty() && c.live.allow_plaintext) {
@@ -705,7 +705,7 @@ std::vector<std::string> Warnings(const Config& c) {
   }
   if (c.api.allow_loopback_without_token) {
     out.push_back(
-        "api.allow_loopback_without_token: any local user can take any role over TCP "
+        "api.allow_loopback_without_token: any local user can be any controller over TCP "
         "on a loopback address (the Unix socket's permissions do not apply)");
   }
   return out;

@@ -41,10 +41,10 @@ Connection options:
   --socket PATH       robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else
                       /run/robot-edge/api.sock)
   --tcp HOST:PORT     connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT
-  --token-file FILE   the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
+  --token-file FILE   the controller's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
                       never --token TOKEN: a command line is visible to every user)
   --controller NAME   the controller it commands as, one of robot-edged's api.controllers
-                      (default dds: a role of its own in api.roles)
+                      (default dds: a controller of its own in api.access)
   --timeout S         connect and answer timeout in seconds (default 2)
 
 Bridge options:

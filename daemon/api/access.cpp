@@ -18,10 +18,10 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
     const char* if_missing;
   };
   std::vector<TokenFile> files;
-  for (const config::RoleAccess& a : config.api.roles) {
+  for (const config::ClientAccess& a : config.api.access) {
     if (!a.token_file.empty()) {
       files.push_back(
-          {"api.roles." + a.role + ".token_file", a.token_path, "robot-edged will not start"});
+          {"api.access." + a.name + ".token_file", a.token_path, "robot-edged will not start"});
     }
   }
   const config::LiveConfig& live = config.live;
@@ -58,8 +58,8 @@ std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
 
 namespace {
 
-std::string RoleName(std::string_view role) {
-  return role.empty() ? std::string(config::kObserverRole) : std::string(role);
+std::string NameOf(std::string_view controller) {
+  return controller.empty() ? std::string(config::kObserver) : std::string(controller);
 }
 
 }  // namespace
@@ -67,14 +67,14 @@ std::string RoleName(std::string_view role) {
 AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
   std::vector<Grant> grants;
   std::vector<std::string> warnings;
-  for (const config::RoleAccess& a : config.api.roles) {
+  for (const config::ClientAccess& a : config.api.access) {
     Grant g;
-    g.role = a.role;
+    g.name = a.name;
     for (const std::string& name : a.users) {
       if (const passwd* pw = ::getpwnam(name.c_str())) {
         g.users.push_back(pw->pw_uid);
       } else {
-        warnings.push_back("api.roles." + a.role + ".users: no user '" + name +
+        warnings.push_back("api.access." + a.name + ".users: no user '" + name +
                            "' on this system: it grants nothing");
       }
     }
@@ -82,13 +82,13 @@ AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
       if (const group* gr = ::getgrnam(name.c_str())) {
         g.groups.push_back(gr->gr_gid);
       } else {
-        warnings.push_back("api.roles." + a.role + ".groups: no group '" + name +
+        warnings.push_back("api.access." + a.name + ".groups: no group '" + name +
                            "' on this system: it grants nothing");
       }
     }
     if (!a.token_file.empty()) {
       g.token =
-          access::ReadTokenFile("api.roles." + a.role + ".token_file", a.token_path, &warnings);
+          access::ReadTokenFile("api.access." + a.name + ".token_file", a.token_path, &warnings);
     }
     grants.push_back(std::move(g));
   }
@@ -103,29 +103,29 @@ AccessPolicy::AccessPolicy(std::vector<Grant> grants, uid_t self_uid,
       self_uid_(self_uid),
       allow_loopback_without_token_(allow_loopback_without_token) {}
 
-const AccessPolicy::Grant* AccessPolicy::Find(std::string_view role) const {
-  const std::string name = RoleName(role);
+const AccessPolicy::Grant* AccessPolicy::Find(std::string_view controller) const {
+  const std::string name = NameOf(controller);
   for (const Grant& g : grants_) {
-    if (g.role == name) return &g;
+    if (g.name == name) return &g;
   }
   return nullptr;
 }
 
-std::optional<std::string> AccessPolicy::Refusal(std::string_view role, const Peer& peer,
+std::optional<std::string> AccessPolicy::Refusal(std::string_view controller, const Peer& peer,
                                                  std::string_view token) const {
-  return peer.transport == Transport::kUnix ? UnixRefusal(role, peer)
-                                            : TcpRefusal(role, peer, token);
+  return peer.transport == Transport::kUnix ? UnixRefusal(controller, peer)
+                                            : TcpRefusal(controller, peer, token);
 }
 
-std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view role,
+std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view controller,
                                                      const Peer& peer) const {
-  const std::string name = RoleName(role);
+  const std::string name = NameOf(controller);
   if (!peer.has_credentials) return "the connection's credentials cannot be read";
   if (peer.uid == 0 || peer.uid == self_uid_) return std::nullopt;
-  const Grant* g = Find(role);
+  const Grant* g = Find(controller);
   if (g == nullptr) {
-    if (role.empty()) return std::nullopt;  // observing: the socket's permissions decide
-    return "uid " + std::to_string(peer.uid) + " may not take the role '" + name + "' (api.roles." +
+    if (controller.empty()) return std::nullopt;  // observing: the socket's permissions decide
+    return "uid " + std::to_string(peer.uid) + " may not connect as '" + name + "' (api.access." +
            name + " grants it to nobody)";
   }
   const auto has = [](const auto& list, auto id) {
@@ -135,23 +135,22 @@ std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view role,
   for (gid_t gid : peer.groups) {
     if (has(g->groups, gid)) return std::nullopt;
   }
-  return "uid " + std::to_string(peer.uid) + " may not take the role '" + name +
-         "' (not in api.roles." + name + ".users or .groups)";
+  return "uid " + std::to_string(peer.uid) + " may not connect as '" + name +
+         "' (not in api.access." + name + ".users or .groups)";
 }
 
-std::optional<std::string> AccessPolicy::TcpRefusal(std::string_view role, const Peer& peer,
+std::optional<std::string> AccessPolicy::TcpRefusal(std::string_view controller, const Peer& peer,
                                                     std::string_view token) const {
-  const std::string name = RoleName(role);
-  const Grant* g = Find(role);
+  const std::string name = NameOf(controller);
+  const Grant* g = Find(controller);
   const bool has_token = g != nullptr && !g->token.empty();
   if (has_token && access::TokensEqual(token, g->token)) return std::nullopt;
   if (peer.loopback && allow_loopback_without_token_) return std::nullopt;
   if (!has_token) {
-    return "the role '" + name + "' cannot be taken over TCP (api.roles." + name +
-           ".token_file is not set)";
+    return "'" + name + "' cannot connect over TCP (api.access." + name + ".token_file is not set)";
   }
-  return token.empty() ? "the role '" + name + "' needs its token over TCP"
-                       : "invalid token for the role '" + name + "'";
+  return token.empty() ? "'" + name + "' needs its token over TCP"
+                       : "invalid token for '" + name + "'";
 }
 
 }  // namespace robot_edge::daemon

@@ -1,14 +1,14 @@
-// Who may take which role (config api.roles), checked on every Hello: the controller names of
+// Who may connect as which controller (config api.access), checked on every Hello: the names of
 // api.controllers, and "observer" (a Hello with no controller).
 //
 //   Unix socket (identity from SO_PEERCRED, never from the Hello): uid 0 and robot-edged's own uid
-//   may take every role (they can drive the buses directly anyway); anyone else a role whose
-//   users name them or whose groups hold their primary or a supplementary group. A role with no
-//   entry: observing is open to whoever can open the socket (its file mode and directory decide
-//   that); commanding is refused.
-//   TCP: the Hello's token must equal the role's own token (constant-time comparison; tokens are
-//   never logged). A role without a token cannot be taken over TCP, except from a loopback
-//   address when api.allow_loopback_without_token says so.
+//   may be every controller (they can drive the buses directly anyway); anyone else one whose
+//   users name them or whose groups hold their primary or a supplementary group. A controller
+//   with no entry is refused; observing without an `observer` entry is open to whoever can open
+//   the socket (its file mode and directory decide that).
+//   TCP: the Hello's token must equal the controller's own token (constant-time comparison;
+//   tokens are never logged). One without a token cannot connect over TCP, except from a
+//   loopback address when api.allow_loopback_without_token says so.
 // Every refusal says why, without revealing a token.
 //
 // Threads: built at start-up (it throws there); then read by the API thread.
@@ -28,7 +28,7 @@
 
 namespace robot_edge::daemon {
 
-// For --check-config: every token file the config names (api.roles.<role>.token_file,
+// For --check-config: every token file the config names (api.access.<name>.token_file,
 // live.token_file, live.operator_token_file) that cannot be found, or that TokenFileExposure
 // warns about. Reads no token.
 std::vector<std::string> TokenFileWarnings(const config::Config& config);
@@ -44,12 +44,12 @@ std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
 
 class AccessPolicy {
  public:
-  // One role's grant, resolved.
+  // One controller's (or observer's) grant, resolved.
   struct Grant {
-    std::string role;
+    std::string name;
     std::vector<uid_t> users;
     std::vector<gid_t> groups;
-    std::string token;  // "" = none: the role cannot be taken over TCP
+    std::string token;  // "" = none: it cannot connect over TCP
   };
 
   // Resolves the user and group names (an unknown one grants nothing: a warning) and reads the
@@ -58,17 +58,17 @@ class AccessPolicy {
 
   AccessPolicy(std::vector<Grant> grants, uid_t self_uid, bool allow_loopback_without_token);
 
-  // nullopt when `peer` may take `role` ("" = observer) with `token`; else why not.
-  std::optional<std::string> Refusal(std::string_view role, const Peer& peer,
+  // nullopt when `peer` may connect as `controller` ("" = observer) with `token`; else why not.
+  std::optional<std::string> Refusal(std::string_view controller, const Peer& peer,
                                      std::string_view token) const;
 
   // Start-up warnings: unknown user or group names, token files others can read.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  const Grant* Find(std::string_view role) const;
-  std::optional<std::string> UnixRefusal(std::string_view role, const Peer& peer) const;
-  std::optional<std::string> TcpRefusal(std::string_view role, const Peer& peer,
+  const Grant* Find(std::string_view controller) const;
+  std::optional<std::string> UnixRefusal(std::string_view controller, const Peer& peer) const;
+  std::optional<std::string> TcpRefusal(std::string_view controller, const Peer& peer,
                                         std::string_view token) const;
 
   std::vector<Grant> grants_;

@@ -162,7 +162,7 @@ std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hell
 void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) {
   if (const auto refusal = Refusal(*session, hello)) {
     spdlog::warn("client {} ({}): Hello as '{}' refused: {}", session->id(), session->peer(),
-                 hello.controller().empty() ? config::kObserverRole : hello.controller(), *refusal);
+                 hello.controller().empty() ? config::kObserver : hello.controller(), *refusal);
     session->Close(*refusal);
     return;
   }
@@ -291,9 +291,9 @@ void Hub::OnStateStream(Session& session, const edge::StateStreamRequest& reques
   session.Send(FrameOf(message));
 }
 
-bool Hub::IsMaintenanceRole(const Session& session) const {
-  const auto& roles = config_.api.maintenance_roles;
-  return std::find(roles.begin(), roles.end(), session.controller()) != roles.end();
+bool Hub::IsMaintenanceController(const Session& session) const {
+  const auto& names = config_.api.maintenance_controllers;
+  return std::find(names.begin(), names.end(), session.controller()) != names.end();
 }
 
 void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
@@ -304,8 +304,9 @@ void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {
     refusal = "this robot-edged has no flight recorder";
   } else if (changes && session.controller().empty()) {
     refusal = "an observer may only ask for the status and the list: say Hello as a controller";
-  } else if (request.op() == edge::RecorderRequest::OP_STOP && !IsMaintenanceRole(session)) {
-    refusal = "stopping the recording is for the maintenance roles (api.maintenance_roles)";
+  } else if (request.op() == edge::RecorderRequest::OP_STOP && !IsMaintenanceController(session)) {
+    refusal =
+        "stopping the recording is for the maintenance controllers (api.maintenance_controllers)";
   }
   if (refusal.empty()) {
     recorder_->Ask(session.id(), request);  // answered by PollRecorder()

@@ -93,7 +93,7 @@ class Hub final : public SessionEvents {
   bool ClosePendingSession(const Session& newcomer);
   // At the limit, the oldest observer makes room (observers cannot lock a controller out).
   bool CloseOldestObserver(const Session& newcomer);
-  bool IsMaintenanceRole(const Session& session) const;
+  bool IsMaintenanceController(const Session& session) const;
   void EveryTelemetryPeriod();
   void EveryDiagnosticsPeriod();
   void EveryControllerCheck();

@@ -58,12 +58,12 @@ MaintenanceDesk::MaintenanceDesk(const config::Config& config, ControlChannels* 
 
 std::optional<std::string> MaintenanceDesk::Refusal(const CommandIntake::Client& client,
                                                     const ControlSnapshot& s) const {
-  const auto& roles = config_.api.maintenance_roles;
-  if (std::find(roles.begin(), roles.end(), client.controller) == roles.end()) {
+  const auto& names = config_.api.maintenance_controllers;
+  if (std::find(names.begin(), names.end(), client.controller) == names.end()) {
     std::string allowed;
-    for (const auto& r : roles) allowed += (allowed.empty() ? "" : ", ") + r;
+    for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
     return "controller '" + client.controller + "' may not run bring-up tools (api." +
-           "maintenance_roles: " + (allowed.empty() ? "none" : allowed) + ")";
+           "maintenance_controllers: " + (allowed.empty() ? "none" : allowed) + ")";
   }
   if (s.tick_us < 0) return std::string("the control loop has not started");
   if (s.mode != sm::Mode::kDamp) {

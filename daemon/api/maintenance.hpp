@@ -1,7 +1,8 @@
 // The bring-up tools' requests (edge_api.proto MaintenanceRequest) on the API thread: who may run
 // them, when, and their answers.
 //
-//   - Only a client whose controller is one of api.maintenance_roles, only while the robot is in
+//   - Only a client whose controller is one of api.maintenance_controllers, only while the robot is
+//   in
 //     DAMP (every refusal says why).
 //   - scan: the control thread probes the ids no joint has (ControlChannels::scan_request); the
 //     answer comes when its ScanReport does (Poll()), with every joint's latest reply.

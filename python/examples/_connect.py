@@ -1,6 +1,6 @@
 """The examples' common command line: where robot-edged is and who this client is.
 
-A role's token never goes on the command line (every user of the machine reads those in /proc):
+A controller's token never goes on the command line (every user of the machine reads those in /proc):
 --token-file FILE, else $ROBOT_EDGE_TOKEN; --token is refused."""
 import argparse
 import os
@@ -34,7 +34,7 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--tcp", help="HOST:PORT of robot-edged's api.tcp listener instead")
     p.add_argument("--token-file", dest="token", metavar="FILE", action=_TokenFile,
                    default=os.environ.get("ROBOT_EDGE_TOKEN"),
-                   help="the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN)")
+                   help="the controller's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN)")
     p.add_argument("--token", dest="refused_token", action=_RefuseToken, help=argparse.SUPPRESS)
-    p.add_argument("--controller", default="cloud", help="role to take (default cloud)")
+    p.add_argument("--controller", default="cloud", help="controller to connect as (default cloud)")
     return p

@@ -92,7 +92,7 @@ TEST(DefaultConfig, IsValidAndDescribesTheRobot) {
   EXPECT_EQ(c.battery.timeout_ms, 3000u);
   EXPECT_EQ(c.api.controllers,
             (std::vector<std::string>{"ble", "cloud", "maintainer", "dds", "fleet"}));
-  EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
+  EXPECT_EQ(c.api.maintenance_controllers, (std::vector<std::string>{"maintainer"}));
 }
 
 TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
@@ -107,7 +107,7 @@ TEST(HardwareExample, IsValidAndUsesRealCanInterfaces) {
   EXPECT_EQ(families.size(), 3u);
   EXPECT_EQ(c.calibration_path, "/var/lib/robot-edge/calibration.yaml");
   EXPECT_EQ(c.battery.source, BatteryConfig::Source::kNone);  // both sources shown, commented
-  EXPECT_EQ(c.api.maintenance_roles, (std::vector<std::string>{"maintainer"}));
+  EXPECT_EQ(c.api.maintenance_controllers, (std::vector<std::string>{"maintainer"}));
   for (const MotorModel& m : c.motors) {
     EXPECT_GT(m.can_timeout_ms, 0u) << m.name << ": the example declares a CAN-loss timeout";
   }
@@ -393,16 +393,23 @@ INSTANTIATE_TEST_SUITE_P(
              "aaaaaaaaaaaaaaaa.sock",
              "api.unix_socket", "longer than 107 characters"},
         Case{"one shared token is refused", "tcp: \"\"", "token: \"abc\"", "api.token",
-             "one shared token is no longer accepted: give each role its own, in a file "
-             "(api.roles.<role>.token_file)"},
+             "one shared token is no longer accepted: give each controller its own, in a file "
+             "(api.access.<name>.token_file)"},
         Case{"controllers not empty", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: []", "api.controllers", "empty: no client could ever command the robot"},
-        Case{"role names", "roles: {}", "roles: {pilot: {users: [x]}}", "api.roles.pilot",
-             "'pilot' is not a role: observer, or a name of api.controllers"},
-        Case{"a role grants somebody", "roles: {}", "roles: {cloud: {}}", "api.roles.cloud",
-             "grants nobody: give users, groups or a token_file"},
-        Case{"unknown role key", "roles: {}", "roles: {cloud: {user: [x]}}", "api.roles.cloud.user",
-             "unknown key"},
+        Case{"access names", "access: {}", "access: {pilot: {users: [x]}}", "api.access.pilot",
+             "'pilot' is neither observer nor a name of api.controllers"},
+        Case{"the old api.roles is refused with directions", "access: {}",
+             "roles: {cloud: {users: [x]}}", "api.roles",
+             "renamed api.access (the same entries: who may connect as each controller or "
+             "observer)"},
+        Case{"the old api.maintenance_roles is refused with directions",
+             "maintenance_controllers: [maintainer]", "maintenance_roles: [maintainer]",
+             "api.maintenance_roles", "renamed api.maintenance_controllers (the same list)"},
+        Case{"an access entry grants somebody", "access: {}", "access: {cloud: {}}",
+             "api.access.cloud", "grants nobody: give users, groups or a token_file"},
+        Case{"unknown access key", "access: {}", "access: {cloud: {user: [x]}}",
+             "api.access.cloud.user", "unknown key"},
         Case{"command age", "max_command_age_ms: 100", "max_command_age_ms: 5",
              "api.max_command_age_ms", "5 is outside 10..10000"},
         Case{"motor can timeout", "can_timeout_ms: 100}", "can_timeout_ms: 70000}",
@@ -424,8 +431,8 @@ INSTANTIATE_TEST_SUITE_P(
              "controllers: [ble, cloud, ble]", "api.controllers[2]", "'ble' is listed twice"},
         Case{"controller names non-empty", "controllers: [ble, cloud, maintainer, dds, fleet]",
              "controllers: [ble, \"\"]", "api.controllers[1]", "empty controller name"},
-        Case{"maintenance roles are controllers", "maintenance_roles: [maintainer]",
-             "maintenance_roles: [janitor]", "api.maintenance_roles",
+        Case{"maintenance controllers are controllers", "maintenance_controllers: [maintainer]",
+             "maintenance_controllers: [janitor]", "api.maintenance_controllers",
              "'janitor' is not a name of api.controllers"},
         Case{"joint limit margin", "min_loop_rate_fraction: 0.5",
              "min_loop_rate_fraction: 0.5\n  joint_limit_margin_rad: 2",
@@ -831,25 +838,25 @@ TEST(LivePlaintext, OffLoopbackOnlyWithTheOptOutAndAWarning) {
   EXPECT_NE(w[0].find("live.allow_plaintext"), std::string::npos) << w[0];
 }
 
-TEST(Warnings, TcpWithoutAnyRoleTokenAdmitsNobody) {
+TEST(Warnings, TcpWithoutAnyControllerTokenAdmitsNobody) {
   const Config c =
       ParseConfig(Replaced(DefaultYaml(), "tcp: \"\"", "tcp: \"127.0.0.1:7000\""), "x.yaml");
   ASSERT_TRUE(Validate(c).empty());
   const auto w = Warnings(c);
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_NE(w[0].find("no role has a token_file: every TCP client will be refused"),
+  EXPECT_NE(w[0].find("no controller has a token_file: every TCP client will be refused"),
             std::string::npos)
       << w[0];
 }
 
 TEST(Warnings, LoopbackWithoutATokenIsOpenToEveryLocalUser) {
   const Config c = ParseConfig(
-      Replaced(DefaultYaml(), "roles: {}", "roles: {}\n  allow_loopback_without_token: true"),
+      Replaced(DefaultYaml(), "access: {}", "access: {}\n  allow_loopback_without_token: true"),
       "x.yaml");
   ASSERT_TRUE(Validate(c).empty());
   const auto w = Warnings(c);
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_NE(w[0].find("any local user can take any role over TCP"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("any local user can be any controller over TCP"), std::string::npos) << w[0];
 }
 
 TEST(Warnings, AMotorWithoutACanTimeoutHoldsItsLastCommand) {
@@ -885,26 +892,26 @@ TEST(Rejects, DuplicatesInsideFlowMappingsAndListsToo) {
 TEST(Rejects, AKeyThatIsAListOrAMappingIsAnErrorNotAnException) {
   for (const char* key : {"? [cloud]\n    : {}", "? {cloud: 1}\n    : {}", "? \n    : {}"}) {
     const std::string text =
-        Replaced(DefaultYaml(), "roles: {}", std::string("roles:\n    ") + key);
+        Replaced(DefaultYaml(), "access: {}", std::string("access:\n    ") + key);
     const auto p = Problems(text);
     ASSERT_EQ(p.size(), 1u) << key;
-    EXPECT_NE(p[0].find("api.roles: a key must be a plain name"), std::string::npos) << p[0];
+    EXPECT_NE(p[0].find("api.access: a key must be a plain name"), std::string::npos) << p[0];
   }
 }
 
-TEST(Roles, EveryKeyIsParsedAndTheTokenFileIsRelativeToTheFile) {
+TEST(Access, EveryKeyIsParsedAndTheTokenFileIsRelativeToTheFile) {
   const Config c = ParseConfig(
-      Replaced(DefaultYaml(), "roles: {}",
-               "roles:\n    cloud: {users: [robot-cloud], groups: [ops], token_file: t/cloud}\n"
+      Replaced(DefaultYaml(), "access: {}",
+               "access:\n    cloud: {users: [robot-cloud], groups: [ops], token_file: t/cloud}\n"
                "    observer: {groups: [robot-edge]}"),
       "/etc/robot-edge/robot-edge.yaml");
   ASSERT_TRUE(Validate(c).empty());
-  ASSERT_EQ(c.api.roles.size(), 2u);
-  EXPECT_EQ(c.api.roles[0].role, "cloud");
-  EXPECT_EQ(c.api.roles[0].users, (std::vector<std::string>{"robot-cloud"}));
-  EXPECT_EQ(c.api.roles[0].groups, (std::vector<std::string>{"ops"}));
-  EXPECT_EQ(c.api.roles[0].token_path, "/etc/robot-edge/t/cloud");
-  EXPECT_EQ(c.api.roles[1].role, "observer");
+  ASSERT_EQ(c.api.access.size(), 2u);
+  EXPECT_EQ(c.api.access[0].name, "cloud");
+  EXPECT_EQ(c.api.access[0].users, (std::vector<std::string>{"robot-cloud"}));
+  EXPECT_EQ(c.api.access[0].groups, (std::vector<std::string>{"ops"}));
+  EXPECT_EQ(c.api.access[0].token_path, "/etc/robot-edge/t/cloud");
+  EXPECT_EQ(c.api.access[1].name, "observer");
 }
 
 TEST(Policy, AbsentByDefault) {

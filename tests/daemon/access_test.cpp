@@ -53,11 +53,11 @@ TEST(Access, AUnixUserTakesOnlyTheRolesGrantedToItsUidOrGroups) {
   const auto impostor = p.Refusal("cloud", UnixUser(1500, 100, {5}), "cloud-secret");
   ASSERT_TRUE(impostor) << "a token does not help on the Unix socket";
   EXPECT_EQ(*impostor,
-            "uid 1500 may not take the role 'cloud' (not in api.roles.cloud.users or "
+            "uid 1500 may not connect as 'cloud' (not in api.access.cloud.users or "
             ".groups)");
   const auto ble = p.Refusal("ble", UnixUser(1001, 100), "");
   ASSERT_TRUE(ble);
-  EXPECT_EQ(*ble, "uid 1001 may not take the role 'ble' (api.roles.ble grants it to nobody)");
+  EXPECT_EQ(*ble, "uid 1001 may not connect as 'ble' (api.access.ble grants it to nobody)");
 }
 
 TEST(Access, ObservingIsOpenUnlessTheObserverRoleIsGranted) {
@@ -76,10 +76,10 @@ TEST(Access, UnreadableCredentialsAreNobody) {
 TEST(Access, TcpNeedsTheRolesOwnToken) {
   const AccessPolicy p = Policy();
   EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "cloud-secret"));
-  EXPECT_EQ(*p.Refusal("cloud", Tcp(false), "cloud-secreT"), "invalid token for the role 'cloud'");
-  EXPECT_EQ(*p.Refusal("cloud", Tcp(true), ""), "the role 'cloud' needs its token over TCP");
+  EXPECT_EQ(*p.Refusal("cloud", Tcp(false), "cloud-secreT"), "invalid token for 'cloud'");
+  EXPECT_EQ(*p.Refusal("cloud", Tcp(true), ""), "'cloud' needs its token over TCP");
   EXPECT_EQ(*p.Refusal("ble", Tcp(false), "cloud-secret"),
-            "the role 'ble' cannot be taken over TCP (api.roles.ble.token_file is not set)");
+            "'ble' cannot connect over TCP (api.access.ble.token_file is not set)");
   EXPECT_TRUE(p.Refusal("", Tcp(true), "")) << "observer has no token";
 }
 
@@ -96,7 +96,7 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   std::ofstream(token) << "s3cret\n";
   ::chmod(token.c_str(), 0644);
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  c.api.roles = {{"cloud", {"no-such-user-here"}, {"no-such-group-here"}, "cloud.token", token}};
+  c.api.access = {{"cloud", {"no-such-user-here"}, {"no-such-group-here"}, "cloud.token", token}};
   const AccessPolicy p = AccessPolicy::Load(c, kSelf);
   EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "s3cret")) << "the newline is not the token's";
   ASSERT_EQ(p.warnings().size(), 3u);
@@ -110,7 +110,7 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
     AccessPolicy::Load(c, kSelf);
     ADD_FAILURE() << "an empty token file was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "api.roles.cloud.token_file: " + token + " is empty");
+    EXPECT_EQ(std::string(e.what()), "api.access.cloud.token_file: " + token + " is empty");
   }
   ::unlink(token.c_str());
   EXPECT_THROW(AccessPolicy::Load(c, kSelf), std::runtime_error) << "a missing token file";
@@ -122,10 +122,10 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
 TEST(TokenFiles, AnyoneButTheOwnerAbleToReadOneIsWarnedAbout) {
   EXPECT_FALSE(access::TokenFileExposure("k", "/t", S_IFREG | 0600));
   EXPECT_FALSE(access::TokenFileExposure("k", "/t", S_IFREG | 0400));
-  const auto group = access::TokenFileExposure("api.roles.cloud.token_file", "/t", S_IFREG | 0640);
+  const auto group = access::TokenFileExposure("api.access.cloud.token_file", "/t", S_IFREG | 0640);
   ASSERT_TRUE(group);
   EXPECT_EQ(*group,
-            "api.roles.cloud.token_file: /t is mode 0640: its group can read it (the observers' "
+            "api.access.cloud.token_file: /t is mode 0640: its group can read it (the observers' "
             "group, robot-edge, on a packaged install), and whoever reads it holds what the token "
             "grants. Make it readable by robot-edged's user only: chmod 0600 /t, owned by that "
             "user");
@@ -144,7 +144,7 @@ TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
   ::chmod(token.c_str(), 0640);
   ::chmod(live.c_str(), 0600);
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  c.api.roles = {{"cloud", {}, {}, "cloud.token", token}};
+  c.api.access = {{"cloud", {}, {}, "cloud.token", token}};
   c.live.address = "127.0.0.1:0";
   c.live.token_path = live;
   c.live.operator_token_path = std::string(dir) + "/missing.token";
@@ -154,7 +154,7 @@ TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
       << p.warnings()[0];
   const std::vector<std::string> w = TokenFileWarnings(c);
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0], *access::TokenFileExposure("api.roles.cloud.token_file", token, S_IFREG | 0640));
+  EXPECT_EQ(w[0], *access::TokenFileExposure("api.access.cloud.token_file", token, S_IFREG | 0640));
   EXPECT_EQ(w[1], "live.operator_token_file: " + std::string(dir) +
                       "/missing.token: No such file or directory: the live view will not open");
   ::chmod(token.c_str(), 0600);

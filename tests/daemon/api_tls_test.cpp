@@ -54,10 +54,10 @@ std::string Pki() {
 
 config::Config TlsConfig() {
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  config::RoleAccess observer;
-  observer.role = config::kObserverRole;
+  config::ClientAccess observer;
+  observer.name = config::kObserver;
   observer.token_file = observer.token_path = Pki() + "/observer.token";
-  c.api.roles.push_back(observer);
+  c.api.access.push_back(observer);
   c.api.tls.certificate_path = Pki() + "/server.pem";
   c.api.tls.private_key_path = Pki() + "/server.key";
   return c;

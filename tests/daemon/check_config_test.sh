@@ -37,14 +37,14 @@ grep -qF "$tmp/loop.yaml:2: robot.x: an alias refers to a mapping or list that c
   <<<"$out" || fail "alias cycle: $out"
 
 # Token files: anyone but robot-edged's user able to read one is warned about, naming the fix.
-sed -e 's/^  roles: {}/  roles: {cloud: {token_file: cloud.token}}/' "$config" > "$tmp/roles.yaml"
-grep -q "token_file: cloud.token" "$tmp/roles.yaml" || fail "roles: the config has no 'roles: {}'"
+sed -e 's/^  access: {}/  access: {cloud: {token_file: cloud.token}}/' "$config" > "$tmp/roles.yaml"
+grep -q "token_file: cloud.token" "$tmp/roles.yaml" || fail "roles: the config has no 'access: {}'"
 echo s3cret > "$tmp/cloud.token"
 for mode in 0644 0640; do
   chmod "$mode" "$tmp/cloud.token"
   out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
   [ "$rc" -eq 0 ] || fail "token $mode: exit $rc: $out"
-  grep -qF "warning: api.roles.cloud.token_file: $tmp/cloud.token is mode $mode" <<<"$out" ||
+  grep -qF "warning: api.access.cloud.token_file: $tmp/cloud.token is mode $mode" <<<"$out" ||
     fail "token $mode: no warning: $out"
   grep -qF "chmod 0600 $tmp/cloud.token" <<<"$out" || fail "token $mode: no fix named: $out"
   ! grep -q s3cret <<<"$out" || fail "token $mode: the token was printed"
@@ -55,7 +55,7 @@ out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
 ! grep -q "token_file" <<<"$out" || fail "token 0600: warned: $out"
 rm "$tmp/cloud.token"
 out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1)
-grep -qF "api.roles.cloud.token_file: $tmp/cloud.token: No such file or directory: robot-edged will not start" \
+grep -qF "api.access.cloud.token_file: $tmp/cloud.token: No such file or directory: robot-edged will not start" \
   <<<"$out" || fail "missing token: $out"
 
 # api.tls: TCP off loopback needs TLS or an explicit opt-out; the files are read as the daemon

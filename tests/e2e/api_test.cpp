@@ -248,18 +248,18 @@ std::string TcpRefusal(const std::string& role, const std::string& token) {
   }
 }
 
-TEST(Hello, OverTcpEachRoleNeedsItsOwnToken) {
+TEST(Hello, OverTcpEachControllerNeedsItsOwnToken) {
   RobotOptions options;
   options.config_edits = {{"tcp: \"\"", "tcp: \"127.0.0.1:7433\""},
-                          {"roles: {}", "roles: {cloud: {token_file: cloud.token}}"}};
+                          {"access: {}", "access: {cloud: {token_file: cloud.token}}"}};
   options.files = {{"cloud.token", "s3cret\n"}};
   Robot robot(options);
-  EXPECT_EQ(TcpRefusal("cloud", "wrong"), "invalid token for the role 'cloud'");
-  EXPECT_EQ(TcpRefusal("cloud", ""), "the role 'cloud' needs its token over TCP");
+  EXPECT_EQ(TcpRefusal("cloud", "wrong"), "invalid token for 'cloud'");
+  EXPECT_EQ(TcpRefusal("cloud", ""), "'cloud' needs its token over TCP");
   EXPECT_EQ(TcpRefusal("ble", "s3cret"),
-            "the role 'ble' cannot be taken over TCP (api.roles.ble.token_file is not set)");
+            "'ble' cannot connect over TCP (api.access.ble.token_file is not set)");
   EXPECT_EQ(TcpRefusal("", ""),
-            "the role 'observer' cannot be taken over TCP (api.roles.observer.token_file is not "
+            "'observer' cannot connect over TCP (api.access.observer.token_file is not "
             "set)");
   EXPECT_EQ(robot.DaemonLog().find("s3cret"), std::string::npos) << "a token is never logged";
   edge::Hello hello;

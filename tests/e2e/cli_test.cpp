@@ -191,9 +191,9 @@ TEST(Cli, SaysSoWhenTheDaemonIsNotRunning) {
 
 // An impostor: a local process that can open the socket claims a controller role. Its user
 // decides (SO_PEERCRED), not its Hello.
-TEST(Cli, ALocalUserTakesOnlyTheRolesItIsGranted) {
+TEST(Cli, ALocalUserConnectsOnlyAsTheControllersItIsGranted) {
   RobotOptions options;
-  options.config_edits = {{"roles: {}", "roles: {ble: {users: [nobody]}}"}};
+  options.config_edits = {{"access: {}", "access: {ble: {users: [nobody]}}"}};
   Robot robot(options);
   // Let uid nobody reach the socket (the test's directory is private).
   ASSERT_EQ(::chmod(robot.dir().c_str(), 0711), 0);
@@ -201,8 +201,7 @@ TEST(Cli, ALocalUserTakesOnlyTheRolesItIsGranted) {
   const std::string nobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
   CtlResult r = Ctl(robot, "--controller cloud stand", nobody);
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("uid 65534 may not take the role 'cloud'"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("uid 65534 may not connect as 'cloud'"), std::string::npos) << r.output;
   r = Ctl(robot, "--controller ble stand", nobody);
   EXPECT_EQ(r.status, 0) << r.output;
   r = Ctl(robot, "damp", nobody);  // as an observer: anyone who can open the socket may DAMP

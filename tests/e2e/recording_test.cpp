@@ -161,7 +161,7 @@ TEST(Recording, ASessionIsRecordedWithEveryChannelAndReadsBackIndependently) {
   const auto refused_stop = Recorder(c, edge::RecorderRequest::OP_STOP);
   ASSERT_TRUE(refused_stop);
   EXPECT_FALSE(refused_stop->ok());
-  EXPECT_NE(refused_stop->error().find("api.maintenance_roles"), std::string::npos)
+  EXPECT_NE(refused_stop->error().find("api.maintenance_controllers"), std::string::npos)
       << refused_stop->error();
   auto maintainer = robot.Connect("maintainer");
   const auto status = Recorder(maintainer, edge::RecorderRequest::OP_STOP);

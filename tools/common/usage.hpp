@@ -23,7 +23,7 @@ class UsageError : public std::runtime_error {
 // --tcp's value: HOST:PORT, IPv6 as [addr]:PORT, the port 1..65535. Throws UsageError saying so.
 config::HostPort ParseTcpOption(const std::string& text);
 
-// A role's token never goes on a command line: every user of the machine reads those in
+// A controller's token never goes on a command line: every user of the machine reads those in
 // /proc/PID/cmdline. Throws UsageError naming `option` and the two ways that are not seen:
 // --token-file FILE and $ROBOT_EDGE_TOKEN.
 [[noreturn]] void RefuseTokenOnCommandLine(const std::string& option);

@@ -1,7 +1,7 @@
 // robot-edgectl's bring-up subcommands (edge_api.proto MaintenanceRequest): scan, jog,
 // calibrate, zero, clear-fault (check-direction: check_direction.cpp). Each runs through
 // robot-edged (one process owns the buses), in DAMP only, as a controller of
-// api.maintenance_roles ("maintainer" by default).
+// api.maintenance_controllers ("maintainer" by default).
 // docs/bring-up.md.
 #include <algorithm>
 #include <chrono>

@@ -33,7 +33,7 @@ Commands:
                       control-loop timing, command drop counters
 
 Bring-up commands (docs/bring-up.md): in DAMP only, as a controller of the config's
-api.maintenance_roles (--controller, default maintainer):
+api.maintenance_controllers (--controller, default maintainer):
   scan                which configured motors answer (family, position, temperature, faults),
                       which are missing, and which other ids 1..--max-id answer on each bus;
                       exit 1 unless every motor answers cleanly and nothing else does
@@ -67,8 +67,8 @@ Connection options:
   --tls-name NAME     the name or IP the daemon's certificate must carry (default: --tcp's HOST)
   --tls-cert FILE     a client certificate, when the daemon asks one (api.tls.client_ca)
   --tls-key FILE      the key of --tls-cert
-  --token-file FILE   the role's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
-                      api.roles.<role>.token_file). Never --token TOKEN: a command line is
+  --token-file FILE   the controller's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;
+                      api.access.<name>.token_file). Never --token TOKEN: a command line is
                       visible to every user
   --controller NAME   controller named in the Hello (default: cloud for stand, walk, move, hold, sine;
                       observer "" for the others; --controller "" makes any command an observer)

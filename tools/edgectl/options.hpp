@@ -48,7 +48,7 @@ enum class Subcommand {
 const char* ToString(Subcommand subcommand);
 // Subcommands that take control of the robot (controller "cloud" by default).
 bool Commands(Subcommand subcommand);
-// The bring-up subcommands (controller "maintainer" by default; api.maintenance_roles).
+// The bring-up subcommands (controller "maintainer" by default; api.maintenance_controllers).
 bool Maintains(Subcommand subcommand);
 
 // A command-line mistake; main() prints it and exits with kExitUsage.

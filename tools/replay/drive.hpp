@@ -17,7 +17,7 @@ struct DriveOptions {
   std::string socket;    // robot-edged's Unix socket, or
   std::string tcp_host;  // its TCP listener (when not empty)
   std::uint16_t tcp_port = 0;
-  std::string token;  // Hello.token (TCP roles)
+  std::string token;  // Hello.token (over TCP)
   // Drive a robot-edged whose buses are real CAN (Welcome.simulated false): old commands,
   // stamped fresh, would move a real robot. Off: such a daemon is refused.
   bool real_robot = false;

@@ -50,7 +50,7 @@ Commands:
 
 Options:
   --address HOST:PORT serve: where to listen (default 127.0.0.1:8765; port 0 = any)
-  --token-file FILE   serve: viewers' token (required off loopback); drive: the role's token
+  --token-file FILE   serve: viewers' token (required off loopback); drive: the controller's token
                       over TCP (default $ROBOT_EDGE_TOKEN)
   --speed X           serve: play X times as fast (default 1)
   --loop              serve: start again at the end

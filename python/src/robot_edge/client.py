@@ -43,7 +43,7 @@ class Client:
     Args:
         path: the Unix socket (default $ROBOT_EDGE_SOCKET, else /run/robot-edge/api.sock).
         tcp: "host:port" of the daemon's api.tcp listener instead of the Unix socket.
-        token: the role's token, needed over TCP (sent in the Hello).
+        token: the controller's token, needed over TCP (sent in the Hello).
         timeout: seconds to connect (and the default wait for answers).
         send_timeout: seconds a send may wait for the socket to take the bytes.
 
@@ -201,8 +201,8 @@ class Client:
             then return it; without, they return None).
         resume_after_event: resend the kept events with a greater sequence (0: none).
         no_telemetry: do not send this client the 10 Hz telemetry.
-        token: the role's token over TCP (default: the constructor's).
-        Raises Refused(reason) when the daemon refuses (wrong token, role not allowed, ...),
+        token: the controller's token over TCP (default: the constructor's).
+        Raises Refused(reason) when the daemon refuses (wrong token, controller not allowed, ...),
         Timeout, ProtocolError."""
         h = make_hello(controller, token if token is not None else self._token, resume_after_event,
                        want_command_results, no_telemetry)

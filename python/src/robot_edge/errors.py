@@ -38,7 +38,7 @@ class DaemonNotRunning(ConnectError):
 class Refused(RobotEdgeError):
     """robot-edged sent a Goodbye and closed the connection.
 
-    `reason` is the daemon's Goodbye.reason, e.g. "invalid token for the role 'cloud'"."""
+    `reason` is the daemon's Goodbye.reason, e.g. "invalid token for 'cloud'"."""
 
     def __init__(self, reason: str, message: Optional[str] = None) -> None:
         super().__init__(message or f"robot-edged refused: {reason}")

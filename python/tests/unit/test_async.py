@@ -53,13 +53,13 @@ def test_hello_commands_telemetry_and_events(daemon):
 
 
 def test_refused(daemon):
-    daemon.on_hello = lambda h: ServerMessage(goodbye=Goodbye(reason="the role 'ble' cannot be taken over TCP"))
+    daemon.on_hello = lambda h: ServerMessage(goodbye=Goodbye(reason="'ble' cannot connect over TCP"))
 
     async def main():
         async with AsyncClient(daemon.address) as c:
             with pytest.raises(Refused) as e:
                 await c.hello(controller="ble")
-            assert e.value.reason == "the role 'ble' cannot be taken over TCP"
+            assert e.value.reason == "'ble' cannot connect over TCP"
     run(main())
 
 

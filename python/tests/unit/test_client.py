@@ -70,11 +70,11 @@ def test_hello_is_first_and_returns_the_welcome(daemon):
 
 
 def test_goodbye_is_refused_with_the_reason(daemon):
-    daemon.on_hello = lambda h: ServerMessage(goodbye=Goodbye(reason="invalid token for the role 'cloud'"))
+    daemon.on_hello = lambda h: ServerMessage(goodbye=Goodbye(reason="invalid token for 'cloud'"))
     with Client(daemon.address) as c:
         with pytest.raises(Refused, match="refused the connection: invalid token") as e:
             c.hello(controller="cloud", token="wrong")
-        assert e.value.reason == "invalid token for the role 'cloud'"
+        assert e.value.reason == "invalid token for 'cloud'"
         with pytest.raises(Refused):  # sticky
             c.stand()
 
