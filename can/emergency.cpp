@@ -10,7 +10,6 @@
 
 #include "can/joint_transform.hpp"
 #include "can/motor_protocol.hpp"
-#include "config/joint_table.hpp"
 
 namespace robot_edge::can {
 namespace {
@@ -26,18 +25,18 @@ RawFrame Frame(int ifindex, std::size_t bus, const can_frame& frame) {
 
 }  // namespace
 
-std::vector<BusDamp> DampPlanOf(const config::Config& config) {
-  std::vector<BusDamp> plan(config.buses.size());
-  for (std::size_t b = 0; b < plan.size(); ++b) plan[b].interface = config.buses[b].interface;
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const config::JointConfig& joint = config.joints[j];
+std::vector<BusDamp> DampPlanOf(const Wiring& wiring) {
+  std::vector<BusDamp> plan(wiring.buses.size());
+  for (std::size_t b = 0; b < plan.size(); ++b) plan[b].interface = wiring.buses[b].interface;
+  for (std::size_t j = 0; j < wiring.joints.size(); ++j) {
+    const JointMotor& joint = wiring.joints[j];
     BusDamp& bus = plan[joint.bus];
-    const MotorProtocol protocol = ProtocolOf(config.motor_of(j));
-    const std::uint32_t master = config.buses[joint.bus].master_id;
+    const MotorProtocol protocol = ProtocolOf(wiring.motor_of(j));
+    const std::uint32_t master = wiring.buses[joint.bus].master_id;
     MitCommand limp;  // joint space: kp 0, the joint's damp_kd
-    limp.kd = static_cast<float>(joint.damp_kd);
-    bus.damp.push_back(EncodeCommandFrame(protocol, joint.can_id, master,
-                                          ToMotor(config::TransformOf(joint), limp)));
+    limp.kd = joint.damp_kd;
+    bus.damp.push_back(
+        EncodeCommandFrame(protocol, joint.can_id, master, ToMotor(joint.transform, limp)));
     can_frame disable;
     if (EncodeRequestFrame(protocol, joint.can_id, master, MotorRequest::kDisable, &disable)) {
       bus.exit.push_back(disable);
@@ -65,14 +64,13 @@ std::vector<RawFrame> ResolvePlan(const std::vector<BusDamp>& plan,
   return frames;
 }
 
-std::vector<RawFrame> EmergencyFrames(const config::Config& config,
-                                      std::vector<std::string>* missing) {
-  return ResolvePlan(DampPlanOf(config), missing);
+std::vector<RawFrame> EmergencyFrames(const Wiring& wiring, std::vector<std::string>* missing) {
+  return ResolvePlan(DampPlanOf(wiring), missing);
 }
 
 namespace {
 
-constexpr std::size_t kChunk = 2 * config::kMaxJoints;  // frames tracked at once (the stack)
+constexpr std::size_t kChunk = 2 * kMaxJoints;  // frames tracked at once (the stack)
 enum FrameState : std::uint8_t { kPending = 0, kSent, kGivenUp };
 
 bool Contains(const int* values, std::size_t n, int value) {
@@ -86,7 +84,7 @@ bool Contains(const int* values, std::size_t n, int value) {
 // Returns whether frames are still pending.
 bool Pass(RawSender send, void* context, const RawFrame* frames, std::size_t count,
           FrameState* state) {
-  int blocked[config::kMaxBuses * 4];  // interfaces whose queue is full in this pass
+  int blocked[kMaxBuses * 4];  // interfaces whose queue is full in this pass
   std::size_t blocked_count = 0;
   bool pending = false;
   for (std::size_t i = 0; i < count; ++i) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
+#include "can/wiring.hpp"
 
 namespace robot_edge::can {
 
@@ -27,24 +27,23 @@ struct BusDamp {
   std::vector<can_frame> exit;
 };
 
-// Per configured bus (config.buses order), the frames that stop its motors. `config` needs its
-// joints' bus and motor resolved (not a full Validate()).
-std::vector<BusDamp> DampPlanOf(const config::Config& config);
+// Per bus (wiring.buses order), the frames that stop its motors. `wiring` needs its joints' bus
+// and motor resolved (not a full Validate()).
+std::vector<BusDamp> DampPlanOf(const Wiring& wiring);
 
 // A frame and where it goes: the interface in `address` (for a CAN_RAW socket bound to all).
 struct RawFrame {
   sockaddr_can address{};
   can_frame frame{};
-  std::size_t bus = 0;  // index into the plan (config.buses), for reports
+  std::size_t bus = 0;  // index into the plan (wiring.buses), for reports
 };
 
 // Every bus's DAMP frames, then every bus's disable frames. A bus whose interface does not exist
 // is left out and named in *missing (interface names).
 std::vector<RawFrame> ResolvePlan(const std::vector<BusDamp>& plan,
                                   std::vector<std::string>* missing);
-// ResolvePlan(DampPlanOf(config), missing).
-std::vector<RawFrame> EmergencyFrames(const config::Config& config,
-                                      std::vector<std::string>* missing);
+// ResolvePlan(DampPlanOf(wiring), missing).
+std::vector<RawFrame> EmergencyFrames(const Wiring& wiring, std::vector<std::string>* missing);
 
 // Sends one frame; true when the kernel took it, else false with errno set. Async-signal-safe.
 using RawSender = bool (*)(void* context, const RawFrame& frame);

@@ -2,7 +2,7 @@
 
 namespace robot_edge::can {
 
-MitCommand ToMotor(const config::JointTransform& t, const MitCommand& joint) {
+MitCommand ToMotor(const JointTransform& t, const MitCommand& joint) {
   const float r = t.gear_ratio, d = t.direction;
   return {.position_rad = d * (joint.position_rad - t.offset_rad) / r,
           .velocity_rad_s = d * joint.velocity_rad_s / r,
@@ -11,7 +11,7 @@ MitCommand ToMotor(const config::JointTransform& t, const MitCommand& joint) {
           .torque_nm = d * joint.torque_nm * r};
 }
 
-MitCommand ToJoint(const config::JointTransform& t, const MitCommand& motor) {
+MitCommand ToJoint(const JointTransform& t, const MitCommand& motor) {
   const float r = t.gear_ratio, d = t.direction;
   return {.position_rad = d * r * motor.position_rad + t.offset_rad,
           .velocity_rad_s = d * r * motor.velocity_rad_s,
@@ -20,13 +20,13 @@ MitCommand ToJoint(const config::JointTransform& t, const MitCommand& motor) {
           .torque_nm = d * motor.torque_nm / r};
 }
 
-ShaftReading ToJoint(const config::JointTransform& t, const ShaftReading& motor) {
+ShaftReading ToJoint(const JointTransform& t, const ShaftReading& motor) {
   const float r = t.gear_ratio, d = t.direction;
   return {d * r * motor.position_rad + t.offset_rad, d * r * motor.velocity_rad_s,
           d * motor.torque_nm / r};
 }
 
-ShaftReading ToMotor(const config::JointTransform& t, const ShaftReading& joint) {
+ShaftReading ToMotor(const JointTransform& t, const ShaftReading& joint) {
   const float r = t.gear_ratio, d = t.direction;
   return {d * (joint.position_rad - t.offset_rad) / r, d * joint.velocity_rad_s / r,
           d * joint.torque_nm * r};

@@ -1,4 +1,4 @@
-// Joint space <-> motor space, the one place where they meet (config/joint_table.hpp):
+// Joint space <-> motor space, the one place where they meet:
 //   q_joint = d · r · q_motor + offset,  q̇_joint = d · r · q̇_motor,  τ_joint = d · τ_motor / r,
 // with d = direction (±1) and r = gear_ratio (joint turns per motor turn), so that power is
 // the same on both sides. A PD law keeps its torque: kp_motor = kp_joint · r² (kd alike).
@@ -7,9 +7,16 @@
 #pragma once
 
 #include "can/mit_codec.hpp"
-#include "config/joint_table.hpp"
 
 namespace robot_edge::can {
+
+// How a joint's motor is mounted: q_joint = direction · gear_ratio · q_motor + offset (yaml:
+// joints[i].offset, direction, gear_ratio).
+struct JointTransform {
+  float offset_rad = 0;  // joint position when the motor reads 0 (rad)
+  float direction = 1;   // +1 or -1
+  float gear_ratio = 1;  // joint turns per motor turn
+};
 
 // A measured state: position (rad), velocity (rad/s), torque (N·m).
 struct ShaftReading {
@@ -19,12 +26,12 @@ struct ShaftReading {
 };
 
 // The daemon's direction: joint-space target -> the motor's command; motor reply -> joint.
-MitCommand ToMotor(const config::JointTransform& t, const MitCommand& joint);
-ShaftReading ToJoint(const config::JointTransform& t, const ShaftReading& motor);
+MitCommand ToMotor(const JointTransform& t, const MitCommand& joint);
+ShaftReading ToJoint(const JointTransform& t, const ShaftReading& motor);
 
 // The simulator's direction: the motor's command -> joint-space law; joint state -> what the
 // motor's encoder reads.
-MitCommand ToJoint(const config::JointTransform& t, const MitCommand& motor);
-ShaftReading ToMotor(const config::JointTransform& t, const ShaftReading& joint);
+MitCommand ToJoint(const JointTransform& t, const MitCommand& motor);
+ShaftReading ToMotor(const JointTransform& t, const ShaftReading& joint);
 
 }  // namespace robot_edge::can

@@ -52,14 +52,22 @@ MotorError AkError(std::uint8_t code) {
 
 }  // namespace
 
-MotorProtocol ProtocolOf(const config::MotorModel& m) {
+const char* ToString(MotorFamily family) {
+  switch (family) {
+    case MotorFamily::kAk: return "ak";
+    case MotorFamily::kDamiao: return "damiao";
+    case MotorFamily::kRobstride: return "robstride";
+  }
+  return "?";
+}
+
+MotorProtocol ProtocolOf(const MotorModel& m) {
   MotorProtocol p;
   p.family = m.family;
   p.ranges = MitRanges{static_cast<float>(m.p_max_rad), static_cast<float>(m.v_max_rad_s),
                        static_cast<float>(m.t_max_nm), static_cast<float>(m.kp_max),
                        static_cast<float>(m.kd_max)};
-  p.layout =
-      m.reply == config::ReplyFormat::kAk8Byte ? ReplyLayout::kAk8Byte : ReplyLayout::kClassic6Byte;
+  p.layout = m.reply == ReplyFormat::kAk8Byte ? ReplyLayout::kAk8Byte : ReplyLayout::kClassic6Byte;
   return p;
 }
 

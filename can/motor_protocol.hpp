@@ -18,11 +18,9 @@
 #include <cstdint>
 
 #include "can/mit_codec.hpp"
-#include "config/config.hpp"
+#include "can/wiring.hpp"
 
 namespace robot_edge::can {
-
-using config::MotorFamily;
 
 // How to talk to one motor model.
 struct MotorProtocol {
@@ -32,7 +30,7 @@ struct MotorProtocol {
 };
 
 // The protocol of a configured motor model (the range table lives with its codec, here).
-MotorProtocol ProtocolOf(const config::MotorModel& motor);
+MotorProtocol ProtocolOf(const MotorModel& motor);
 
 enum class MotorRequest : std::uint8_t {
   kEnable,      // ak/damiao FC (motor mode), robstride type 3

@@ -7,22 +7,20 @@
 
 namespace robot_edge::can {
 
-std::vector<can_filter> ReceiveFilters(const config::Config& config) {
-  std::vector<std::uint32_t> ids = {config.imu.quat_id, config.imu.gyro_id};
-  if (config.imu.accel_id != 0) ids.push_back(config.imu.accel_id);
-  if (config.battery.source == config::BatteryConfig::Source::kCan) {
-    ids.push_back(config.battery.can_id);
-  }
-  for (const auto& bus : config.buses) ids.push_back(bus.master_id);
+std::vector<can_filter> ReceiveFilters(const Wiring& wiring) {
+  std::vector<std::uint32_t> ids = {wiring.imu.quat_id, wiring.imu.gyro_id};
+  if (wiring.imu.accel_id != 0) ids.push_back(wiring.imu.accel_id);
+  if (wiring.bms.on_can) ids.push_back(wiring.bms.can_id);
+  for (const auto& bus : wiring.buses) ids.push_back(bus.master_id);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<can_filter> filters;
   for (std::uint32_t id : ids) filters.push_back(ExactStandardId(id));
   // Robstride replies carry the host id in the low byte of a 29-bit id.
   std::vector<std::uint32_t> hosts;
-  for (const auto& joint : config.joints) {
-    if (config.motors[joint.motor].family == config::MotorFamily::kRobstride) {
-      hosts.push_back(config.buses[joint.bus].master_id & 0xFF);
+  for (const auto& joint : wiring.joints) {
+    if (wiring.motors[joint.motor].family == MotorFamily::kRobstride) {
+      hosts.push_back(wiring.buses[joint.bus].master_id & 0xFF);
     }
   }
   std::sort(hosts.begin(), hosts.end());
@@ -33,28 +31,23 @@ std::vector<can_filter> ReceiveFilters(const config::Config& config) {
   return filters;
 }
 
-MotorScheduler::MotorScheduler(const config::Config& config, const config::JointTable& joints,
-                               Transport& transport)
+MotorScheduler::MotorScheduler(const Wiring& wiring, Transport& transport)
     : transport_(transport),
-      bus_count_(config.buses.size()),
-      missed_replies_(new std::atomic<std::uint64_t>[config.buses.size()]),
-      imu_bus_(config.imu.bus),
-      imu_quat_id_(config.imu.quat_id),
-      imu_gyro_id_(config.imu.gyro_id),
-      imu_accel_id_(config.imu.accel_id),
-      bms_bus_(config.battery.source == config::BatteryConfig::Source::kCan ? config.battery.bus
-                                                                            : config::kUnresolved),
-      bms_id_(config.battery.can_id),
-      reply_timeout_us_(static_cast<std::int64_t>(config.control.motor_reply_timeout_ms) * 1000),
-      missed_this_tick_(config.buses.size()),
+      bus_count_(wiring.buses.size()),
+      missed_replies_(new std::atomic<std::uint64_t>[wiring.buses.size()]),
+      imu_bus_(wiring.imu.bus),
+      imu_quat_id_(wiring.imu.quat_id),
+      imu_gyro_id_(wiring.imu.gyro_id),
+      imu_accel_id_(wiring.imu.accel_id),
+      bms_bus_(wiring.bms.on_can ? wiring.bms.bus : kUnresolved),
+      bms_id_(wiring.bms.can_id),
+      reply_timeout_us_(static_cast<std::int64_t>(wiring.motor_reply_timeout_ms) * 1000),
+      missed_this_tick_(wiring.buses.size()),
       rx_(kReceiveBatch) {
-  if (transport.bus_count() != config.buses.size()) {
+  if (transport.bus_count() != wiring.buses.size()) {
     throw std::invalid_argument("MotorScheduler: the transport has " +
                                 std::to_string(transport.bus_count()) + " buses, the config " +
-                                std::to_string(config.buses.size()));
-  }
-  if (joints.size() != config.joints.size()) {
-    throw std::invalid_argument("MotorScheduler: the joint table does not match the config");
+                                std::to_string(wiring.buses.size()));
   }
   joint_by_id_ = std::vector<IdTable>(bus_count_);
   families_on_bus_.assign(bus_count_, 0);
@@ -62,18 +55,18 @@ MotorScheduler::MotorScheduler(const config::Config& config, const config::Joint
   stray_count_.assign(bus_count_, 0);
   for (std::size_t b = 0; b < bus_count_; ++b) {
     missed_replies_[b].store(0);
-    master_id_.push_back(config.buses[b].master_id);
+    master_id_.push_back(wiring.buses[b].master_id);
     for (auto& table : joint_by_id_[b]) table.fill(0);
   }
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const auto& joint = config.joints[j];
-    const MotorProtocol protocol = ProtocolOf(config.motors[joint.motor]);
+  for (std::size_t j = 0; j < wiring.joints.size(); ++j) {
+    const JointMotor& joint = wiring.joints[j];
+    const MotorProtocol protocol = ProtocolOf(wiring.motor_of(j));
     const auto family = static_cast<std::size_t>(protocol.family);
     motors_.push_back(
-        {j, joint.bus, joint.can_id, master_id_[joint.bus], protocol, joints[j].transform});
+        {j, joint.bus, joint.can_id, master_id_[joint.bus], protocol, joint.transform});
     // A damiao reply names its motor by the low nibble only.
     const std::uint32_t reply_id =
-        protocol.family == config::MotorFamily::kDamiao ? (joint.can_id & 0x0F) : joint.can_id;
+        protocol.family == MotorFamily::kDamiao ? (joint.can_id & 0x0F) : joint.can_id;
     joint_by_id_[joint.bus][family][reply_id & CAN_SFF_MASK] = static_cast<std::uint16_t>(j + 1);
     families_on_bus_[joint.bus] |= static_cast<std::uint8_t>(1u << family);
   }
@@ -125,11 +118,11 @@ void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::i
   if (standard && bus == imu_bus_ && HandleImuFrame(id, data, now_us)) return;
   if (standard && bus == bms_bus_ && HandleBmsFrame(id, data, now_us)) return;
   bool shaped = false;  // shaped as some present family's reply
-  config::MotorFamily first_shape = config::MotorFamily::kAk;
+  MotorFamily first_shape = MotorFamily::kAk;
   std::uint32_t first_id = 0;
   for (std::size_t f = 0; f < kFamilies; ++f) {
     if ((families_on_bus_[bus] & (1u << f)) == 0) continue;
-    const auto family = static_cast<config::MotorFamily>(f);
+    const auto family = static_cast<MotorFamily>(f);
     std::uint32_t sender = 0;
     if (!ReplySender(family, master_id_[bus], frame, &sender) || sender > CAN_SFF_MASK) continue;
     if (!shaped) first_shape = family, first_id = sender;
@@ -150,7 +143,7 @@ void MotorScheduler::HandleFrame(std::size_t bus, const can_frame& frame, std::i
     return;
   }
   for (std::size_t f = 0; f < kFamilies; ++f) {  // the shape of a family the bus does not have
-    const auto family = static_cast<config::MotorFamily>(f);
+    const auto family = static_cast<MotorFamily>(f);
     std::uint32_t sender = 0;
     if (ReplySender(family, master_id_[bus], frame, &sender)) {
       NoteStray(bus, family, sender, now_us);
@@ -191,7 +184,7 @@ void MotorScheduler::StartScan(std::uint32_t max_id) {
 
 bool MotorScheduler::Configured(std::size_t bus, std::uint32_t id, bool extended) const {
   for (const Motor& m : motors_) {
-    const bool m_extended = m.protocol.family == config::MotorFamily::kRobstride;
+    const bool m_extended = m.protocol.family == MotorFamily::kRobstride;
     if (m.bus == bus && m.can_id == id && m_extended == extended) return true;
   }
   return !extended && id == master_id_[bus];
@@ -200,7 +193,7 @@ bool MotorScheduler::Configured(std::size_t bus, std::uint32_t id, bool extended
 void MotorScheduler::PushProbes() {
   if (scan_max_id_ == 0) return;
   MotorProtocol standard, extended;
-  extended.family = config::MotorFamily::kRobstride;
+  extended.family = MotorFamily::kRobstride;
   bool done = true;
   for (std::size_t b = 0; b < bus_count_; ++b) {
     std::size_t sent = 0;
@@ -239,7 +232,7 @@ void MotorScheduler::Update(Motor& motor, const MotorReply& reply, std::int64_t 
   motor.awaiting_reply = false;
 }
 
-void MotorScheduler::NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
+void MotorScheduler::NoteStray(std::size_t bus, MotorFamily family, std::uint32_t motor_id,
                                std::int64_t now_us) {
   auto& list = strays_[bus];
   std::size_t& count = stray_count_[bus];

@@ -36,8 +36,7 @@
 #include "can/mit_codec.hpp"
 #include "can/motor_protocol.hpp"
 #include "can/transport.hpp"
-#include "config/config.hpp"
-#include "config/joint_table.hpp"
+#include "can/wiring.hpp"
 
 namespace robot_edge::can {
 
@@ -75,7 +74,7 @@ struct BatteryFeedback {
 
 // A reply-shaped frame from a motor id that no joint of its bus has.
 struct StraySender {
-  config::MotorFamily family = config::MotorFamily::kAk;  // whose reply shape it matched first
+  MotorFamily family = MotorFamily::kAk;  // whose reply shape it matched first
   std::uint32_t motor_id = 0;
   std::uint64_t frames = 0;
   std::int64_t last_us = -1;
@@ -84,7 +83,7 @@ struct StraySender {
 // The kernel receive filter the daemon's transport needs: every bus's master id (motor replies),
 // the IMU's ids (accel_id when set) and, with battery.source can, the BMS's id. (The filter
 // applies to every interface; frames are routed by bus.)
-std::vector<can_filter> ReceiveFilters(const config::Config& config);
+std::vector<can_filter> ReceiveFilters(const Wiring& wiring);
 
 class MotorScheduler {
  public:
@@ -95,11 +94,9 @@ class MotorScheduler {
   static constexpr std::size_t kProbesPerBus = 4;  // scan probes per bus per Send()
   static constexpr std::uint32_t kMaxScanId = 0xFF;
 
-  // Bus i of `transport` carries config.buses[i]; not owned, must outlive the scheduler. `joints`
-  // is config::BuildJointTable(config). Throws std::invalid_argument at start-up if the counts
-  // differ.
-  MotorScheduler(const config::Config& config, const config::JointTable& joints,
-                 Transport& transport);
+  // Bus i of `transport` carries wiring.buses[i]; not owned, must outlive the scheduler. Throws
+  // std::invalid_argument at start-up if the bus counts differ.
+  MotorScheduler(const Wiring& wiring, Transport& transport);
 
   // Sends enable (ak/damiao FC, robstride type 3) to every motor.
   void EnterMotorMode(std::int64_t now_us);
@@ -155,7 +152,7 @@ class MotorScheduler {
     std::uint32_t can_id;
     std::uint32_t master_id;
     MotorProtocol protocol;
-    config::JointTransform transform;
+    JointTransform transform;
     bool awaiting_reply = false;
     // Never asked yet: a silent motor is asked at the first tick, whatever the clock reads.
     std::int64_t last_motor_mode_request_us = std::numeric_limits<std::int64_t>::min() / 2;
@@ -172,8 +169,7 @@ class MotorScheduler {
   // The BMS frame (standard id on the battery's bus): true if `id` is the BMS's, decoded or not.
   bool HandleBmsFrame(std::uint32_t id, std::span<const std::uint8_t> data, std::int64_t now_us);
   void Update(Motor& motor, const MotorReply& reply, std::int64_t now_us);
-  void NoteStray(std::size_t bus, config::MotorFamily family, std::uint32_t motor_id,
-                 std::int64_t now_us);
+  void NoteStray(std::size_t bus, MotorFamily family, std::uint32_t motor_id, std::int64_t now_us);
   void PushCommand(const Motor& motor, const MitCommand& joint_target);
   void PushRequest(const Motor& motor, MotorRequest request);
   void PushProbes();
@@ -197,7 +193,7 @@ class MotorScheduler {
   std::uint32_t imu_quat_id_;
   std::uint32_t imu_gyro_id_;
   std::uint32_t imu_accel_id_;  // 0 = none
-  std::size_t bms_bus_;         // config::kUnresolved without battery.source can
+  std::size_t bms_bus_;         // kUnresolved without battery.source can
   std::uint32_t bms_id_;
   std::int64_t reply_timeout_us_;
   ImuFeedback imu_;

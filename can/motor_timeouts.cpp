@@ -19,14 +19,14 @@ struct Told {
   std::uint32_t wanted_ms;
 };
 
-std::vector<Told> MotorsToTell(const config::Config& config) {
+std::vector<Told> MotorsToTell(const Wiring& wiring) {
   std::vector<Told> told;
-  for (std::size_t j = 0; j < config.joints.size(); ++j) {
-    const config::MotorModel& model = config.motor_of(j);
+  for (std::size_t j = 0; j < wiring.joints.size(); ++j) {
+    const MotorModel& model = wiring.motor_of(j);
     if (!HasCanTimeoutSetting(model.family) || model.can_timeout_ms == 0) continue;
-    const config::JointConfig& joint = config.joints[j];
+    const JointMotor& joint = wiring.joints[j];
     told.push_back({j, static_cast<std::uint32_t>(joint.bus), joint.can_id,
-                    config.buses[joint.bus].master_id, ProtocolOf(model), model.can_timeout_ms});
+                    wiring.buses[joint.bus].master_id, ProtocolOf(model), model.can_timeout_ms});
   }
   return told;
 }
@@ -58,7 +58,7 @@ bool CollectReplies(Transport& transport, const std::vector<Told>& told,
         (*results)[m].answered = true;
         (*results)[m].read_ms = ms;
         const bool is_read_reply =
-            told[m].protocol.family == config::MotorFamily::kRobstride ||
+            told[m].protocol.family == MotorFamily::kRobstride ||
             rx[i].frame.data[2] == static_cast<std::uint8_t>(damiao::RegisterOp::kRead);
         if (is_read_reply) (*read_answered)[m] = true;
       }
@@ -72,9 +72,9 @@ bool CollectReplies(Transport& transport, const std::vector<Told>& told,
 
 }  // namespace
 
-std::vector<CanTimeoutResult> SetMotorCanTimeouts(const config::Config& config,
-                                                  Transport& transport, std::int64_t wait_us) {
-  const std::vector<Told> told = MotorsToTell(config);
+std::vector<CanTimeoutResult> SetMotorCanTimeouts(const Wiring& wiring, Transport& transport,
+                                                  std::int64_t wait_us) {
+  const std::vector<Told> told = MotorsToTell(wiring);
   std::vector<CanTimeoutResult> results;
   if (told.empty()) return results;
   std::vector<BusFrame> writes, reads;
@@ -99,10 +99,10 @@ std::vector<CanTimeoutResult> SetMotorCanTimeouts(const config::Config& config,
   return results;
 }
 
-std::string Describe(const config::Config& config, const CanTimeoutResult& r) {
-  const config::JointConfig& joint = config.joints[r.joint];
-  std::string s = joint.name + " (" + config::ToString(config.motor_of(r.joint).family) + " id " +
-                  std::to_string(joint.can_id) + " on " + config.buses[joint.bus].name +
+std::string Describe(const Wiring& wiring, const CanTimeoutResult& r) {
+  const JointMotor& joint = wiring.joints[r.joint];
+  std::string s = joint.joint + " (" + ToString(wiring.motor_of(r.joint).family) + " id " +
+                  std::to_string(joint.can_id) + " on " + wiring.buses[joint.bus].name +
                   "): CAN-loss timeout " + std::to_string(r.wanted_ms) + " ms ";
   if (r.confirmed()) return s + "set and read back";
   if (!r.answered) return s + "NOT confirmed: the motor did not answer";

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "can/transport.hpp"
-#include "config/config.hpp"
+#include "can/wiring.hpp"
 
 namespace robot_edge::can {
 
@@ -27,10 +27,10 @@ struct CanTimeoutResult {
 };
 
 // Writes, reads back and waits for the answers (see above). One result per motor told.
-std::vector<CanTimeoutResult> SetMotorCanTimeouts(const config::Config& config,
-                                                  Transport& transport, std::int64_t wait_us);
+std::vector<CanTimeoutResult> SetMotorCanTimeouts(const Wiring& wiring, Transport& transport,
+                                                  std::int64_t wait_us);
 
 // "L_Knee (damiao id 4 on left_leg): CAN-loss timeout 100 ms confirmed" or what went wrong.
-std::string Describe(const config::Config& config, const CanTimeoutResult& result);
+std::string Describe(const Wiring& wiring, const CanTimeoutResult& result);
 
 }  // namespace robot_edge::can

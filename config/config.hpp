@@ -13,12 +13,22 @@
 #include <string_view>
 #include <vector>
 
+#include "can/wiring.hpp"
+#include "statemachine/options.hpp"
+
 namespace robot_edge::config {
 
-inline constexpr std::size_t kMaxJoints = 128;
-inline constexpr std::size_t kMaxBuses = 16;
-// Index of a bus or motor name that names nothing (Validate() reports it).
-inline constexpr std::size_t kUnresolved = static_cast<std::size_t>(-1);
+// Types the libraries below declare for themselves, held here as the YAML's sections (no copy at
+// start-up); their fields' keys and units are commented where they are declared.
+using can::BusConfig;         // yaml: buses[i] (can/wiring.hpp)
+using can::kMaxBuses;         // buses at most
+using can::kMaxJoints;        // joints at most
+using can::kUnresolved;       // a bus or motor name that names nothing (Validate() reports it)
+using can::MotorFamily;       // yaml: motors.<name>.family
+using can::MotorModel;        // yaml: motors.<name> (can/wiring.hpp)
+using can::ReplyFormat;       // yaml: motors.<name>.reply
+using can::ToString;          // ToString(MotorFamily)
+using sm::PolicyFaultAction;  // yaml: policy.on_fault (statemachine/options.hpp)
 
 // Limits of the public API (seed 000): gains and velocities a command may ask for.
 inline constexpr double kApiKpMax = 500.0;  // N·m/rad
@@ -26,48 +36,6 @@ inline constexpr double kApiKdMax = 5.0;    // N·m·s/rad
 inline constexpr double kApiVxMax = 2.0;    // m/s
 inline constexpr double kApiVyMax = 1.0;    // m/s
 inline constexpr double kApiVyawMax = 2.0;  // rad/s
-
-// Which CAN protocol a motor speaks: each family's frames are in can/<family>_codec.hpp.
-enum class MotorFamily {
-  kAk,        ///< "ak": T-Motor AK / CubeMars MIT mode: standard ids, FC/FD/FE, reply per `reply`
-  kDamiao,    ///< "damiao": Damiao DM-J MIT mode: standard ids, state nibble, MOS/rotor °C
-  kRobstride  ///< "robstride": Robstride / Xiaomi CyberGear operation control: 29-bit ids
-};
-
-// Layout of an MIT-protocol motor's reply frame.
-enum class ReplyFormat {
-  kAk8Byte,      ///< "ak": 8 bytes, temperature (°C) in byte 6, error code in byte 7
-  kClassic6Byte  ///< "classic": 6 bytes, no temperature, no error code
-};
-
-// An MIT-protocol motor model: the ranges its 16/12-bit fields are scaled over.
-// yaml: motors.<name>
-struct MotorModel {
-  std::string name;                           ///< the key under motors:
-  MotorFamily family = MotorFamily::kAk;      ///< family: ak | damiao | robstride
-  double p_max_rad = 12.5;                    ///< p_max: position field spans ±p_max (rad)
-  double v_max_rad_s = 50.0;                  ///< v_max: velocity field spans ±v_max (rad/s)
-  double t_max_nm = 18.0;                     ///< t_max: torque field spans ±t_max (N·m)
-  double kp_max = 500.0;                      ///< kp_max: kp field spans 0..kp_max (N·m/rad)
-  double kd_max = 5.0;                        ///< kd_max: kd field spans 0..kd_max (N·m·s/rad)
-  ReplyFormat reply = ReplyFormat::kAk8Byte;  ///< reply: ak | classic (family ak only)
-  double torque_constant_nm_per_a = 0.8;      ///< torque_constant: output N·m per A
-  std::uint32_t can_timeout_ms = 0;  ///< can_timeout_ms: the CAN-loss timeout configured in the
-                                     ///< motor's own firmware (with its vendor's tool): after this
-                                     ///< long without a command it stops driving. What keeps a
-                                     ///< motor safe when nothing sends DAMP. 0 = none or
-                                     ///< unknown (a start-up warning)
-};
-
-// One CAN bus. yaml: buses[i]
-struct BusConfig {
-  std::string name;                 ///< name: logical name used by joints and imu (e.g. left_leg)
-  std::string interface;            ///< interface: network interface (e.g. vcan0, can0)
-  std::uint32_t bitrate = 1000000;  ///< bitrate (bit/s); set only on real CAN hardware, 0 = keep
-  std::uint32_t restart_ms = 100;   ///< restart_ms: kernel auto-restart after bus-off; 0 = the
-                                    ///< daemon restarts the controller itself
-  std::uint32_t master_id = 0;      ///< master_id: CAN id the motors send their replies to
-};
 
 // One joint and its motor, in firmware order. yaml: joints[i]
 // Everything here is in joint space; the motor turns as
@@ -412,12 +380,6 @@ enum class HistoryLayout {
   kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
 };
 
-// What MOVE/POLICY does when the policy fails (non-finite output, stalled or failed inference).
-enum class PolicyFaultAction {
-  kStand,  ///< stand: STAND, ramping from the measured pose
-  kDamp,   ///< damp: DAMP
-};
-
 // The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
 // (optional: without it velocity commands are refused with velocity_no_policy).
 // Each inference: observation (terms in order, each value scaled, then clipped to
@@ -468,7 +430,6 @@ const char* ToString(HistoryLayout layout);
 const char* ToString(PhaseValues values);
 const char* ToString(PhaseSince since);
 const char* ToString(PolicyFaultAction action);
-const char* ToString(MotorFamily family);
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
 using SourceLines = std::map<std::string, int, std::less<>>;

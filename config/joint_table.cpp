@@ -29,9 +29,8 @@ JointTable BuildJointTable(const Config& config) {
          .v_cap_rad_s = F(m.v_max_rad_s * r),
          .t_cap_nm = F(j.max_torque_nm > 0 ? j.max_torque_nm : m.t_max_nm / r),
          .reach_nm = F(j.max_torque_nm),
-         .velocity_trip_rad_s =
-             F(j.max_velocity_rad_s > 0 ? j.max_velocity_rad_s : config.safety.max_joint_velocity),
-         .transform = TransformOf(j)});
+         .velocity_trip_rad_s = F(j.max_velocity_rad_s > 0 ? j.max_velocity_rad_s
+                                                           : config.safety.max_joint_velocity)});
   }
   for (const TargetLimitConfig& t : config.target_limits) {
     for (std::size_t j : t.joints) {

@@ -715,15 +715,6 @@ const char* ToString(PolicyFaultAction action) {
   return "?";
 }
 
-const char* ToString(MotorFamily family) {
-  switch (family) {
-    case MotorFamily::kAk: return "ak";
-    case MotorFamily::kDamiao: return "damiao";
-    case MotorFamily::kRobstride: return "robstride";
-  }
-  return "?";
-}
-
 const char* ToString(HistoryLayout layout) {
   switch (layout) {
     case HistoryLayout::kFrameMajor: return "frame_major";

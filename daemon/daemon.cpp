@@ -21,6 +21,7 @@
 #include "can/motor_timeouts.hpp"
 #include "can/socketcan/link_supervisor.hpp"
 #include "can/socketcan/socketcan_transport.hpp"
+#include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/api/bus_health.hpp"
 #include "daemon/api/flight_recorder.hpp"
@@ -65,7 +66,7 @@ class CanBuses final : public Buses {
       links_.push_back(std::move(link));
       options.interfaces.push_back(bus.interface);
     }
-    options.filters = can::ReceiveFilters(config);
+    options.filters = can::ReceiveFilters(config::WiringOf(config));
     transport_ = std::make_unique<can::SocketCanTransport>(io_, options);
     for (const auto& bus : config.buses) spdlog::info("bus {} on {} open", bus.name, bus.interface);
   }
@@ -112,7 +113,8 @@ class Daemon {
     TellMotorsTheirCanTimeouts();
     if (buses_->emergency_socket() >= 0) {
       std::vector<std::string> missing;  // none: every bus is open
-      InstallFatalSignalDamp(buses_->emergency_socket(), can::EmergencyFrames(config_, &missing),
+      InstallFatalSignalDamp(buses_->emergency_socket(),
+                             can::EmergencyFrames(config::WiringOf(config_), &missing),
                              config_.joints.size());
     }
     WriteDampPlanFile();
@@ -184,13 +186,14 @@ class Daemon {
   // A motor that does not confirm it is named; the daemon runs on (it may be powered later).
   void TellMotorsTheirCanTimeouts() {
     constexpr std::int64_t kWaitUs = 200'000;
-    const auto results = can::SetMotorCanTimeouts(config_, buses_->transport(), kWaitUs);
+    const can::Wiring wiring = config::WiringOf(config_);
+    const auto results = can::SetMotorCanTimeouts(wiring, buses_->transport(), kWaitUs);
     std::size_t confirmed = 0;
     for (const auto& r : results) {
       if (r.confirmed()) {
         ++confirmed;
       } else {
-        spdlog::warn("{}", can::Describe(config_, r));
+        spdlog::warn("{}", can::Describe(wiring, r));
       }
     }
     if (!results.empty()) {
@@ -244,7 +247,7 @@ class Daemon {
     if (path.empty()) return;
     const DampPlan plan{std::string("robot-edged ") + kVersion + " pid " +
                             std::to_string(::getpid()) + " config " + config_.source,
-                        can::DampPlanOf(config_)};
+                        can::DampPlanOf(config::WiringOf(config_))};
     const std::string error = WriteDampPlan(path, plan);
     if (error.empty()) {
       spdlog::info("DAMP plan for --emergency-damp written to {}", path);

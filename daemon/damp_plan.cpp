@@ -13,7 +13,7 @@ namespace robot_edge::daemon {
 namespace {
 
 constexpr std::string_view kMagic = "robot-edge damp-plan 1";
-constexpr std::size_t kMaxFramesPerBus = 2 * config::kMaxJoints;
+constexpr std::size_t kMaxFramesPerBus = 2 * can::kMaxJoints;
 
 std::string FrameLine(char kind, const can_frame& f) {
   char line[64];

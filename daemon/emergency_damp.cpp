@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "config/lenient.hpp"
+#include "config/library_options.hpp"
 #include "daemon/damp_plan.hpp"
 
 namespace robot_edge::daemon {
@@ -54,7 +55,7 @@ std::optional<DampPlan> PlanFromConfig(const std::string& path) {
   for (const std::string& s : skipped) Say(path + ": " + s);
   if (c.joints.empty()) return std::nullopt;
   return DampPlan{"the config " + path + " read leniently (buses and motors only)",
-                  can::DampPlanOf(c)};
+                  can::DampPlanOf(config::WiringOf(c))};
 }
 
 int OpenCanSocket() {

@@ -26,45 +26,44 @@ std::uint32_t Ms(std::int64_t us) {
 
 }  // namespace
 
-AlertMonitor::AlertMonitor(const config::Config& c, const config::JointTable& joints)
-    : trip_c_(c.safety.overtemp_trip_c),
-      clear_c_(c.safety.overtemp_clear_c),
-      fall_tilt_deg_(c.safety.fall_tilt_deg),
-      fall_clear_deg_(c.safety.fall_clear_deg),
-      fall_hold_us_(static_cast<std::int64_t>(c.safety.fall_hold_ms) * 1000),
-      reply_timeout_us_(static_cast<std::int64_t>(c.control.motor_reply_timeout_ms) * 1000),
-      imu_timeout_us_(static_cast<std::int64_t>(c.imu.timeout_ms) * 1000),
+AlertMonitor::AlertMonitor(const AlertOptions& o, const JointTable& joints)
+    : trip_c_(o.overtemp_trip_c),
+      clear_c_(o.overtemp_clear_c),
+      fall_tilt_deg_(o.fall_tilt_deg),
+      fall_clear_deg_(o.fall_clear_deg),
+      fall_hold_us_(static_cast<std::int64_t>(o.fall_hold_ms) * 1000),
+      reply_timeout_us_(static_cast<std::int64_t>(o.motor_reply_timeout_ms) * 1000),
+      imu_timeout_us_(static_cast<std::int64_t>(o.imu_timeout_ms) * 1000),
       grace_us_(std::max({kMinStartupGraceUs, 2 * reply_timeout_us_, 2 * imu_timeout_us_})),
-      limit_margin_rad_(static_cast<float>(c.safety.joint_limit_margin_rad)),
-      min_loop_rate_hz_(c.safety.min_loop_rate_fraction * c.control.rate_hz),
-      battery_low_percent_(c.battery.low_percent),
-      battery_clear_percent_(c.battery.clear_percent),
-      battery_timeout_us_(static_cast<std::int64_t>(c.battery.timeout_ms) * 1000) {
-  const auto joint_count = static_cast<std::uint32_t>(c.joints.size());
+      limit_margin_rad_(static_cast<float>(o.joint_limit_margin_rad)),
+      min_loop_rate_hz_(o.min_loop_rate_hz),
+      battery_low_percent_(o.battery_low_percent),
+      battery_clear_percent_(o.battery_clear_percent),
+      battery_timeout_us_(static_cast<std::int64_t>(o.battery_timeout_ms) * 1000) {
+  const auto joint_count = static_cast<std::uint32_t>(joints.size());
   for (std::uint32_t j = 0; j < joint_count; ++j) {
     overtemp_.push_back({false, MakeAlert(AlertId::kMotorOvertemp, Rounded(trip_c_), j)});
-    timeout_.push_back(
-        {false, MakeAlert(AlertId::kMotorTimeout, c.control.motor_reply_timeout_ms, j)});
+    timeout_.push_back({false, MakeAlert(AlertId::kMotorTimeout, o.motor_reply_timeout_ms, j)});
     fault_.push_back({false, MakeAlert(AlertId::kMotorFault, 0, j)});
     range_.push_back({false, MakeAlert(AlertId::kJointOutOfRange,
-                                       Rounded(1000.0 * c.safety.joint_limit_margin_rad), j)});
+                                       Rounded(1000.0 * o.joint_limit_margin_rad), j)});
     past_limit_.push_back(
         {false, MakeAlert(AlertId::kJointPastLimit, Rounded(1000.0 * kPastLimitTripRad), j)});
     past_limit_.back().alert.severity = Severity::kWarning;
     min_rad_.push_back(joints[j].min_rad);
     max_rad_.push_back(joints[j].max_rad);
   }
-  for (std::uint32_t b = 0; b < c.buses.size(); ++b) {
+  for (std::uint32_t b = 0; b < o.bus_count; ++b) {
     bus_off_.push_back({false, MakeAlert(AlertId::kCanBusOff, 1, b)});
   }
-  last_bus_off_count_.resize(c.buses.size(), 0);
+  last_bus_off_count_.resize(o.bus_count, 0);
   fall_.alert = MakeAlert(AlertId::kFallDetected, Rounded(fall_tilt_deg_), 0);
-  imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, c.imu.timeout_ms, 0);
+  imu_timeout_.alert = MakeAlert(AlertId::kImuTimeout, o.imu_timeout_ms, 0);
   loop_slow_.alert = MakeAlert(AlertId::kLoopSlow, Rounded(min_loop_rate_hz_), 0);
-  control_stalled_.alert = MakeAlert(AlertId::kControlStalled, c.safety.control_stall_ms, 0);
+  control_stalled_.alert = MakeAlert(AlertId::kControlStalled, o.control_stall_ms, 0);
   battery_low_.alert = MakeAlert(AlertId::kBatteryLow, Rounded(battery_low_percent_), 0);
   battery_low_.alert.severity = Severity::kWarning;
-  active_.reserve(5 * joint_count + c.buses.size() + 4);
+  active_.reserve(5 * joint_count + o.bus_count + 4);
 }
 
 void AlertMonitor::Apply(Slot* slot, bool trip, bool clear, std::uint32_t value,

@@ -39,10 +39,10 @@
 #include <span>
 #include <vector>
 
-#include "config/config.hpp"
-#include "config/joint_table.hpp"
 #include "statemachine/events.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/joint_params.hpp"
+#include "statemachine/options.hpp"
 
 namespace robot_edge::sm {
 
@@ -55,8 +55,8 @@ class AlertMonitor {
   static constexpr float kPastLimitTripRad = 0.010f;
   static constexpr std::int64_t kPastLimitHoldUs = 1'000'000;  // at most one raise a second
 
-  // `joints`: config::BuildJointTable(config).
-  AlertMonitor(const config::Config& config, const config::JointTable& joints);
+  // One motor per entry of `joints`.
+  AlertMonitor(const AlertOptions& options, const JointTable& joints);
 
   // Re-evaluates every alert at `now_us`; pushes kAlertRaised / kAlertCleared events.
   void Update(std::int64_t now_us, const Inputs& in, EventBuffer* events);

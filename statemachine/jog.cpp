@@ -6,7 +6,7 @@
 namespace robot_edge::sm {
 
 void Jog::Set(std::int64_t now_us, const JogRequest& request, float measured_rad,
-              const config::JointParams& joint) {
+              const JointParams& joint) {
   if (!active_ || joint_ != request.joint) {
     commanded_rad_ = std::clamp(measured_rad, joint.min_rad, joint.max_rad);
     stepped_us_ = now_us;
@@ -19,7 +19,7 @@ void Jog::Set(std::int64_t now_us, const JogRequest& request, float measured_rad
   renewed_us_ = now_us;
 }
 
-bool Jog::Step(std::int64_t now_us, std::int64_t timeout_us, const config::JointParams& joint,
+bool Jog::Step(std::int64_t now_us, std::int64_t timeout_us, const JointParams& joint,
                JointTarget* out) {
   if (!active_) return false;
   if (now_us - renewed_us_ > timeout_us) {

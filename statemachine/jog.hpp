@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "config/joint_table.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/joint_params.hpp"
 
 namespace robot_edge::sm {
 
@@ -23,14 +23,14 @@ class Jog {
 
   // Begins (or renews) a jog of `request.joint` at `now_us`; `measured_rad` is its position now.
   void Set(std::int64_t now_us, const JogRequest& request, float measured_rad,
-           const config::JointParams& joint);
+           const JointParams& joint);
   void Stop() { active_ = false; }
   bool active() const { return active_; }
   std::uint32_t joint() const { return joint_; }
 
   // The jogged joint's target for the tick at `now_us`; false (and the jog ends) once it was not
   // renewed for `timeout_us`.
-  bool Step(std::int64_t now_us, std::int64_t timeout_us, const config::JointParams& joint,
+  bool Step(std::int64_t now_us, std::int64_t timeout_us, const JointParams& joint,
             JointTarget* out);
 
  private:

@@ -8,25 +8,23 @@
 
 namespace robot_edge::sm {
 
-StateMachine::StateMachine(const config::Config& config, const config::JointTable& joints,
-                           Policy* policy)
+StateMachine::StateMachine(const MachineOptions& options, const JointTable& joints, Policy* policy)
     : joints_(joints),
       policy_(policy),
-      on_policy_fault_(config.policy.on_fault),
-      period_us_(config.period_us()),
-      trajectory_timeout_us_(static_cast<std::int64_t>(config.control.trajectory_timeout_ms) *
-                             1000),
-      stand_ramp_s_(config.control.stand_ramp_s),
-      alerts_(config, joints),
+      on_policy_fault_(options.on_policy_fault),
+      period_us_(options.period_us),
+      trajectory_timeout_us_(static_cast<std::int64_t>(options.trajectory_timeout_ms) * 1000),
+      stand_ramp_s_(options.stand_ramp_s),
+      alerts_(options.alerts, joints),
       events_(kEventCapacity),
-      stand_start_rad_(config.joints.size()),
-      trajectory_(config.joints.size(), config.control.max_segments),
-      joint_stream_(config.joints.size()),
+      stand_start_rad_(joints.size()),
+      trajectory_(joints.size(), options.max_segments),
+      joint_stream_(joints.size()),
       shaper_(joints),
-      shape_trajectory_(config.control.shape_trajectory),
-      latch_enabled_(config.safety.latch_external_damp),
-      targets_(config.joints.size()) {
-  for (const config::JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
+      shape_trajectory_(options.shape_trajectory),
+      latch_enabled_(options.latch_external_damp),
+      targets_(joints.size()) {
+  for (const JointParams& joint : joints_) last_position_rad_.push_back(joint.stand_rad);
 }
 
 void StateMachine::BeginTick() {
@@ -347,7 +345,7 @@ void StateMachine::PolicyFaulted(std::int64_t now_us, const Inputs& in, const Po
   e.policy_fault = r.fault;
   e.detail = r.detail;
   events_.Push(e);
-  const bool damp = on_policy_fault_ == config::PolicyFaultAction::kDamp;
+  const bool damp = on_policy_fault_ == PolicyFaultAction::kDamp;
   EnterMode(now_us, damp ? Mode::kDamp : Mode::kStand, Cause::kPolicyFault);
   if (damp) {
     DampTargets(now_us, in);
@@ -365,7 +363,7 @@ void StateMachine::HoldStandPose(std::size_t j) {
 void StateMachine::Sanitize() {
   for (std::size_t j = 0; j < targets_.size(); ++j) {
     JointTarget& t = targets_[j];
-    const config::JointParams& l = joints_[j];
+    const JointParams& l = joints_[j];
     if (!std::isfinite(t.position_rad)) t.position_rad = last_position_rad_[j];
     if (!std::isfinite(t.kp)) t.kp = l.kp;
     if (!std::isfinite(t.kd)) t.kd = l.kd;

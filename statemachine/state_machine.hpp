@@ -14,15 +14,15 @@
 #include <span>
 #include <vector>
 
-#include "config/config.hpp"
-#include "config/joint_table.hpp"
 #include "statemachine/alerts.hpp"
 #include "statemachine/counters.hpp"
 #include "statemachine/events.hpp"
 #include "statemachine/io.hpp"
 #include "statemachine/jog.hpp"
+#include "statemachine/joint_params.hpp"
 #include "statemachine/joint_stream.hpp"
 #include "statemachine/modes.hpp"
+#include "statemachine/options.hpp"
 #include "statemachine/policy.hpp"
 #include "statemachine/target_shaper.hpp"
 #include "statemachine/trajectory.hpp"
@@ -50,10 +50,10 @@ class StateMachine {
   // MOVE/POLICY without a first target for this long counts as a stalled policy.
   static constexpr std::int64_t kPolicyFirstTargetsUs = 1'000'000;
 
-  // `joints`: config::BuildJointTable(config) (copied). `policy` may be null: no policy
+  // `joints`: one per joint, firmware order (copied). `policy` may be null: no policy
   // configured, velocity commands are refused in STAND. Not owned; must outlive the state
   // machine.
-  StateMachine(const config::Config& config, const config::JointTable& joints, Policy* policy);
+  StateMachine(const MachineOptions& options, const JointTable& joints, Policy* policy);
 
   // Every Submit() and Step() gets the same `now_us` within a control tick, and time never goes
   // backwards.
@@ -99,9 +99,9 @@ class StateMachine {
   void Sanitize();
   void BeginTick();
 
-  config::JointTable joints_;
+  JointTable joints_;
   Policy* policy_;
-  config::PolicyFaultAction on_policy_fault_;
+  PolicyFaultAction on_policy_fault_;
   std::int64_t period_us_;
   std::int64_t trajectory_timeout_us_;
   double stand_ramp_s_;

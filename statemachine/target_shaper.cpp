@@ -8,8 +8,8 @@ namespace robot_edge::sm {
 // A tick longer than this (a stalled loop) is shaped as this: the target never leaps ahead.
 constexpr float kMaxStepS = 0.02f;
 
-TargetShaper::TargetShaper(const config::JointTable& joints) : state_(joints.size()) {
-  for (const config::JointParams& j : joints) {
+TargetShaper::TargetShaper(const JointTable& joints) : state_(joints.size()) {
+  for (const JointParams& j : joints) {
     limits_.push_back({j.target_v_max, j.target_a_max, j.target_low_pass});
     active_ = active_ || limits_.back().any();
   }

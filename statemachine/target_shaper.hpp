@@ -10,14 +10,14 @@
 #include <span>
 #include <vector>
 
-#include "config/joint_table.hpp"
 #include "statemachine/io.hpp"
+#include "statemachine/joint_params.hpp"
 
 namespace robot_edge::sm {
 
 class TargetShaper {
  public:
-  explicit TargetShaper(const config::JointTable& joints);
+  explicit TargetShaper(const JointTable& joints);
 
   // Starts over at `from`'s positions, at rest, at `now_us` (entering a streamed MOVE: from
   // DAMP the measured pose, from STAND the last targets).

@@ -136,7 +136,7 @@ const char* ToString(CanLink::RestartResult result) {
   return "unknown";
 }
 
-CanLink::CanLink(std::string interface, const config::BusConfig& bus, CanNetlink* netlink)
+CanLink::CanLink(std::string interface, const BusConfig& bus, CanNetlink* netlink)
     : interface_(std::move(interface)),
       bitrate_(bus.bitrate),
       restart_ms_(bus.restart_ms),

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "config/config.hpp"
+#include "can/wiring.hpp"
 
 namespace robot_edge::can {
 
@@ -104,7 +104,7 @@ class CanLink {
   };
 
   // No I/O. `netlink` must outlive the controller; null = LibSocketCan().
-  CanLink(std::string interface, const config::BusConfig& bus, CanNetlink* netlink = nullptr);
+  CanLink(std::string interface, const BusConfig& bus, CanNetlink* netlink = nullptr);
 
   // Start-up, when bus.bitrate != 0: reads the current bitrate and restart-ms and changes only
   // what differs (the link goes down for the change and comes back up; a link found stopped is

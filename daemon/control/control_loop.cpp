@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "config/library_options.hpp"
 #include "daemon/channels/injected_throw.hpp"
 #include "daemon/control/fatal_signals.hpp"
 
@@ -15,8 +16,8 @@ ControlLoop::ControlLoop(const config::Config& config, can::Transport& transport
     : period_us_(config.period_us()),
       transport_(transport),
       joint_table_(config::BuildJointTable(config)),
-      scheduler_(config, joint_table_, transport),
-      state_machine_(config, joint_table_, policy),
+      scheduler_(config::WiringOf(config), transport),
+      state_machine_(config::MachineOptionsOf(config), joint_table_, policy),
       channels_(channels),
       timing_(config.period_us()),
       battery_source_(config.battery.source),

@@ -15,6 +15,7 @@
 #include "can/motor_scheduler.hpp"
 #include "can/transport.hpp"
 #include "config/config.hpp"
+#include "config/joint_table.hpp"
 #include "daemon/channels/clock.hpp"
 #include "daemon/channels/control_channels.hpp"
 #include "daemon/channels/loop_timing.hpp"

@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "can/fake_transport.hpp"
+#include "config/library_options.hpp"
 #include "hex.hpp"
 #include "test_config.hpp"
 
@@ -23,7 +24,7 @@ TEST(EmergencyFrames, DampToEveryMotorThenExitMotorModeAndMissingBusesNamed) {
   for (std::size_t b = 1; b < c.buses.size(); ++b)
     c.buses[b].interface = "nocan" + std::to_string(b);
   std::vector<std::string> missing;
-  const auto frames = EmergencyFrames(c, &missing);
+  const auto frames = EmergencyFrames(config::WiringOf(c), &missing);
   EXPECT_EQ(missing, (std::vector<std::string>{"nocan1", "nocan2", "nocan3", "nocan4"}));
   ASSERT_EQ(frames.size(), 12u) << "the 6 motors of the left leg, twice";
   const int lo = static_cast<int>(::if_nametoindex("lo"));
@@ -99,7 +100,7 @@ void ExpectDampThenExit(const FakeTransport& t, const BusDamp& plan, std::size_t
 }
 
 TEST(SendRaw, AStuckBusDelaysNoOtherBus) {
-  const auto plan = DampPlanOf(test::DefaultConfig());
+  const auto plan = DampPlanOf(config::WiringOf(test::DefaultConfig()));
   const auto frames = Frames(plan);
   FakeBuses buses(plan.size());
   buses.stuck_bus = 0;  // the first bus's transmit queue never drains
@@ -123,7 +124,7 @@ TEST(SendRaw, AStuckBusDelaysNoOtherBus) {
 }
 
 TEST(SendRaw, ABusThatDrainsGetsItsFramesInOrder) {
-  const auto plan = DampPlanOf(test::DefaultConfig());
+  const auto plan = DampPlanOf(config::WiringOf(test::DefaultConfig()));
   const auto frames = Frames(plan);
   FakeBuses buses(plan.size());
   buses.stuck_bus = 2;
@@ -133,7 +134,7 @@ TEST(SendRaw, ABusThatDrainsGetsItsFramesInOrder) {
 }
 
 TEST(SendRaw, ALinkDownIsGivenUpWithoutRetries) {
-  const auto plan = DampPlanOf(test::DefaultConfig());
+  const auto plan = DampPlanOf(config::WiringOf(test::DefaultConfig()));
   const auto frames = Frames(plan);
   FakeBuses buses(plan.size());
   buses.stuck_bus = 1;

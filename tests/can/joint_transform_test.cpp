@@ -7,11 +7,11 @@ namespace robot_edge::can {
 namespace {
 
 // Reversed, 0.3 rad offset, a 2:1 reduction after the motor (the joint turns half a motor turn).
-constexpr config::JointTransform kFlippedGeared{0.3f, -1.0f, 0.5f};
+constexpr JointTransform kFlippedGeared{0.3f, -1.0f, 0.5f};
 
 TEST(JointTransform, IdentityChangesNothing) {
   const MitCommand joint{0.7f, -1.2f, 60.0f, 2.0f, 3.0f};
-  const MitCommand motor = ToMotor(config::JointTransform{}, joint);
+  const MitCommand motor = ToMotor(JointTransform{}, joint);
   EXPECT_FLOAT_EQ(motor.position_rad, 0.7f);
   EXPECT_FLOAT_EQ(motor.velocity_rad_s, -1.2f);
   EXPECT_FLOAT_EQ(motor.kp, 60.0f);

@@ -92,8 +92,8 @@ class FakeNetlink final : public CanNetlink {
   }
 };
 
-config::BusConfig Bus(std::uint32_t bitrate, std::uint32_t restart_ms) {
-  config::BusConfig bus;
+BusConfig Bus(std::uint32_t bitrate, std::uint32_t restart_ms) {
+  BusConfig bus;
   bus.name = "left_leg";
   bus.interface = "can0";
   bus.bitrate = bitrate;

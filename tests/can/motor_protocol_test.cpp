@@ -9,23 +9,23 @@
 namespace robot_edge::can {
 namespace {
 
-MotorProtocol Protocol(config::MotorFamily family) {
-  config::MotorModel m;
+MotorProtocol Protocol(MotorFamily family) {
+  MotorModel m;
   m.family = family;
   m.t_max_nm = 12;
   m.v_max_rad_s = 30;
   return ProtocolOf(m);
 }
 
-constexpr config::MotorFamily kFamilies[] = {config::MotorFamily::kAk, config::MotorFamily::kDamiao,
-                                             config::MotorFamily::kRobstride};
+constexpr MotorFamily kFamilies[] = {MotorFamily::kAk, MotorFamily::kDamiao,
+                                     MotorFamily::kRobstride};
 
 TEST(MotorProtocol, CommandsReachTheMotorOfEveryFamily) {
   for (const auto family : kFamilies) {
     const MotorProtocol p = Protocol(family);
     const can_frame f = EncodeCommandFrame(p, 5, 0, {0.4f, -1.0f, 30.0f, 1.5f, 2.0f});
     std::uint32_t id = 0;
-    ASSERT_TRUE(Addressee(family, f, &id)) << config::ToString(family);
+    ASSERT_TRUE(Addressee(family, f, &id)) << ToString(family);
     EXPECT_EQ(id, 5u);
     HostFrame host;
     ASSERT_TRUE(DecodeHostFrame(p, f, &host));
@@ -45,16 +45,15 @@ TEST(MotorProtocol, RequestsOfEveryFamily) {
                                MotorRequest::kSetZero, MotorRequest::kClearFault}) {
       can_frame f;
       const bool exists = EncodeRequestFrame(p, 7, 0, request, &f);
-      if (family == config::MotorFamily::kAk && request == MotorRequest::kClearFault) {
+      if (family == MotorFamily::kAk && request == MotorRequest::kClearFault) {
         EXPECT_FALSE(exists) << "AK motors have no clear-fault frame";
         continue;
       }
       ASSERT_TRUE(exists);
       HostFrame host;
-      ASSERT_TRUE(DecodeHostFrame(p, f, &host))
-          << config::ToString(family) << " " << ToString(request);
+      ASSERT_TRUE(DecodeHostFrame(p, f, &host)) << ToString(family) << " " << ToString(request);
       EXPECT_FALSE(host.is_command);
-      EXPECT_EQ(host.request, request) << config::ToString(family);
+      EXPECT_EQ(host.request, request) << ToString(family);
     }
   }
 }
@@ -71,7 +70,7 @@ TEST(MotorProtocol, RepliesOfEveryFamilyNameTheirSenderAndDecode) {
     r.error = MotorError::kOvertemp;
     const can_frame f = EncodeReplyFrame(p, 0x10, r);
     std::uint32_t sender = 0;
-    ASSERT_TRUE(ReplySender(family, 0x10, f, &sender)) << config::ToString(family);
+    ASSERT_TRUE(ReplySender(family, 0x10, f, &sender)) << ToString(family);
     EXPECT_EQ(sender, 6u);
     EXPECT_FALSE(ReplySender(family, 0x11, f, &sender)) << "another master's";
     MotorReply out;
@@ -81,13 +80,13 @@ TEST(MotorProtocol, RepliesOfEveryFamilyNameTheirSenderAndDecode) {
     EXPECT_NEAR(out.torque_nm, -1.0f, 0.01f);
     EXPECT_NEAR(out.temperature_c, 55.0f, 0.1f);
     EXPECT_TRUE(out.has_temperature);
-    EXPECT_EQ(out.error, MotorError::kOvertemp) << config::ToString(family);
+    EXPECT_EQ(out.error, MotorError::kOvertemp) << ToString(family);
   }
 }
 
 TEST(MotorProtocol, AClassicAkReplyHasNoTemperatureNorFault) {
-  config::MotorModel m;
-  m.reply = config::ReplyFormat::kClassic6Byte;
+  MotorModel m;
+  m.reply = ReplyFormat::kClassic6Byte;
   const MotorProtocol p = ProtocolOf(m);
   MotorReply r;
   r.motor_id = 2;
@@ -101,7 +100,7 @@ TEST(MotorProtocol, AClassicAkReplyHasNoTemperatureNorFault) {
 }
 
 TEST(MotorProtocol, ADamiaoReplySaysWhetherTheMotorIsEnabled) {
-  const MotorProtocol p = Protocol(config::MotorFamily::kDamiao);
+  const MotorProtocol p = Protocol(MotorFamily::kDamiao);
   MotorReply r;
   r.motor_id = 3;
   r.enabled = false;
@@ -118,7 +117,7 @@ TEST(MotorProtocol, ADamiaoReplySaysWhetherTheMotorIsEnabled) {
 // units at id 0x7FF, the reply on MST_ID; Robstride parameter 0x7028 in 20 counts a ms, types 17
 // and 18), and the motor's side decoding what the host's side encodes.
 TEST(CanTimeout, DamiaoWritesRegisterNineIn50MicrosecondUnits) {
-  const MotorProtocol p = Protocol(config::MotorFamily::kDamiao);
+  const MotorProtocol p = Protocol(MotorFamily::kDamiao);
   can_frame f{};
   ASSERT_TRUE(EncodeCanTimeoutWrite(p, 4, 0x10, 100, &f));
   EXPECT_EQ(f.can_id, 0x7FFu);  // standard id, no flags
@@ -132,7 +131,7 @@ TEST(CanTimeout, DamiaoWritesRegisterNineIn50MicrosecondUnits) {
 }
 
 TEST(CanTimeout, RobstrideWritesParameter7028In20CountsAMillisecond) {
-  const MotorProtocol p = Protocol(config::MotorFamily::kRobstride);
+  const MotorProtocol p = Protocol(MotorFamily::kRobstride);
   can_frame f{};
   ASSERT_TRUE(EncodeCanTimeoutWrite(p, 0x7F, 0xFD, 100, &f));
   // Type 18, data area 2 = host 0xFD, target 0x7F; index 0x7028 LE; 2000 counts LE in bytes 4-7.
@@ -146,12 +145,12 @@ TEST(CanTimeout, RobstrideWritesParameter7028In20CountsAMillisecond) {
 
 TEST(CanTimeout, AkFirmwareTakesNoTimeoutOverCan) {
   can_frame f{};
-  EXPECT_FALSE(HasCanTimeoutSetting(config::MotorFamily::kAk));
-  EXPECT_FALSE(EncodeCanTimeoutWrite(Protocol(config::MotorFamily::kAk), 1, 0, 100, &f));
+  EXPECT_FALSE(HasCanTimeoutSetting(MotorFamily::kAk));
+  EXPECT_FALSE(EncodeCanTimeoutWrite(Protocol(MotorFamily::kAk), 1, 0, 100, &f));
 }
 
 TEST(CanTimeout, EachFamilysMotorSideDecodesTheRequestAndTheHostDecodesTheReply) {
-  for (auto family : {config::MotorFamily::kDamiao, config::MotorFamily::kRobstride}) {
+  for (auto family : {MotorFamily::kDamiao, MotorFamily::kRobstride}) {
     const MotorProtocol p = Protocol(family);
     can_frame request{};
     ASSERT_TRUE(EncodeCanTimeoutWrite(p, 5, 0x01, 250, &request));

@@ -13,6 +13,7 @@
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
 #include "can/motor_scheduler.hpp"
+#include "config/library_options.hpp"
 #include "test_config.hpp"
 
 namespace robot_edge::can {
@@ -50,7 +51,7 @@ TEST(MotorSchedulerAllocation, SendAndReceiveAllocateNothingAfterConstruction) {
   std::vector<std::string> interfaces;
   for (const auto& bus : config.buses) interfaces.push_back(bus.interface);
   FakeTransport transport(interfaces);
-  MotorScheduler scheduler(config, config::BuildJointTable(config), transport);
+  MotorScheduler scheduler(config::WiringOf(config), transport);
   std::vector<MitCommand> targets(config.joints.size(), MitCommand{0.1f, 0, 50, 1, 0});
   // Replies prepared up front (the test's own work must not allocate either).
   std::vector<std::pair<std::uint32_t, can_frame>> replies;

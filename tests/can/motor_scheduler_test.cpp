@@ -16,6 +16,7 @@
 #include "can/bms_codec.hpp"
 #include "can/fake_transport.hpp"
 #include "can/imu_codec.hpp"
+#include "config/library_options.hpp"
 #include "hex.hpp"
 #include "test_config.hpp"
 
@@ -111,8 +112,7 @@ class SchedulerTest : public ::testing::Test {
       : config_(config),
         fake_(Interfaces(config_)),
         recorder_(fake_),
-        scheduler_(std::make_unique<MotorScheduler>(config_, config::BuildJointTable(config_),
-                                                    recorder_)) {}
+        scheduler_(std::make_unique<MotorScheduler>(config::WiringOf(config_), recorder_)) {}
 
   void ClearSent() {
     fake_.ClearSent();
@@ -163,11 +163,9 @@ TEST_F(SchedulerTest, DefaultConfigHasTheRobotsLayout) {
 
 TEST_F(SchedulerTest, BusCountMustMatchTheConfig) {
   FakeTransport four({"vcan0", "vcan1", "vcan2", "vcan3"});
-  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), four),
-               std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config::WiringOf(config_), four), std::invalid_argument);
   FakeTransport six({"vcan0", "vcan1", "vcan2", "vcan3", "vcan4", "vcan5"});
-  EXPECT_THROW(MotorScheduler(config_, config::BuildJointTable(config_), six),
-               std::invalid_argument);
+  EXPECT_THROW(MotorScheduler(config::WiringOf(config_), six), std::invalid_argument);
 }
 
 TEST_F(SchedulerTest, EnterMotorModeSendsFcToEveryMotorOnItsBusInOneBatch) {
@@ -678,7 +676,7 @@ constexpr canid_t kExactMask = CAN_SFF_MASK | CAN_EFF_FLAG | CAN_RTR_FLAG;
 // One kernel filter for the one socket of every bus: the union of the buses' master ids, the
 // IMU's ids and the BMS's, each exactly once (the scheduler routes by bus; the kernel cannot).
 TEST(ReceiveFilters, UnionOfMasterIdsImuIdsAndTheBms) {
-  const std::vector<can_filter> f = ReceiveFilters(DefaultConfig());
+  const std::vector<can_filter> f = ReceiveFilters(config::WiringOf(DefaultConfig()));
   ASSERT_EQ(f.size(), 5u) << "master id 0 on five buses is one filter";
   EXPECT_EQ(f[0].can_id, 0u);
   EXPECT_EQ(f[1].can_id, 0x101u);
@@ -698,7 +696,7 @@ TEST(ReceiveFilters, FollowsTheConfiguredIds) {
   c.imu.accel_id = 0x203;
   const auto ids = [](const config::Config& config) {
     std::vector<canid_t> out;
-    for (const can_filter& filter : ReceiveFilters(config)) {
+    for (const can_filter& filter : ReceiveFilters(config::WiringOf(config))) {
       out.push_back(filter.can_id);
       EXPECT_EQ(filter.can_mask, kExactMask) << filter.can_id;
     }

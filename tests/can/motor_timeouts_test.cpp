@@ -7,6 +7,7 @@
 
 #include "can/fake_transport.hpp"
 #include "can/motor_protocol.hpp"
+#include "config/library_options.hpp"
 #include "test_config.hpp"
 
 namespace robot_edge::can {
@@ -47,10 +48,10 @@ TEST(MotorCanTimeouts, TellsOnlyTheFamiliesThatTakeItWriteThenRead) {
   FakeTransport t(Interfaces(c));
   Answer(c, &t, kLKnee, 100);
   Answer(c, &t, kRKnee, 40);
-  const auto results = SetMotorCanTimeouts(c, t, 50'000);
+  const auto results = SetMotorCanTimeouts(config::WiringOf(c), t, 50'000);
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_TRUE(results[0].confirmed()) << Describe(c, results[0]);
-  EXPECT_TRUE(results[1].confirmed()) << Describe(c, results[1]);
+  EXPECT_TRUE(results[0].confirmed()) << Describe(config::WiringOf(c), results[0]);
+  EXPECT_TRUE(results[1].confirmed()) << Describe(config::WiringOf(c), results[1]);
   EXPECT_EQ(t.sent_count(), 4u) << "a write and a read for each, nothing to the AK motors";
   const auto& left = t.sent(c.joints[kLKnee].bus);
   ASSERT_EQ(left.size(), 2u);
@@ -61,22 +62,22 @@ TEST(MotorCanTimeouts, TellsOnlyTheFamiliesThatTakeItWriteThenRead) {
   EXPECT_TRUE(first.write);
   EXPECT_EQ(first.timeout_ms, 100u);
   EXPECT_FALSE(second.write);
-  EXPECT_NE(Describe(c, results[0]).find("L_Knee"), std::string::npos);
+  EXPECT_NE(Describe(config::WiringOf(c), results[0]).find("L_Knee"), std::string::npos);
 }
 
 TEST(MotorCanTimeouts, AWrongValueAndASilentMotorAreNotConfirmedAndNamed) {
   const config::Config c = MixedConfig();
   FakeTransport t(Interfaces(c));
   Answer(c, &t, kLKnee, 0);  // kept its factory setting: off
-  const auto results = SetMotorCanTimeouts(c, t, 20'000);
+  const auto results = SetMotorCanTimeouts(config::WiringOf(c), t, 20'000);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_FALSE(results[0].confirmed());
   EXPECT_TRUE(results[0].answered);
-  EXPECT_NE(Describe(c, results[0]).find("reports 0 ms"), std::string::npos)
-      << Describe(c, results[0]);
+  EXPECT_NE(Describe(config::WiringOf(c), results[0]).find("reports 0 ms"), std::string::npos)
+      << Describe(config::WiringOf(c), results[0]);
   EXPECT_FALSE(results[1].answered);
-  EXPECT_NE(Describe(c, results[1]).find("did not answer"), std::string::npos)
-      << Describe(c, results[1]);
+  EXPECT_NE(Describe(config::WiringOf(c), results[1]).find("did not answer"), std::string::npos)
+      << Describe(config::WiringOf(c), results[1]);
 }
 
 TEST(MotorCanTimeouts, LeavesNothingOnTheBusesForTheScheduler) {
@@ -88,7 +89,7 @@ TEST(MotorCanTimeouts, LeavesNothingOnTheBusesForTheScheduler) {
   stray.can_id = c.buses[0].master_id;
   stray.len = 8;
   t.Inject(0, stray);
-  (void)SetMotorCanTimeouts(c, t, 50'000);
+  (void)SetMotorCanTimeouts(config::WiringOf(c), t, 50'000);
   BusFrame rx[4];
   EXPECT_EQ(t.Receive(rx), 0u);
 }
@@ -96,7 +97,7 @@ TEST(MotorCanTimeouts, LeavesNothingOnTheBusesForTheScheduler) {
 TEST(MotorCanTimeouts, AnAllAkRobotIsToldNothing) {
   const config::Config& c = test::DefaultConfig();
   FakeTransport t(Interfaces(c));
-  EXPECT_TRUE(SetMotorCanTimeouts(c, t, 50'000).empty());
+  EXPECT_TRUE(SetMotorCanTimeouts(config::WiringOf(c), t, 50'000).empty());
   EXPECT_EQ(t.sent_count(), 0u);
 }
 

@@ -62,9 +62,9 @@ TEST(JointTable, DefaultsAreTheMotorMountedAsItsJoint) {
   EXPECT_FLOAT_EQ(t[1].kd_cap, 5.0f);
   EXPECT_FLOAT_EQ(t[1].v_cap_rad_s, 50.0f);
   EXPECT_FLOAT_EQ(t[1].t_cap_nm, 18.0f);
-  EXPECT_FLOAT_EQ(t[1].transform.offset_rad, 0.0f);
-  EXPECT_FLOAT_EQ(t[1].transform.direction, 1.0f);
-  EXPECT_FLOAT_EQ(t[1].transform.gear_ratio, 1.0f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).offset_rad, 0.0f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).direction, 1.0f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).gear_ratio, 1.0f);
 }
 
 TEST(JointTable, AGearedJointSeesTheMotorsFieldsThroughTheRatio) {
@@ -73,9 +73,9 @@ TEST(JointTable, AGearedJointSeesTheMotorsFieldsThroughTheRatio) {
   const Config c = ParseConfig(Yaml(", offset: 0.3, direction: -1, gear_ratio: 0.5"), "robot.yaml");
   ASSERT_TRUE(Validate(c).empty()) << Validate(c).front();
   const JointParams knee = BuildJointTable(c)[1];
-  EXPECT_FLOAT_EQ(knee.transform.offset_rad, 0.3f);
-  EXPECT_FLOAT_EQ(knee.transform.direction, -1.0f);
-  EXPECT_FLOAT_EQ(knee.transform.gear_ratio, 0.5f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).offset_rad, 0.3f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).direction, -1.0f);
+  EXPECT_FLOAT_EQ(TransformOf(c.joints[1]).gear_ratio, 0.5f);
   EXPECT_FLOAT_EQ(knee.v_cap_rad_s, 25.0f);
   EXPECT_FLOAT_EQ(knee.t_cap_nm, 36.0f);
   EXPECT_FLOAT_EQ(knee.kp_cap, 500.0f);  // 2000 through the ratio, the API's 500 first

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/library_options.hpp"
 #include "daemon/api/atomic_file.hpp"
 
 namespace robot_edge::daemon {
@@ -75,7 +76,7 @@ TEST(DampPlan, DecodesWhatItEncodes) {
   DampPlan plan;
   plan.source = "robot-edged 0.1.0 pid 1 config robot-edge.yaml";
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
-  plan.buses = can::DampPlanOf(c);
+  plan.buses = can::DampPlanOf(config::WiringOf(c));
   DampPlan back;
   std::string error;
   ASSERT_TRUE(DecodeDampPlan(EncodeDampPlan(plan), &back, &error)) << error;

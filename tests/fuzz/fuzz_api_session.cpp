@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/api/command_intake.hpp"
 #include "daemon/api/message_reader.hpp"
@@ -24,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   reader.Reset();
   channels.urgent.store(0);
   daemon::CommandIntake intake(config, &channels);
-  sm::StateMachine machine(config, config::BuildJointTable(config), /*policy=*/nullptr);
+  sm::StateMachine machine(config::MachineOptionsOf(config), config::BuildJointTable(config),
+                           /*policy=*/nullptr);
   fuzz::HealthyRobot robot(config);
 
   daemon::Peer peer;

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "config/library_options.hpp"
 #include "fixture.hpp"
 
 namespace robot_edge::sm {
@@ -100,7 +101,7 @@ TEST(Overtemp, ConfiguredThresholdsAreUsed) {
   config::Config c = test::DefaultConfig();
   c.safety.overtemp_trip_c = 60;
   c.safety.overtemp_clear_c = 50;
-  AlertMonitor a(c, config::BuildJointTable(c));
+  AlertMonitor a(config::MachineOptionsOf(c).alerts, config::BuildJointTable(c));
   EventBuffer events(64);
   test::Robot robot;
   robot.joints[2].temperature_c = 61;
@@ -157,7 +158,8 @@ TEST(MotorTimeout, NotBlamedOnMotorsWhenTheirCommandsWereNotSent) {
 
 TEST(MotorTimeout, AMotorThatNeverRepliedBlocksStandThenIsReported) {
   test::Robot robot;
-  StateMachine sm(test::DefaultConfig(), config::BuildJointTable(test::DefaultConfig()), nullptr);
+  StateMachine sm(config::MachineOptionsOf(test::DefaultConfig()),
+                  config::BuildJointTable(test::DefaultConfig()), nullptr);
   auto in = robot.At(0);
   robot.joints[7].last_reply_us = -1;  // R_Hip_Roll never answered
   sm.Step(0, in);
@@ -355,7 +357,7 @@ TEST(LoopSlow, NotJudgedBeforeTheFirstSecondNorWhenOff) {
   EXPECT_EQ(m.sm.Step(10 * kMs, in).mode, Mode::kStand);
   config::Config c = test::DefaultConfig();
   c.safety.min_loop_rate_fraction = 0;
-  StateMachine off(c, config::BuildJointTable(c), nullptr);
+  StateMachine off(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::Robot robot;
   auto slow = robot.At(0);
   slow.loop_rate_hz = 1;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/library_options.hpp"
 #include "statemachine/state_machine.hpp"
 
 namespace robot_edge::sm::test {
@@ -151,7 +152,7 @@ class JointStreamMaker {
 struct Machine {
   // `target_limits`: the default config's guards on streamed targets (off: the modes unshaped).
   explicit Machine(bool with_policy = true, bool target_limits = false)
-      : sm(target_limits ? DefaultConfig() : UnlimitedConfig(),
+      : sm(config::MachineOptionsOf(target_limits ? DefaultConfig() : UnlimitedConfig()),
            config::BuildJointTable(target_limits ? DefaultConfig() : UnlimitedConfig()),
            with_policy ? &policy : nullptr) {
     sm.Step(0, robot.At(0));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "config/library_options.hpp"
 #include "fixture.hpp"
 #include "statemachine/state_machine.hpp"
 
@@ -29,7 +30,7 @@ TEST(JointLimits, FeedForwardTorqueIsBoundedByTheJointsMaxTorque) {
   config::Config c = test::UnlimitedConfig();
   c.joints[kShoulder].max_torque_nm = 5.0;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::JointStreamMaker joint;
   sm.Step(0, robot.At(0));
   ASSERT_TRUE(sm.Submit(10 * kMs, TorqueOnly(joint, -1000.0f, 10 * kMs)).accepted);
@@ -46,7 +47,7 @@ TEST(JointLimits, MaxTorqueBoundsThePdTorquesReachInAJointStream) {
   config::Config c = test::UnlimitedConfig();
   c.joints[kShoulder].max_torque_nm = 8.0;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::JointStreamMaker joint;
   sm.Step(0, robot.At(0));
   std::vector<float> pose(25, 0.0f);
@@ -86,7 +87,7 @@ TEST(JointLimits, TheVelocityTripIsPerJointAndCanBeTurnedOff) {
   c.safety.max_joint_velocity = 0;             // off for every joint...
   c.joints[kShoulder].max_velocity_rad_s = 3;  // ...but this one
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::TrajectoryMaker traj;
   sm.Step(0, robot.At(0));
   sm.Submit(10 * kMs, traj.Zero(10 * kMs));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "config/library_options.hpp"
 #include "fixture.hpp"
 #include "statemachine/stand_ramp.hpp"
 
@@ -104,7 +105,7 @@ TEST(TrajectoryWatchdog, ConfiguredTimeoutIsUsed) {
   config::Config c = DefaultConfig();
   c.control.trajectory_timeout_ms = 50;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::TrajectoryMaker traj;
   sm.Step(0, robot.At(0));
   sm.Submit(0, traj.Zero(0));
@@ -296,7 +297,8 @@ TEST(DampExit, IsRefusedUntilTheImuHasReported) {
   Machine m;  // booted at 0 with the IMU reporting
   test::Robot blind;
   blind.imu.last_update_us = -1;  // never received
-  StateMachine sm(DefaultConfig(), config::BuildJointTable(DefaultConfig()), nullptr);
+  StateMachine sm(config::MachineOptionsOf(DefaultConfig()),
+                  config::BuildJointTable(DefaultConfig()), nullptr);
   for (auto& j : blind.joints) j.last_reply_us = 0;
   sm.Step(0, Inputs{blind.joints, blind.imu, blind.buses});
   EXPECT_EQ(sm.Submit(10 * kMs, ModeCmd(ModeRequest::kStand, 10 * kMs)).reason,
@@ -367,7 +369,7 @@ TEST(StandRamp, UsesTheConfiguredDuration) {
   config::Config c = DefaultConfig();
   c.control.stand_ramp_s = 1.0;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   sm.Step(0, robot.At(0));
   sm.Submit(0, ModeCmd(ModeRequest::kStand));
   sm.Step(0, robot.At(0));
@@ -462,7 +464,7 @@ TEST(PolicyFault, WithOnFaultDampTheRobotDamps) {
   c.policy.on_fault = config::PolicyFaultAction::kDamp;
   test::ScriptedPolicy policy;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), &policy);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), &policy);
   sm.Step(0, robot.At(0));
   sm.Submit(0, ModeCmd(ModeRequest::kStand));
   sm.Submit(0, VelocityCmd(0.5f, 0, 0));

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "config/library_options.hpp"
 #include "fixture.hpp"
 #include "statemachine/state_machine.hpp"
 
@@ -128,7 +129,7 @@ TEST(StopLatch, OffInTheConfigFollowsTheSeed) {
   config::Config c = test::UnlimitedConfig();
   c.safety.latch_external_damp = false;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::TrajectoryMaker traj;
   sm.Step(0, robot.At(0));
   sm.Submit(0, ModeCmd(ModeRequest::kStand, 0));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/library_options.hpp"
 #include "fixture.hpp"
 
 namespace robot_edge::sm {
@@ -143,7 +144,7 @@ TEST(TargetLimits, TrajectoryShapingIsOptIn) {
   config::Config c = test::DefaultConfig();
   c.control.shape_trajectory = true;
   test::Robot robot;
-  StateMachine sm(c, config::BuildJointTable(c), nullptr);
+  StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
   test::TrajectoryMaker traj;
   sm.Step(0, robot.At(0));
   std::vector<float> pose(25, 0.0f);

@@ -16,6 +16,7 @@
 #include "can/socketcan/link_supervisor.hpp"
 #include "can/socketcan/socketcan_transport.hpp"
 #include "config/config.hpp"
+#include "config/library_options.hpp"
 #include "syscall_count.hpp"
 #include "vcan_util.hpp"
 
@@ -48,8 +49,8 @@ SocketCanOptions Options(std::vector<std::string> interfaces, std::vector<can_fi
 struct Robot {
   explicit Robot(asio::io_context& io)
       : config(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)),
-        transport(io, Options(Interfaces(config), ReceiveFilters(config))),
-        scheduler(config, config::BuildJointTable(config), transport),
+        transport(io, Options(Interfaces(config), ReceiveFilters(config::WiringOf(config)))),
+        scheduler(config::WiringOf(config), transport),
         motors(io, Options(Interfaces(config), {can_filter{0, 0}})) {}
 
   // Every frame the motors' side receives within the patience, until `count`.
