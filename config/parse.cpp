@@ -271,11 +271,12 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
-// The keys of api.tls (and later live.tls): `t` reads that mapping.
-void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c) {
+// The keys of api.tls and live.tls: `t` reads that mapping. `client_ca`: whether the key
+// client_ca is known (api.tls), else it is refused as unknown (live.tls).
+void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c, bool client_ca) {
   t.Require("certificate", &c->certificate);
   t.Require("private_key", &c->private_key);
-  t.Read("client_ca", &c->client_ca);
+  if (client_ca) t.Read("client_ca", &c->client_ca);
   t.Finish();
   if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
   if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
@@ -288,7 +289,7 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   r.Read("tcp", &c->tcp);
   if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
     MapReader t(tls, "api.tls", ctx);
-    ReadTls(t, ctx, &c->tls);
+    ReadTls(t, ctx, &c->tls, /*client_ca=*/true);
   }
   r.Read("allow_plaintext", &c->allow_plaintext);
   if (r.Has("token")) {
@@ -359,6 +360,10 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("token_file", &c->token_file);
   r.Read("operator_token_file", &c->operator_token_file);
   r.Read("web_root", &c->web_root);
+  if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
+    MapReader t(tls, "live.tls", ctx);
+    ReadTls(t, ctx, &c->tls, /*client_ca=*/false);
+  }
   r.Read("allow_plaintext", &c->allow_plaintext);
   r.Read("max_connections", &c->max_connections);
   r.Read("allowed_origins", &c->allowed_origins);
