@@ -72,8 +72,9 @@ class LiveServer {
 
   LiveStats stats() const;
 
+  class Impl;  // defined in server_impl.hpp, private to live/
+
  private:
-  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
