@@ -31,11 +31,14 @@ std::size_t OpenDescriptors() {
   return count;
 }
 
-// Closes with a reset: nothing more is sent, and the kernel keeps no state for it.
+// Closes with a reset: nothing more is sent, and the kernel keeps no state for it. The socket is
+// closed here, before terminate(): a TLS shutdown would otherwise wait on a stalled handshake
+// until websocketpp's own 5 s timeout.
 template <class Con>
 void Reset(const Con& con) {
   asio::error_code ignored;
   con->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
+  con->get_raw_socket().close(ignored);
   con->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
 }
 

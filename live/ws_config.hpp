@@ -41,6 +41,9 @@ struct LiveWsConfig : Base {
     typedef typename type::response_type response_type;
     typedef Socket socket_type;
     static const bool enable_multithreading = false;
+    // A TLS connection's close waits for the peer's close_notify, which Node's ws (and others)
+    // never send: 1 s, not websocketpp's 5 s, during which the socket still counts in the cap.
+    static const long timeout_socket_shutdown = 1000;
   };
   typedef websocketpp::transport::asio::endpoint<transport_config> transport_type;
 };
