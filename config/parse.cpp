@@ -271,16 +271,13 @@ void ParseRoles(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   }
 }
 
-// The keys of api.tls and live.tls: `t` reads that mapping. `client_ca`: whether the key
-// client_ca is known (api.tls), else it is refused as unknown (live.tls).
-void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c, bool client_ca) {
+// The keys api.tls and live.tls share (certificate, private_key): `t` reads that mapping; the
+// caller reads its own keys (api.tls's client_ca), then Finish()es it.
+void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c) {
   t.Require("certificate", &c->certificate);
   t.Require("private_key", &c->private_key);
-  if (client_ca) t.Read("client_ca", &c->client_ca);
-  t.Finish();
   if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
   if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
-  if (!c->client_ca.empty()) c->client_ca_path = RelativeToConfig(ctx->source, c->client_ca);
 }
 
 void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
@@ -289,7 +286,12 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   r.Read("tcp", &c->tcp);
   if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
     MapReader t(tls, "api.tls", ctx);
-    ReadTls(t, ctx, &c->tls, /*client_ca=*/true);
+    ReadTls(t, ctx, &c->tls);
+    t.Read("client_ca", &c->tls.client_ca);
+    t.Finish();
+    if (!c->tls.client_ca.empty()) {
+      c->tls.client_ca_path = RelativeToConfig(ctx->source, c->tls.client_ca);
+    }
   }
   r.Read("allow_plaintext", &c->allow_plaintext);
   if (r.Has("token")) {
@@ -362,7 +364,8 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("web_root", &c->web_root);
   if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
     MapReader t(tls, "live.tls", ctx);
-    ReadTls(t, ctx, &c->tls, /*client_ca=*/false);
+    ReadTls(t, ctx, &c->tls);  // no client_ca: viewers present tokens
+    t.Finish();
   }
   r.Read("allow_plaintext", &c->allow_plaintext);
   r.Read("max_connections", &c->max_connections);
