@@ -103,7 +103,8 @@ void ServerImpl<Config>::OnAccept(const ConnectionPtr& con,
     }
     Reset(con);
   } else {
-    sockets_[con.get()] = Socket{con, std::chrono::steady_clock::now(), false};
+    sockets_[con.get()] =
+        Socket{con, std::chrono::steady_clock::now(), false, false, con->get_remote_endpoint()};
     sockets_count_.store(sockets_.size());
     con->set_termination_handler([this](ConnectionPtr ended) {
       sockets_.erase(ended.get());
@@ -118,8 +119,8 @@ void ServerImpl<Config>::OnAccept(const ConnectionPtr& con,
 // Makes room for a new socket: resets the oldest one still in its handshake or HTTP exchange.
 template <class Config>
 bool ServerImpl<Config>::EvictOldestUnfinished() {
-  const Socket* oldest = nullptr;
-  for (const auto& [key, socket] : sockets_) {
+  Socket* oldest = nullptr;
+  for (auto& [key, socket] : sockets_) {
     if (!socket.websocket && (oldest == nullptr || socket.accepted < oldest->accepted)) {
       oldest = &socket;
     }
@@ -128,6 +129,7 @@ bool ServerImpl<Config>::EvictOldestUnfinished() {
   const ConnectionPtr con = oldest->connection.lock();
   if (!con) return false;
   timed_out_.fetch_add(1);
+  oldest->timed_out = true;
   Reset(con);  // its termination handler erases it
   return true;
 }
@@ -145,7 +147,10 @@ void ServerImpl<Config>::Sweep() {
       it = sockets_.erase(it);
       continue;
     }
-    if (!it->second.websocket && it->second.accepted < deadline) late.push_back(std::move(con));
+    if (!it->second.websocket && it->second.accepted < deadline) {
+      it->second.timed_out = true;
+      late.push_back(std::move(con));
+    }
     ++it;
   }
   for (const ConnectionPtr& con : late) {
@@ -162,8 +167,9 @@ void ServerImpl<Config>::Sweep() {
 }
 
 // A connection that ended before its WebSocket opened or its HTTP exchange finished. Only failed
-// TLS handshakes are told here (refusals and timeouts are counted and logged where they happen):
-// counted, and logged at most once per kTlsFailureLogPeriod with the count of the others.
+// TLS handshakes are told here (refusals and timeouts, a stalled TLS handshake included, are
+// counted where they happen): counted in tls_handshakes_failed, and logged at most once per
+// kTlsFailureLogPeriod with the count of the others.
 template <class Config>
 void ServerImpl<Config>::OnFail(connection_hdl hdl) {
   namespace socket = websocketpp::transport::asio::socket;
@@ -173,13 +179,15 @@ void ServerImpl<Config>::OnFail(connection_hdl hdl) {
       ec != socket::make_error_code(socket::error::tls_handshake_timeout)) {
     return;
   }
+  const auto open = sockets_.find(con.get());
+  if (open == sockets_.end() || open->second.timed_out) return;
   tls_failed_.fetch_add(1);
   std::uint64_t suppressed = 0;
   if (!tls_failure_log_.Allow(std::chrono::steady_clock::now(), &suppressed)) return;
   spdlog::warn(
       "live view: TLS handshake with {} failed ({}): not TLS, or a client that does not trust "
       "the certificate ({} so far; {} not logged since the last line)",
-      con->get_remote_endpoint(), ec.message(), tls_failed_.load(), suppressed);
+      open->second.remote, ec.message(), tls_failed_.load(), suppressed);
 }
 
 // False, with a 403 set on `con`, when its Host (and, for an upgrade, its Origin) is not allowed.

@@ -109,6 +109,8 @@ class ServerImpl final : public LiveServer::Impl {
     std::weak_ptr<typename Server::connection_type> connection;
     std::chrono::steady_clock::time_point accepted;
     bool websocket = false;  // its upgrade succeeded (else: handshake or HTTP under way)
+    bool timed_out = false;  // reset by Sweep or evicted: counted there, not as a TLS failure
+    std::string remote;      // "address:port" at accept, for the log (the socket may be closed)
   };
 
   // Live thread.
