@@ -840,11 +840,12 @@ TEST(LivePlaintext, OffLoopbackOnlyWithTheOptOutAndAWarning) {
 }
 
 TEST(LiveTls, OffLoopbackIsAcceptedWithTlsWithoutTheOptOutOrItsWarning) {
-  const Config c =
-      ParseConfig(Replaced(DefaultYaml(), "address: 127.0.0.1:8765 ",
-                           "address: 0.0.0.0:8765\n  token_file: live.token\n"
-                           "  tls: {certificate: tls/live.pem, private_key: tls/live.key}\n  #"),
-                  "/etc/robot-edge/robot-edge.yaml");
+  const Config c = ParseConfig(
+      Replaced(Replaced(DefaultYaml(), "address: 127.0.0.1:8765 ",
+                        "address: 0.0.0.0:8765\n"
+                        "  tls: {certificate: tls/live.pem, private_key: tls/live.key}\n  #"),
+               "token_file: \"\"  ", "token_file: live.token  "),
+      "/etc/robot-edge/robot-edge.yaml");
   EXPECT_TRUE(Validate(c).empty());
   EXPECT_TRUE(c.live.tls.enabled());
   EXPECT_EQ(c.live.tls.certificate_path, "/etc/robot-edge/tls/live.pem");
