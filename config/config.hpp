@@ -288,8 +288,10 @@ struct LiveConfig {
                                     ///< dashboard; "" = nobody
   std::string operator_token_path;  ///< operator_token_file, resolved
   std::string web_root;             ///< web_root: the dashboard's files; "" = the installed ones
+  TlsConfig tls;                    ///< tls: https and wss (see TlsConfig; no client_ca: viewers
+                                    ///< present tokens)
   bool allow_plaintext = false;     ///< allow_plaintext: serve off loopback over plain http/ws
-                                    ///< (tokens in clear; the live view has no TLS yet)
+                                    ///< without tls (tokens in clear); else refused
 
   // What viewers may hold (live/options.hpp): max_connections: open sockets at most (viewers,
   // HTTP, handshakes), 4 of them kept for operators, lowered at start so that RLIMIT_NOFILE keeps

@@ -280,15 +280,13 @@ void Renamed(MapReader& r, const YAML::Node& node, const char* key, const std::s
   ctx->Error(node[key], path, message);
 }
 
-// The keys of api.tls (and later live.tls): `t` reads that mapping.
+// The keys api.tls and live.tls share (certificate, private_key): `t` reads that mapping; the
+// caller reads its own keys (api.tls's client_ca), then Finish()es it.
 void ReadTls(MapReader& t, ParseContext* ctx, TlsConfig* c) {
   t.Require("certificate", &c->certificate);
   t.Require("private_key", &c->private_key);
-  t.Read("client_ca", &c->client_ca);
-  t.Finish();
   if (!c->certificate.empty()) c->certificate_path = RelativeToConfig(ctx->source, c->certificate);
   if (!c->private_key.empty()) c->private_key_path = RelativeToConfig(ctx->source, c->private_key);
-  if (!c->client_ca.empty()) c->client_ca_path = RelativeToConfig(ctx->source, c->client_ca);
 }
 
 void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
@@ -298,6 +296,11 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
     MapReader t(tls, "api.tls", ctx);
     ReadTls(t, ctx, &c->tls);
+    t.Read("client_ca", &c->tls.client_ca);
+    t.Finish();
+    if (!c->tls.client_ca.empty()) {
+      c->tls.client_ca_path = RelativeToConfig(ctx->source, c->tls.client_ca);
+    }
   }
   r.Read("allow_plaintext", &c->allow_plaintext);
   Renamed(r, node, "token", "api.token",
@@ -371,6 +374,11 @@ void ParseLive(const YAML::Node& node, ParseContext* ctx, LiveConfig* c) {
   r.Read("token_file", &c->token_file);
   r.Read("operator_token_file", &c->operator_token_file);
   r.Read("web_root", &c->web_root);
+  if (const YAML::Node tls = r.Child("tls"); tls.IsDefined()) {
+    MapReader t(tls, "live.tls", ctx);
+    ReadTls(t, ctx, &c->tls);  // no client_ca: viewers present tokens
+    t.Finish();
+  }
   r.Read("allow_plaintext", &c->allow_plaintext);
   r.Read("max_connections", &c->max_connections);
   r.Read("allowed_origins", &c->allowed_origins);

@@ -441,12 +441,12 @@ void CheckLive(const Config& c, Checker* k) {
             "required when live.address (" + l.address +
                 ") is not a loopback address: anyone on the network would watch the robot");
   }
-  if (!IsLoopbackHost(l.host) && !l.allow_plaintext) {
+  if (!IsLoopbackHost(l.host) && !l.tls.enabled() && !l.allow_plaintext) {
     k->Fail("live.address",
             "'" + l.address +
-                "' is not a loopback address, and the live view serves plain http/ws: its tokens "
-                "would travel in clear. Reach it through an SSH tunnel, or set "
-                "live.allow_plaintext: true on a network you trust");
+                "' is not a loopback address and live.tls is not set: its tokens would travel in "
+                "clear. Configure live.tls (docs/recording-and-live-view.md), reach it through an "
+                "SSH tunnel, or set live.allow_plaintext: true on a network you trust");
   }
 }
 
@@ -700,7 +700,7 @@ std::vector<std::string> Warnings(const Config& c) {
                     "' but no controller has a token_file: every TCP client will be refused");
     }
   }
-  if (!c.live.address.empty() && c.live.allow_plaintext) {
+  if (!c.live.address.empty() && c.live.allow_plaintext && !c.live.tls.enabled()) {
     out.push_back("live.allow_plaintext: the live view's tokens travel in clear (http/ws, no TLS)");
   }
   if (c.api.allow_loopback_without_token) {

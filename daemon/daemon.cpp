@@ -43,16 +43,6 @@ namespace {
 // How often the API thread stamps its heartbeat for the supervisor.
 constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(100);
 
-// The live view's URL for Welcome.live_url: robot-edge-live serves it (a process of its own, a
-// client of this API), at the config's live.address. "" when the live view is off, or when the
-// port is 0 (robot-edge-live picks it: only its log knows).
-std::string LiveUrl(const config::LiveConfig& live) {
-  if (live.address.empty() || live.port == 0) return "";
-  const std::string host = live.host == "localhost" ? "127.0.0.1" : live.host;
-  const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(live.port) + "/";
-}
-
 // The configured SocketCAN interfaces, claimed before any of them is touched (another daemon's
 // buses are left alone).
 class CanBuses final : public Buses {
@@ -318,6 +308,14 @@ class Daemon {
 };
 
 }  // namespace
+
+std::string LiveUrl(const config::LiveConfig& live) {
+  if (live.address.empty() || live.port == 0) return "";
+  const std::string host = live.host == "localhost" ? "127.0.0.1" : live.host;
+  const bool v6 = host.find(':') != std::string::npos;
+  return (live.tls.enabled() ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(live.port) + "/";
+}
 
 std::unique_ptr<Buses> OpenCanBuses(const config::Config& config) {
   return std::make_unique<CanBuses>(config);

@@ -39,6 +39,11 @@ class Buses {
 // clear message naming the bus that cannot be used.
 std::unique_ptr<Buses> OpenCanBuses(const config::Config& config);
 
+// The live view's URL for Welcome.live_url: robot-edge-live serves it (a process of its own, a
+// client of this API), at the config's live.address, https:// with live.tls. "" when the live
+// view is off, or when the port is 0 (robot-edge-live picks it: only its log knows).
+std::string LiveUrl(const config::LiveConfig& live);
+
 using BusOpener = std::function<std::unique_ptr<Buses>(const config::Config&)>;
 
 // Runs until SIGTERM / SIGINT. Returns the process exit code: 0 after a clean shutdown, 1 when

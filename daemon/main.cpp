@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "access/tls_config.hpp"
 #include "config/config.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/daemon.hpp"
@@ -62,6 +63,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> tls_warnings;
     try {
       daemon::ApiTlsContext(config, &tls_warnings);  // the files, read as the daemon will
+      if (!config.live.address.empty()) {            // and as robot-edge-live will
+        access::ServerTlsContextOf(config.live.tls, "live.tls", &tls_warnings);
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
       return 1;

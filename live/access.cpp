@@ -97,7 +97,7 @@ bool OriginAllowed(const LiveOptions& options, std::string_view origin,
   if (origin.empty()) return true;
   const std::string lower = Lower(origin);
   const std::string host = Lower(Trim(host_header));
-  if (!host.empty() && (lower == "http://" + host || lower == "https://" + host)) return true;
+  if (!host.empty() && lower == (options.tls ? "https://" : "http://") + host) return true;
   return std::any_of(options.allowed_origins.begin(), options.allowed_origins.end(),
                      [&](const std::string& o) { return Lower(WithoutSlash(o)) == lower; });
 }
@@ -202,9 +202,9 @@ std::string PercentEncode(std::string_view text) {
   return out;
 }
 
-std::string TokenCookie(std::string_view token) {
+std::string TokenCookie(std::string_view token, bool secure) {
   return std::string(kTokenCookie) + "=" + PercentEncode(token) +
-         "; Path=/; HttpOnly; SameSite=Strict";
+         "; Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "");
 }
 
 }  // namespace robot_edge::live

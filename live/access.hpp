@@ -70,7 +70,7 @@ std::size_t ConnectionCap(std::size_t max_connections, std::uint64_t fd_limit, s
 bool HostAllowed(const LiveOptions& options, std::string_view host_header);
 
 // The Origin header of a WebSocket upgrade (a browser always sends it): the live view's own
-// ("http://" or "https://" + the Host the request was made to) or one of
+// ("http://", or "https://" with options.tls, + the Host the request was made to) or one of
 // options.allowed_origins, compared without case. No Origin at all (Foxglove desktop, command-line
 // clients: nothing a web page can do) is allowed; "null" is not.
 bool OriginAllowed(const LiveOptions& options, std::string_view origin,
@@ -83,7 +83,8 @@ std::string PercentDecode(std::string_view text);
 std::string PercentEncode(std::string_view text);
 
 // The Set-Cookie value that lets a browser load the rest of the dashboard after a GET with
-// ?token=: HttpOnly, SameSite=Strict, Path=/.
-std::string TokenCookie(std::string_view token);
+// ?token=: HttpOnly, SameSite=Strict, Path=/, and Secure when `secure` (served over https: the
+// browser never sends it over plain http).
+std::string TokenCookie(std::string_view token, bool secure);
 
 }  // namespace robot_edge::live

@@ -24,7 +24,8 @@ WsMessagePtr PreparedFrame(std::string header, const void* payload, std::size_t 
   return frame;
 }
 
-LiveServer::Impl::Impl(LiveOptions options)
+template <class Config>
+ServerImpl<Config>::ServerImpl(LiveOptions options)
     : options_(std::move(options)), routes_(options_.web_root) {
   if (const std::string why = CheckOptions(options_); !why.empty()) {
     throw std::invalid_argument(why);
@@ -44,17 +45,24 @@ LiveServer::Impl::Impl(LiveOptions options)
   server_.set_open_handshake_timeout(options_.handshake_timeout_ms);
   server_.set_close_handshake_timeout(1000);
   server_.set_user_agent("robot-edge live view");
-  server_.set_socket_init_handler([](connection_hdl, asio::ip::tcp::socket& socket) {
+  server_.set_socket_init_handler([](connection_hdl, auto& stream) {  // a socket, or TLS over one
     asio::error_code ignored;
-    socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-    socket.set_option(asio::socket_base::send_buffer_size(kSocketSendBufferBytes), ignored);
+    stream.lowest_layer().set_option(asio::ip::tcp::no_delay(true), ignored);
+    stream.lowest_layer().set_option(asio::socket_base::send_buffer_size(kSocketSendBufferBytes),
+                                     ignored);
   });
+  if constexpr (Config::kTls) {
+    if (!options_.tls) throw std::invalid_argument("live view: a TLS server without a context");
+    server_.set_tls_init_handler([tls = options_.tls](connection_hdl) { return tls; });
+  }
+  server_.set_fail_handler([this](connection_hdl hdl) { OnFail(hdl); });
   server_.set_validate_handler([this](connection_hdl hdl) { return OnValidate(hdl); });
   server_.set_open_handler([this](connection_hdl hdl) { OnOpen(hdl); });
   server_.set_close_handler([this](connection_hdl hdl) { OnClose(hdl); });
   server_.set_http_handler([this](connection_hdl hdl) { OnHttp(hdl); });
-  server_.set_message_handler(
-      [this](connection_hdl hdl, WsServer::message_ptr message) { OnMessage(hdl, message); });
+  server_.set_message_handler([this](connection_hdl hdl, typename Server::message_ptr message) {
+    OnMessage(hdl, message);
+  });
 
   const asio::ip::tcp::endpoint endpoint(address, options_.port);
   websocketpp::lib::error_code listen_ec;
@@ -67,7 +75,8 @@ LiveServer::Impl::Impl(LiveOptions options)
   session_id_ = std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
 }
 
-LiveServer::Impl::~Impl() {
+template <class Config>
+ServerImpl<Config>::~ServerImpl() {
   Stop();
   for (Pending* node = pending_.exchange(nullptr); node != nullptr;) {
     Pending* next = node->next;
@@ -78,7 +87,8 @@ LiveServer::Impl::~Impl() {
 
 // ---- Any thread.
 
-std::uint32_t LiveServer::Impl::AddChannel(ChannelSpec spec) {
+template <class Config>
+std::uint32_t ServerImpl<Config>::AddChannel(ChannelSpec spec) {
   const std::uint32_t id = next_channel_.fetch_add(1);
   if (id > kMaxChannels) {
     throw std::length_error("live view: more than " + std::to_string(kMaxChannels) +
@@ -92,7 +102,8 @@ std::uint32_t LiveServer::Impl::AddChannel(ChannelSpec spec) {
   return id;
 }
 
-void LiveServer::Impl::RemoveChannel(std::uint32_t channel) {
+template <class Config>
+void ServerImpl<Config>::RemoveChannel(std::uint32_t channel) {
   asio::post(io_, [this, channel] {
     if (channel_objects_.erase(channel) == 0) return;
     for (auto& [hdl, client] : clients_) {
@@ -102,7 +113,8 @@ void LiveServer::Impl::RemoveChannel(std::uint32_t channel) {
   });
 }
 
-void LiveServer::Impl::AddService(ServiceSpec spec, ServiceHandler handler) {
+template <class Config>
+void ServerImpl<Config>::AddService(ServiceSpec spec, ServiceHandler handler) {
   const std::uint32_t id = next_service_.fetch_add(1);
   std::string object = protocol::ServiceObject(id, spec);
   asio::post(io_,
@@ -114,25 +126,29 @@ void LiveServer::Impl::AddService(ServiceSpec spec, ServiceHandler handler) {
              });
 }
 
-void LiveServer::Impl::SetDocument(std::string path, std::string content_type, std::string body) {
+template <class Config>
+void ServerImpl<Config>::SetDocument(std::string path, std::string content_type, std::string body) {
   asio::post(io_, [this, path = std::move(path), type = std::move(content_type),
                    body = std::move(body)]() mutable {
     routes_.SetDocument(std::move(path), std::move(type), std::move(body));
   });
 }
 
-void LiveServer::Impl::Start() {
+template <class Config>
+void ServerImpl<Config>::Start() {
   if (running_.exchange(true)) return;
   cap_ = ComputeCap();
   StartAccept();  // the first viewer starts the drain (OnOpen)
   thread_ = std::thread([this] { Run(); });
   pthread_setname_np(thread_.native_handle(), "re-live");
-  spdlog::info("live view: listening on {}:{}, {} connections at most{}{}", options_.address, port_,
-               cap_, options_.token.empty() ? "" : " (token required)",
+  spdlog::info("live view: listening on {}:{}{}, {} connections at most{}{}", options_.address,
+               port_, Config::kTls ? " (TLS)" : "", cap_,
+               options_.token.empty() ? "" : " (token required)",
                options_.web_root.empty() ? "" : ", dashboard from " + options_.web_root);
 }
 
-void LiveServer::Impl::Stop() {
+template <class Config>
+void ServerImpl<Config>::Stop() {
   if (!running_.exchange(false)) return;
   asio::post(io_, [this] { BeginStop(); });
   thread_.join();
@@ -143,8 +159,9 @@ void LiveServer::Impl::Stop() {
   clients_count_.store(0);
 }
 
-void LiveServer::Impl::Publish(std::uint32_t channel, std::uint64_t log_time_ns,
-                               std::string_view payload) {
+template <class Config>
+void ServerImpl<Config>::Publish(std::uint32_t channel, std::uint64_t log_time_ns,
+                                 std::string_view payload) {
   if (channel == 0 || channel > kMaxChannels) return;
   if (subscribers_[channel].load(std::memory_order_relaxed) == 0) return;
   if (pending_bytes_.load(std::memory_order_relaxed) + payload.size() > kMaxPendingBytes) {
@@ -161,7 +178,8 @@ void LiveServer::Impl::Publish(std::uint32_t channel, std::uint64_t log_time_ns,
   }
 }
 
-LiveStats LiveServer::Impl::stats() const {
+template <class Config>
+LiveStats ServerImpl<Config>::stats() const {
   LiveStats s;
   s.clients = clients_count_.load();
   s.messages_sent = messages_sent_.load();
@@ -177,12 +195,14 @@ LiveStats LiveServer::Impl::stats() const {
   s.forbidden = forbidden_.load();
   s.accept_errors = accept_errors_.load();
   s.flooding_dropped = flooding_dropped_.load();
+  s.tls_handshakes_failed = tls_failed_.load();
   return s;
 }
 
 // ---- Live thread.
 
-void LiveServer::Impl::Run() {
+template <class Config>
+void ServerImpl<Config>::Run() {
   for (;;) {
     try {
       io_.run();
@@ -196,7 +216,8 @@ void LiveServer::Impl::Run() {
 // Fans out what Publish queued, oldest first, then runs again in kDrainPeriod while a viewer is
 // connected. With none, nothing is queued (Publish skips channels nobody subscribes to), so the
 // live thread sleeps until the next connection instead of waking every kDrainPeriod.
-void LiveServer::Impl::Drain() {
+template <class Config>
+void ServerImpl<Config>::Drain() {
   Pending* node = pending_.exchange(nullptr, std::memory_order_acquire);
   Pending* oldest = nullptr;
   while (node != nullptr) {  // reverse: the stack holds the newest first
@@ -220,8 +241,9 @@ void LiveServer::Impl::Drain() {
   });
 }
 
-void LiveServer::Impl::FanOut(std::uint32_t channel, std::uint64_t log_time_ns,
-                              const WsMessagePtr& payload) {
+template <class Config>
+void ServerImpl<Config>::FanOut(std::uint32_t channel, std::uint64_t log_time_ns,
+                                const WsMessagePtr& payload) {
   const std::size_t payload_bytes = payload->get_payload().size();
   const std::size_t frame_bytes =
       2 + protocol::kMessageDataHeaderBytes + payload->get_header().size() + payload_bytes;
@@ -248,14 +270,16 @@ void LiveServer::Impl::FanOut(std::uint32_t channel, std::uint64_t log_time_ns,
 // peer that does not read would never get a close frame, so the reason is in the log (once: a
 // dropped client is sent nothing more). The reset runs after the current handler, as it calls
 // OnClose, which frees `client`.
-void LiveServer::Impl::DropSlow(Client& client, std::size_t backlog) {
+template <class Config>
+void ServerImpl<Config>::DropSlow(Client& client, std::size_t backlog) {
   if (client.dropped) return;
   slow_dropped_.fetch_add(1);
   Drop(client, std::to_string(backlog) + " bytes behind (limit " +
                    std::to_string(options_.max_client_backlog_bytes) + ")");
 }
 
-void LiveServer::Impl::Drop(Client& client, const std::string& why) {
+template <class Config>
+void ServerImpl<Config>::Drop(Client& client, const std::string& why) {
   if (client.dropped) return;
   client.dropped = true;
   spdlog::warn("live view: {} is {}: disconnected", client.remote, why);
@@ -266,13 +290,14 @@ void LiveServer::Impl::Drop(Client& client, const std::string& why) {
   });
 }
 
-void LiveServer::Impl::BeginStop() {
+template <class Config>
+void ServerImpl<Config>::BeginStop() {
   stopping_ = true;
   websocketpp::lib::error_code ignored;
   server_.stop_listening(ignored);
   accept_timer_.cancel();
   sweep_timer_.cancel();
-  std::vector<WsConnectionPtr> unfinished;  // handshakes and HTTP exchanges: reset
+  std::vector<ConnectionPtr> unfinished;  // handshakes and HTTP exchanges: reset
   for (const auto& [key, socket] : sockets_) {
     if (auto con = socket.connection.lock(); con && !socket.websocket) unfinished.push_back(con);
   }
@@ -280,7 +305,7 @@ void LiveServer::Impl::BeginStop() {
     con->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
     con->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
   }
-  std::vector<WsConnectionPtr> connections;
+  std::vector<ConnectionPtr> connections;
   for (auto& [hdl, client] : clients_) connections.push_back(client.connection);
   for (const auto& con : connections) {
     con->close(websocketpp::close::status::going_away, "robot-edge live view stopping", ignored);
@@ -292,9 +317,20 @@ void LiveServer::Impl::BeginStop() {
   });
 }
 
+ROBOT_EDGE_LIVE_INSTANTIATE_SERVER
+
 // ---- The public class: forwards to Impl.
 
-LiveServer::LiveServer(LiveOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+namespace {
+
+std::unique_ptr<LiveServer::Impl> MakeImpl(LiveOptions options) {
+  if (options.tls) return std::make_unique<ServerImpl<WssConfig>>(std::move(options));
+  return std::make_unique<ServerImpl<WsConfig>>(std::move(options));
+}
+
+}  // namespace
+
+LiveServer::LiveServer(LiveOptions options) : impl_(MakeImpl(std::move(options))) {}
 LiveServer::~LiveServer() = default;
 std::uint16_t LiveServer::port() const { return impl_->port(); }
 std::uint32_t LiveServer::AddChannel(ChannelSpec spec) {

@@ -16,6 +16,9 @@
 // there (logged once, counted); the others are unaffected. If the live thread itself falls
 // 16 MiB behind, Publish drops messages (counted).
 //
+// With options.tls the port speaks https and wss only (websocketpp's asio_tls transport, the
+// context from access::MakeServerTlsContext); every bound below holds the same.
+//
 // The WebSocket library is websocketpp (Debian's libwebsocketpp-dev), header-only on the
 // standalone asio the daemon already uses; Boost.Beast would have pulled Boost.Asio in beside
 // it. websocketpp 0.8.2 compiles as C++17 only, so the two files that include it are built as
@@ -72,8 +75,9 @@ class LiveServer {
 
   LiveStats stats() const;
 
+  class Impl;  // defined in server_impl.hpp, private to live/
+
  private:
-  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "access/tls_config.hpp"
 #include "access/tokens.hpp"
 #include "config/config.hpp"
 #include "live/bridge.hpp"
@@ -32,9 +33,10 @@ constexpr const char* kHelp =
     "                       [--web-root DIR] [--operator-token-file FILE]\n"
     "\n"
     "The robot's live view: a Foxglove WebSocket server (foxglove.websocket.v1) and the\n"
-    "dashboard on the same port, fed by robot-edged's state stream at the control rate over\n"
-    "its API socket (as an observer). The dashboard's DAMP, for whoever presents the operator\n"
-    "token, is an observer's DAMP. Reconnects, with a back-off, when robot-edged restarts.\n"
+    "dashboard on the same port (https and wss with live.tls, else http and ws), fed by\n"
+    "robot-edged's state stream at the control rate over its API socket (as an observer).\n"
+    "The dashboard's DAMP, for whoever presents the operator token, is an observer's DAMP.\n"
+    "Reconnects, with a back-off, when robot-edged restarts.\n"
     "\n"
     "Options:\n"
     "  --config FILE                robot-edged's configuration, section live: (default\n"
@@ -48,7 +50,8 @@ constexpr const char* kHelp =
     "\n"
     "Exit status:\n"
     "  0  stopped by a signal (SIGTERM, SIGINT)\n"
-    "  1  failed (the port could not be taken, a token file could not be read)\n"
+    "  1  failed (the port could not be taken, a token file or live.tls's certificate or key\n"
+    "     could not be read, or the key does not match the certificate)\n"
     "  2  bad command line or configuration, or live.address is empty (the live view is off)\n";
 
 struct CommandLine {
@@ -122,12 +125,18 @@ live::LiveOptions OptionsOf(const config::Config& config) {
   o.max_connections = c.max_connections;
   o.allowed_origins = c.allowed_origins;
   o.reserved_fds = 32;  // two API connections, an eventfd, the log: this process has little else
+  // live.tls: read now (a file that is missing, not PEM or a key that does not match throws:
+  // exit 1); a key others can read is warned about.
+  std::vector<std::string> tls_warnings;
+  o.tls = access::ServerTlsContextOf(c.tls, "live.tls", &tls_warnings);
+  for (const std::string& w : tls_warnings) spdlog::warn("{}", w);
   return o;
 }
 
 std::string UrlOf(const live::LiveOptions& o, std::uint16_t port) {
   const bool v6 = o.address.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + o.address + "]" : o.address) + ":" + std::to_string(port) + "/";
+  return (o.tls ? "https://" : "http://") + (v6 ? "[" + o.address + "]" : o.address) + ":" +
+         std::to_string(port) + "/";
 }
 
 int Serve(const config::Config& config, const std::atomic<bool>& stop) {

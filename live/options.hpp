@@ -4,9 +4,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace asio::ssl {
+class context;
+}
 
 namespace robot_edge::live {
 
@@ -35,8 +40,10 @@ struct LiveOptions {
                                              ///< was reached at), e.g. "https://app.foxglove.dev"
   std::size_t reserved_fds = 96;    ///< descriptors the live view leaves to the rest of the
                                     ///< process (API clients, CAN, recorder files)
-  int handshake_timeout_ms = 3000;  ///< a connection that has not finished its WebSocket
-                                    ///< handshake or HTTP exchange within this is closed
+  int handshake_timeout_ms = 3000;  ///< a connection that has not finished its TLS and WebSocket
+                                    ///< handshakes or HTTP exchange within this is closed
+  std::shared_ptr<asio::ssl::context> tls;  ///< set: https and wss only, with this context
+                                            ///< (access::MakeServerTlsContext); null: http, ws
 };
 
 // One stream of messages, advertised to every client. Example: topic "/joint_state", encoding
@@ -87,6 +94,7 @@ struct LiveStats {
   std::uint64_t forbidden = 0;              ///< requests refused for their Host or Origin (403)
   std::uint64_t accept_errors = 0;     ///< failed accepts (EMFILE...), each followed by a back-off
   std::uint64_t flooding_dropped = 0;  ///< clients disconnected for sending too many requests
+  std::uint64_t tls_handshakes_failed = 0;  ///< TLS handshakes that failed or timed out
 };
 
 }  // namespace robot_edge::live

@@ -1,5 +1,6 @@
 // The live view's door (server_impl.hpp): accepting sockets under a cap, before any handshake;
-// closing handshakes and HTTP exchanges that do not finish; the Host and Origin checks. Live
+// closing handshakes (TLS and WebSocket) and HTTP exchanges that do not finish; failed TLS
+// handshakes, logged under a rate limit; the Host and Origin checks. Live
 // thread only; compiled as C++17 (see live_server.hpp).
 //
 // What a peer can hold, whatever it does:
@@ -9,7 +10,7 @@
 //     at once. Viewers may hold cap_ - kOperatorSlots WebSockets (OnValidate), so an operator's
 //     connection always finds a socket and a slot.
 //   - time: a socket that has not upgraded or finished its HTTP exchange within
-//     handshake_timeout_ms is closed.
+//     handshake_timeout_ms is closed, whether it stalls in the TLS handshake or after it.
 //   - the accept loop: a failed accept (EMFILE...) is retried after kAcceptBackoff, not at once.
 #include <dirent.h>
 #include <spdlog/spdlog.h>
@@ -30,16 +31,21 @@ std::size_t OpenDescriptors() {
   return count;
 }
 
-// Closes with a reset: nothing more is sent, and the kernel keeps no state for it.
-void Reset(const WsConnectionPtr& con) {
+// Closes with a reset: nothing more is sent, and the kernel keeps no state for it. The socket is
+// closed here, before terminate(): a TLS shutdown would otherwise wait on a stalled handshake
+// until websocketpp's own 5 s timeout.
+template <class Con>
+void Reset(const Con& con) {
   asio::error_code ignored;
   con->get_raw_socket().set_option(asio::socket_base::linger(true, 0), ignored);
+  con->get_raw_socket().close(ignored);
   con->terminate(websocketpp::error::make_error_code(websocketpp::error::general));
 }
 
 }  // namespace
 
-std::size_t LiveServer::Impl::ComputeCap() const {
+template <class Config>
+std::size_t ServerImpl<Config>::ComputeCap() const {
   rlimit limit{};
   const std::uint64_t fd_limit =
       ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? limit.rlim_cur
@@ -56,9 +62,10 @@ std::size_t LiveServer::Impl::ComputeCap() const {
   return cap;
 }
 
-void LiveServer::Impl::StartAccept() {
+template <class Config>
+void ServerImpl<Config>::StartAccept() {
   if (stopping_ || !server_.is_listening()) return;
-  const WsConnectionPtr con = server_.get_connection();
+  const ConnectionPtr con = server_.get_connection();
   if (!con) return;
   websocketpp::lib::error_code ec;
   server_.async_accept(
@@ -66,8 +73,9 @@ void LiveServer::Impl::StartAccept() {
   if (ec) con->terminate(ec);
 }
 
-void LiveServer::Impl::OnAccept(const WsConnectionPtr& con,
-                                const websocketpp::lib::error_code& ec) {
+template <class Config>
+void ServerImpl<Config>::OnAccept(const ConnectionPtr& con,
+                                  const websocketpp::lib::error_code& ec) {
   if (ec) {
     con->terminate(ec);
     if (stopping_ || ec == websocketpp::error::operation_canceled) return;
@@ -95,9 +103,10 @@ void LiveServer::Impl::OnAccept(const WsConnectionPtr& con,
     }
     Reset(con);
   } else {
-    sockets_[con.get()] = Socket{con, std::chrono::steady_clock::now(), false};
+    sockets_[con.get()] =
+        Socket{con, std::chrono::steady_clock::now(), false, false, con->get_remote_endpoint()};
     sockets_count_.store(sockets_.size());
-    con->set_termination_handler([this](WsConnectionPtr ended) {
+    con->set_termination_handler([this](ConnectionPtr ended) {
       sockets_.erase(ended.get());
       sockets_count_.store(sockets_.size());
     });
@@ -108,37 +117,43 @@ void LiveServer::Impl::OnAccept(const WsConnectionPtr& con,
 }
 
 // Makes room for a new socket: resets the oldest one still in its handshake or HTTP exchange.
-bool LiveServer::Impl::EvictOldestUnfinished() {
-  const Socket* oldest = nullptr;
-  for (const auto& [key, socket] : sockets_) {
+template <class Config>
+bool ServerImpl<Config>::EvictOldestUnfinished() {
+  Socket* oldest = nullptr;
+  for (auto& [key, socket] : sockets_) {
     if (!socket.websocket && (oldest == nullptr || socket.accepted < oldest->accepted)) {
       oldest = &socket;
     }
   }
   if (oldest == nullptr) return false;
-  const WsConnectionPtr con = oldest->connection.lock();
+  const ConnectionPtr con = oldest->connection.lock();
   if (!con) return false;
   timed_out_.fetch_add(1);
+  oldest->timed_out = true;
   Reset(con);  // its termination handler erases it
   return true;
 }
 
 // Closes sockets whose handshake or HTTP exchange outlived handshake_timeout_ms, and forgets
 // connections websocketpp freed without terminating; runs every kSweepPeriod while one is open.
-void LiveServer::Impl::Sweep() {
+template <class Config>
+void ServerImpl<Config>::Sweep() {
   const auto deadline =
       std::chrono::steady_clock::now() - std::chrono::milliseconds(options_.handshake_timeout_ms);
-  std::vector<WsConnectionPtr> late;
+  std::vector<ConnectionPtr> late;
   for (auto it = sockets_.begin(); it != sockets_.end();) {
-    WsConnectionPtr con = it->second.connection.lock();
+    ConnectionPtr con = it->second.connection.lock();
     if (!con) {
       it = sockets_.erase(it);
       continue;
     }
-    if (!it->second.websocket && it->second.accepted < deadline) late.push_back(std::move(con));
+    if (!it->second.websocket && it->second.accepted < deadline) {
+      it->second.timed_out = true;
+      late.push_back(std::move(con));
+    }
     ++it;
   }
-  for (const WsConnectionPtr& con : late) {
+  for (const ConnectionPtr& con : late) {
     timed_out_.fetch_add(1);
     Reset(con);
   }
@@ -151,8 +166,33 @@ void LiveServer::Impl::Sweep() {
   });
 }
 
+// A connection that ended before its WebSocket opened or its HTTP exchange finished. Only failed
+// TLS handshakes are told here (refusals and timeouts, a stalled TLS handshake included, are
+// counted where they happen): counted in tls_handshakes_failed, and logged at most once per
+// kTlsFailureLogPeriod with the count of the others.
+template <class Config>
+void ServerImpl<Config>::OnFail(connection_hdl hdl) {
+  namespace socket = websocketpp::transport::asio::socket;
+  const ConnectionPtr con = server_.get_con_from_hdl(hdl);
+  const websocketpp::lib::error_code ec = con->get_ec();
+  if (ec != socket::make_error_code(socket::error::tls_handshake_failed) &&
+      ec != socket::make_error_code(socket::error::tls_handshake_timeout)) {
+    return;
+  }
+  const auto open = sockets_.find(con.get());
+  if (open == sockets_.end() || open->second.timed_out) return;
+  tls_failed_.fetch_add(1);
+  std::uint64_t suppressed = 0;
+  if (!tls_failure_log_.Allow(std::chrono::steady_clock::now(), &suppressed)) return;
+  spdlog::warn(
+      "live view: TLS handshake with {} failed ({}): not TLS, or a client that does not trust "
+      "the certificate ({} so far; {} not logged since the last line)",
+      open->second.remote, ec.message(), tls_failed_.load(), suppressed);
+}
+
 // False, with a 403 set on `con`, when its Host (and, for an upgrade, its Origin) is not allowed.
-bool LiveServer::Impl::CheckHostAndOrigin(const WsConnectionPtr& con, bool upgrade) {
+template <class Config>
+bool ServerImpl<Config>::CheckHostAndOrigin(const ConnectionPtr& con, bool upgrade) {
   const std::string& host = con->get_request_header("Host");
   const std::string& origin = con->get_request_header("Origin");
   const char* why = !HostAllowed(options_, host)                        ? "Host"
@@ -173,5 +213,7 @@ bool LiveServer::Impl::CheckHostAndOrigin(const WsConnectionPtr& con, bool upgra
                 " not allowed (live.allowed_origins lists other origins)\n");
   return false;
 }
+
+ROBOT_EDGE_LIVE_INSTANTIATE_SERVER
 
 }  // namespace robot_edge::live

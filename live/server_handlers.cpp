@@ -23,15 +23,17 @@ const char* RoleName(Role role) {
 
 }  // namespace
 
-bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
-  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+template <class Config>
+bool ServerImpl<Config>::OnValidate(connection_hdl hdl) {
+  const ConnectionPtr con = server_.get_con_from_hdl(hdl);
   if (!CheckHostAndOrigin(con, /*upgrade=*/true)) return false;
   const Access access = Authorize(options_, con->get_resource(), con->get_request_header("Cookie"));
   if (!access.allowed) {
     refused_.fetch_add(1);
     spdlog::warn("live view: refused {}: missing or wrong token", con->get_remote_endpoint());
     con->set_status(websocketpp::http::status_code::unauthorized);
-    con->set_body("live view: a token is required (ws://host:port/?token=...)\n");
+    con->set_body(Config::kTls ? "live view: a token is required (wss://host:port/?token=...)\n"
+                               : "live view: a token is required (ws://host:port/?token=...)\n");
     return false;
   }
   const auto& offered = con->get_requested_subprotocols();
@@ -56,8 +58,9 @@ bool LiveServer::Impl::OnValidate(connection_hdl hdl) {
   return true;
 }
 
-void LiveServer::Impl::OnOpen(connection_hdl hdl) {
-  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+template <class Config>
+void ServerImpl<Config>::OnOpen(connection_hdl hdl) {
+  const ConnectionPtr con = server_.get_con_from_hdl(hdl);
   if (const auto it = sockets_.find(con.get()); it != sockets_.end()) it->second.websocket = true;
   Client& client = clients_[hdl];
   client.connection = con;
@@ -80,7 +83,8 @@ void LiveServer::Impl::OnOpen(connection_hdl hdl) {
   }
 }
 
-void LiveServer::Impl::OnClose(connection_hdl hdl) {
+template <class Config>
+void ServerImpl<Config>::OnClose(connection_hdl hdl) {
   const auto it = clients_.find(hdl);
   if (it == clients_.end()) return;
   for (const std::uint32_t channel : it->second.subscriptions.Channels()) Unsubscribed(channel);
@@ -90,8 +94,9 @@ void LiveServer::Impl::OnClose(connection_hdl hdl) {
   if (stopping_ && clients_.empty()) stop_timer_.cancel();
 }
 
-void LiveServer::Impl::OnHttp(connection_hdl hdl) {
-  const WsConnectionPtr con = server_.get_con_from_hdl(hdl);
+template <class Config>
+void ServerImpl<Config>::OnHttp(connection_hdl hdl) {
+  const ConnectionPtr con = server_.get_con_from_hdl(hdl);
   if (con->get_request().get_method() != "GET") {
     con->set_status(websocketpp::http::status_code::method_not_allowed);
     con->set_body("live view: GET only\n");
@@ -115,10 +120,12 @@ void LiveServer::Impl::OnHttp(connection_hdl hdl) {
   con->replace_header("Cache-Control", "no-store");
   con->replace_header("X-Content-Type-Options", "nosniff");
   con->replace_header("Content-Security-Policy", std::string(kContentSecurityPolicy));
-  if (access.token_in_query) con->replace_header("Set-Cookie", TokenCookie(options_.token));
+  if (access.token_in_query)
+    con->replace_header("Set-Cookie", TokenCookie(options_.token, Config::kTls));
 }
 
-void LiveServer::Impl::OnMessage(connection_hdl hdl, WsServer::message_ptr message) {
+template <class Config>
+void ServerImpl<Config>::OnMessage(connection_hdl hdl, typename Server::message_ptr message) {
   const auto it = clients_.find(hdl);
   if (it == clients_.end() || it->second.dropped) return;
   Client& client = it->second;
@@ -139,7 +146,8 @@ void LiveServer::Impl::OnMessage(connection_hdl hdl, WsServer::message_ptr messa
   }
 }
 
-void LiveServer::Impl::OnText(Client& client, const std::string& text) {
+template <class Config>
+void ServerImpl<Config>::OnText(Client& client, const std::string& text) {
   using Kind = protocol::ClientRequest::Kind;
   const protocol::ClientRequest request = protocol::ParseClientText(text);
   const auto warn = [&](const std::string& message) {
@@ -179,7 +187,8 @@ void LiveServer::Impl::OnText(Client& client, const std::string& text) {
   }
 }
 
-void LiveServer::Impl::OnServiceCall(Client& client, const std::string& bytes) {
+template <class Config>
+void ServerImpl<Config>::OnServiceCall(Client& client, const std::string& bytes) {
   const auto request = protocol::ParseServiceCallRequest(bytes);
   if (!request) {
     Send(client, protocol::Status(protocol::StatusLevel::kError,
@@ -216,7 +225,8 @@ void LiveServer::Impl::OnServiceCall(Client& client, const std::string& bytes) {
 }
 
 // Why `client` may not call `service` ("" = it may).
-std::string LiveServer::Impl::RefusalOf(const Client& client, const Service& service) const {
+template <class Config>
+std::string ServerImpl<Config>::RefusalOf(const Client& client, const Service& service) const {
   if (!service.spec.operator_only || client.role == Role::kOperator) return "";
   if (options_.operator_token.empty()) {
     return service.spec.name + " is an operator service and this server has no operator token";
@@ -231,8 +241,9 @@ std::string LiveServer::Impl::RefusalOf(const Client& client, const Service& ser
 // Every reply goes through here (status, advertisements, service responses): past the client's
 // backlog budget it is dropped like a slow subscriber, so a peer that sends and never reads
 // costs at most max_client_backlog_bytes. A closing connection refuses; nothing to do about it.
-void LiveServer::Impl::Send(Client& client, const std::string& bytes,
-                            websocketpp::frame::opcode::value opcode) {
+template <class Config>
+void ServerImpl<Config>::Send(Client& client, const std::string& bytes,
+                              websocketpp::frame::opcode::value opcode) {
   if (client.dropped) return;
   const std::size_t backlog = client.connection->get_buffered_amount();
   if (backlog + bytes.size() + 14 > options_.max_client_backlog_bytes) {
@@ -241,12 +252,16 @@ void LiveServer::Impl::Send(Client& client, const std::string& bytes,
   (void)client.connection->send(bytes, opcode);
 }
 
-void LiveServer::Impl::SendToAll(const std::string& text) {
+template <class Config>
+void ServerImpl<Config>::SendToAll(const std::string& text) {
   for (auto& [hdl, client] : clients_) Send(client, text);
 }
 
-void LiveServer::Impl::Unsubscribed(std::uint32_t channel) {
+template <class Config>
+void ServerImpl<Config>::Unsubscribed(std::uint32_t channel) {
   if (channel <= kMaxChannels) subscribers_[channel].fetch_sub(1);
 }
+
+ROBOT_EDGE_LIVE_INSTANTIATE_SERVER
 
 }  // namespace robot_edge::live

@@ -1,6 +1,12 @@
 // LiveServer's implementation, private to live/ and C++17 like websocketpp. Its methods are in
-// live_server.cpp (lifecycle, Publish, the fan-out to subscribers) and server_handlers.cpp (what
-// each connection says: the handshake, HTTP GETs, protocol messages, service calls).
+// live_server.cpp (lifecycle, Publish, the fan-out to subscribers), server_handlers.cpp (what
+// each connection says: the handshake, HTTP GETs, protocol messages, service calls) and
+// server_door.cpp (the cap, timeouts, Host and Origin, failed TLS handshakes).
+//
+// One class template, ServerImpl<Config>, over websocketpp's config: WsConfig (http, ws) or
+// WssConfig (https, wss: LiveOptions::tls). Every bound and handler is the same code for both;
+// each .cpp file instantiates its members for the two (kLiveServerConfigs). The only branch is
+// the TLS setup in the constructor.
 #pragma once
 
 #include <array>
@@ -13,6 +19,7 @@
 #include "live/access.hpp"
 #include "live/http_routes.hpp"
 #include "live/live_server.hpp"
+#include "live/log_limit.hpp"
 #include "live/subscriptions.hpp"
 #include "live/ws_config.hpp"
 
@@ -26,6 +33,9 @@ inline constexpr auto kStopGrace = std::chrono::seconds(1);
 // After a failed accept (EMFILE, ENFILE, ENOBUFS): wait this long instead of retrying at once,
 // which spins the live thread while the condition lasts.
 inline constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+// A failed TLS handshake (a scanner, plain http to the https port, a client that does not trust
+// the certificate) is logged once per this period at most, with a count of the ones not logged.
+inline constexpr auto kTlsFailureLogPeriod = std::chrono::seconds(5);
 // How often open sockets are checked for a handshake or HTTP exchange past its timeout.
 inline constexpr auto kSweepPeriod = std::chrono::milliseconds(500);
 // Requests (text messages, service calls) a client may send a second: the dashboard and Foxglove
@@ -42,24 +52,44 @@ using websocketpp::connection_hdl;
 // A prepared (framed) message websocketpp writes as it is.
 WsMessagePtr PreparedFrame(std::string header, const void* payload, std::size_t size);
 
+// What LiveServer forwards to (live_server.hpp has the contract).
 class LiveServer::Impl {
  public:
-  explicit Impl(LiveOptions options);
-  ~Impl();
+  virtual ~Impl() = default;
+  virtual std::uint16_t port() const = 0;
+  virtual std::uint32_t AddChannel(ChannelSpec spec) = 0;
+  virtual void RemoveChannel(std::uint32_t channel) = 0;
+  virtual void AddService(ServiceSpec spec, ServiceHandler handler) = 0;
+  virtual void SetDocument(std::string path, std::string content_type, std::string body) = 0;
+  virtual void Start() = 0;
+  virtual void Stop() = 0;
+  virtual void Publish(std::uint32_t channel, std::uint64_t log_time_ns,
+                       std::string_view payload) = 0;
+  virtual LiveStats stats() const = 0;
+};
 
-  std::uint16_t port() const { return port_; }
-  std::uint32_t AddChannel(ChannelSpec spec);
-  void RemoveChannel(std::uint32_t channel);
-  void AddService(ServiceSpec spec, ServiceHandler handler);
-  void SetDocument(std::string path, std::string content_type, std::string body);
-  void Start();
-  void Stop();
-  void Publish(std::uint32_t channel, std::uint64_t log_time_ns, std::string_view payload);
-  LiveStats stats() const;
+template <class Config>
+class ServerImpl final : public LiveServer::Impl {
+ public:
+  using Server = websocketpp::server<Config>;
+  using ConnectionPtr = typename Server::connection_ptr;
+
+  explicit ServerImpl(LiveOptions options);
+  ~ServerImpl() override;
+
+  std::uint16_t port() const override { return port_; }
+  std::uint32_t AddChannel(ChannelSpec spec) override;
+  void RemoveChannel(std::uint32_t channel) override;
+  void AddService(ServiceSpec spec, ServiceHandler handler) override;
+  void SetDocument(std::string path, std::string content_type, std::string body) override;
+  void Start() override;
+  void Stop() override;
+  void Publish(std::uint32_t channel, std::uint64_t log_time_ns, std::string_view payload) override;
+  LiveStats stats() const override;
 
  private:
   struct Client {
-    WsConnectionPtr connection;
+    ConnectionPtr connection;
     Role role = Role::kViewer;
     Subscriptions subscriptions;
     std::string remote;    // "address:port", for logs
@@ -76,24 +106,27 @@ class LiveServer::Impl {
   // Every accepted socket until websocketpp terminates it, keyed by its connection: what the
   // cap counts.
   struct Socket {
-    std::weak_ptr<WsServer::connection_type> connection;
+    std::weak_ptr<typename Server::connection_type> connection;
     std::chrono::steady_clock::time_point accepted;
     bool websocket = false;  // its upgrade succeeded (else: handshake or HTTP under way)
+    bool timed_out = false;  // reset by Sweep or evicted: counted there, not as a TLS failure
+    std::string remote;      // "address:port" at accept, for the log (the socket may be closed)
   };
 
   // Live thread.
   void Run();
   std::size_t ComputeCap() const;
   void StartAccept();
-  void OnAccept(const WsConnectionPtr& con, const websocketpp::lib::error_code& ec);
+  void OnAccept(const ConnectionPtr& con, const websocketpp::lib::error_code& ec);
   bool EvictOldestUnfinished();
   void Sweep();
-  bool CheckHostAndOrigin(const WsConnectionPtr& con, bool upgrade);
+  bool CheckHostAndOrigin(const ConnectionPtr& con, bool upgrade);
   bool OnValidate(connection_hdl hdl);
   void OnOpen(connection_hdl hdl);
   void OnClose(connection_hdl hdl);
   void OnHttp(connection_hdl hdl);
-  void OnMessage(connection_hdl hdl, WsServer::message_ptr message);
+  void OnFail(connection_hdl hdl);
+  void OnMessage(connection_hdl hdl, typename Server::message_ptr message);
   void OnText(Client& client, const std::string& text);
   void OnServiceCall(Client& client, const std::string& bytes);
   std::string RefusalOf(const Client& client, const Service& service) const;
@@ -110,7 +143,7 @@ class LiveServer::Impl {
   // Declared first: destroyed last, after everything that holds its sockets.
   asio::io_context io_;
   LiveOptions options_;
-  WsServer server_;
+  Server server_;
   std::uint16_t port_ = 0;
   std::thread thread_;
   std::atomic<bool> running_{false};
@@ -135,7 +168,7 @@ class LiveServer::Impl {
   std::atomic<std::uint64_t> messages_dropped_{0}, refused_{0}, service_calls_{0};
   std::atomic<std::size_t> sockets_count_{0};
   std::atomic<std::uint64_t> connections_refused_{0}, timed_out_{0}, forbidden_{0};
-  std::atomic<std::uint64_t> accept_errors_{0}, flooding_dropped_{0};
+  std::atomic<std::uint64_t> accept_errors_{0}, flooding_dropped_{0}, tls_failed_{0};
   std::size_t cap_ = 0;  // written by Start() before the live thread runs
 
   // Live thread only.
@@ -155,6 +188,12 @@ class LiveServer::Impl {
   bool accept_failing_ = false;  // logged once per run of failed accepts
   std::chrono::steady_clock::time_point refusal_logged_{};    // at most one log line a second
   std::chrono::steady_clock::time_point forbidden_logged_{};  // the same for 403s
+  LogLimiter tls_failure_log_{kTlsFailureLogPeriod};
 };
+
+// Every file of the server instantiates its members for both configs with this.
+#define ROBOT_EDGE_LIVE_INSTANTIATE_SERVER \
+  template class ServerImpl<WsConfig>;     \
+  template class ServerImpl<WssConfig>;
 
 }  // namespace robot_edge::live

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "access/tls_config.hpp"
 #include "access/tokens.hpp"
 
 namespace robot_edge::daemon {
@@ -44,16 +45,10 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   return warnings;
 }
 
-access::TlsFiles TlsFilesOf(const config::TlsConfig& tls) {
-  return {tls.certificate_path, tls.private_key_path, tls.client_ca_path};
-}
-
 std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
                                                   std::vector<std::string>* warnings) {
-  if (config.api.tcp.empty() || !config.api.tls.enabled()) return nullptr;
-  const access::TlsFiles files = TlsFilesOf(config.api.tls);
-  for (std::string& w : access::TlsKeyWarnings(files, "api.tls")) warnings->push_back(w);
-  return access::MakeServerTlsContext(files, "api.tls");
+  if (config.api.tcp.empty()) return nullptr;
+  return access::ServerTlsContextOf(config.api.tls, "api.tls", warnings);
 }
 
 namespace {

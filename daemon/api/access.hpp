@@ -33,9 +33,6 @@ namespace robot_edge::daemon {
 // warns about. Reads no token.
 std::vector<std::string> TokenFileWarnings(const config::Config& config);
 
-// api.tls / live.tls as the files access::MakeServerTlsContext reads.
-access::TlsFiles TlsFilesOf(const config::TlsConfig& tls);
-
 // The API's TLS context (api.tls), null without api.tls; `warnings` gets a key readable by
 // others. Throws std::runtime_error naming the key and file (missing, not PEM, key mismatch):
 // at start-up and at --check-config.

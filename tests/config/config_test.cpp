@@ -478,8 +478,16 @@ INSTANTIATE_TEST_SUITE_P(
              false},
         Case{"live off loopback is plaintext", "address: 127.0.0.1:8765 ", "address: 0.0.0.0:8765 ",
              "live.address",
-             "'0.0.0.0:8765' is not a loopback address, and the live view serves plain http/ws",
+             "'0.0.0.0:8765' is not a loopback address and live.tls is not set: its tokens would "
+             "travel in clear",
              false},
+        Case{"live tls needs a key", "address: 127.0.0.1:8765 ",
+             "address: 127.0.0.1:8765\n  tls: {certificate: a.pem}\n  #", "live.tls",
+             "missing required key 'private_key'", false},
+        Case{"live tls has no client_ca", "address: 127.0.0.1:8765 ",
+             "address: 127.0.0.1:8765\n  tls: {certificate: a.pem, private_key: a.key, client_ca: "
+             "c.pem}\n  #",
+             "live.tls.client_ca", "unknown key", false},
         Case{"live connections", "max_connections: 16 ", "max_connections: 2 ",
              "live.max_connections", "2 is outside 5..1024"},
         Case{"live origin", "allowed_origins: []", "allowed_origins: [evil.example/page]",
@@ -836,6 +844,20 @@ TEST(LivePlaintext, OffLoopbackOnlyWithTheOptOutAndAWarning) {
   const auto w = Warnings(c);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("live.allow_plaintext"), std::string::npos) << w[0];
+}
+
+TEST(LiveTls, OffLoopbackIsAcceptedWithTlsWithoutTheOptOutOrItsWarning) {
+  const Config c = ParseConfig(
+      Replaced(Replaced(DefaultYaml(), "address: 127.0.0.1:8765 ",
+                        "address: 0.0.0.0:8765\n"
+                        "  tls: {certificate: tls/live.pem, private_key: tls/live.key}\n  #"),
+               "token_file: \"\"  ", "token_file: live.token  "),
+      "/etc/robot-edge/robot-edge.yaml");
+  EXPECT_TRUE(Validate(c).empty());
+  EXPECT_TRUE(c.live.tls.enabled());
+  EXPECT_EQ(c.live.tls.certificate_path, "/etc/robot-edge/tls/live.pem");
+  EXPECT_EQ(c.live.tls.private_key_path, "/etc/robot-edge/tls/live.key");
+  EXPECT_TRUE(Warnings(c).empty());
 }
 
 TEST(Warnings, TcpWithoutAnyControllerTokenAdmitsNobody) {

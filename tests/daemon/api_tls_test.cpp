@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "access/tls.hpp"
+#include "access/tls_config.hpp"
 #include "client/client.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/api/hub.hpp"
@@ -75,7 +76,7 @@ class ApiTlsTest : public testing::Test {
         tls_listener_(io_, &hub_),
         plain_listener_(io_, &hub_) {
     hub_.Start();
-    access::TlsFiles files = TlsFilesOf(config_.api.tls);
+    access::TlsFiles files = access::TlsFilesOf(config_.api.tls);
     files.client_ca_path = client_ca;
     tls_listener_.ListenTcp("127.0.0.1", 0, access::MakeServerTlsContext(files, "api.tls"));
     plain_listener_.ListenTcp("127.0.0.1", 0);

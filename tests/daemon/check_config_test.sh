@@ -93,6 +93,36 @@ sed -e 's/^  allow_plaintext: false/  allow_plaintext: true/' "$tmp/open.yaml" >
 out=$("$daemon" --config "$tmp/plain.yaml" --check-config 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "allow_plaintext: exit $rc: $out"
 
+# live.tls: off loopback it replaces allow_plaintext; its files are read as robot-edge-live will
+# (a key that does not match is refused, exit 1); a key others can read is warned about.
+sed -e 's|^  address: 127.0.0.1:8765 |  address: 0.0.0.0:8765 |' \
+    -e 's|^  token_file: ""  |  token_file: live.token|' "$config" > "$tmp/live.yaml"
+echo viewer-secret > "$tmp/live.token" && chmod 0600 "$tmp/live.token"
+out=$("$daemon" --config "$tmp/live.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "live off loopback without tls: exit $rc, expected 1: $out"
+grep -qF "live.address: '0.0.0.0:8765' is not a loopback address and live.tls is not set" \
+  <<<"$out" || fail "live plaintext: $out"
+live_tls() {  # CERT KEY: live.yaml with live.tls
+  sed -e "s|^  address: 0.0.0.0:8765 |  tls: {certificate: pki/$1, private_key: pki/$2}\n&|" \
+    "$tmp/live.yaml" > "$tmp/live_tls.yaml"
+}
+chmod 0600 "$tmp"/pki/*.key
+live_tls server.pem server.key
+out=$("$daemon" --config "$tmp/live_tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "live.tls: exit $rc: $out"
+! grep -q "warning: live" <<<"$out" || fail "live.tls 0600: warned: $out"
+live_tls server.pem robot.key
+out=$("$daemon" --config "$tmp/live_tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "live.tls mismatched key: exit $rc, expected 1: $out"
+grep -qF "live.tls.private_key: $tmp/pki/robot.key does not match the certificate" <<<"$out" ||
+  fail "live.tls mismatched key: $out"
+chmod 0644 "$tmp/pki/server.key"
+live_tls server.pem server.key
+out=$("$daemon" --config "$tmp/live_tls.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "live.tls 0644: exit $rc: $out"
+grep -qF "warning: live.tls.private_key: $tmp/pki/server.key is mode 0644" <<<"$out" ||
+  fail "live.tls 0644: no warning: $out"
+
 out=$("$daemon" --frobnicate 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "usage error: exit $rc"
 grep -q "unknown argument '--frobnicate'" <<<"$out" || fail "usage: $out"

@@ -3,10 +3,13 @@
 // the robot's channels are advertised with their schemas, /joint_state arrives at the control
 // rate with 25 joints, /telemetry at ~10 Hz; the DAMP service refuses a viewer without the
 // operator token and works with it (the test then sees the robot DAMP). Robot standing.
+// CA_FILE (optional): a wss:// URL's certificate authority (live.tls), given to every connection.
+import { readFileSync } from "node:fs";
 import { Checks, fail, loadPackages, sleep, withTimeout } from "./live_harness.mjs";
 
-const [base, operatorToken] = process.argv.slice(2);
-if (!operatorToken) fail("usage: live_daemon_check.mjs WS_URL OPERATOR_TOKEN");
+const [base, operatorToken, caFile] = process.argv.slice(2);
+if (!operatorToken) fail("usage: live_daemon_check.mjs WS_URL OPERATOR_TOKEN [CA_FILE]");
+const wsOptions = caFile ? { ca: readFileSync(caFile) } : {};
 const packages = await loadPackages(["@foxglove/ws-protocol", "ws", "protobufjs",
                                      "protobufjs/ext/descriptor.js"]);
 const { FoxgloveClient } = packages["@foxglove/ws-protocol"].default;
@@ -16,7 +19,7 @@ const checks = new Checks();
 
 function connect(query) {
   const client = new FoxgloveClient({
-    ws: new WebSocket(`${base}?${query}`, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]),
+    ws: new WebSocket(`${base}?${query}`, [FoxgloveClient.SUPPORTED_SUBPROTOCOL], wsOptions),
   });
   const s = { client, channels: new Map(), services: new Map(), counts: new Map(), last: new Map() };
   s.advertised = new Promise((resolve) => client.on("advertise", (channels) => {

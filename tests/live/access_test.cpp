@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <asio/ssl/context.hpp>
+#include <memory>
+
 #include <cstdint>
 
 namespace robot_edge::live {
@@ -35,9 +38,14 @@ TEST(Cookie, FindsTheNamedOne) {
 }
 
 TEST(Cookie, TokenCookieReadsBackAndStaysInItsSite) {
-  const std::string cookie = TokenCookie("a b;c");
+  const std::string cookie = TokenCookie("a b;c", /*secure=*/false);
   EXPECT_EQ(cookie, "robot_edge_live_token=a%20b%3Bc; Path=/; HttpOnly; SameSite=Strict");
   EXPECT_EQ(CookieValue(cookie.substr(0, cookie.find(';')), kTokenCookie), "a b;c");
+}
+
+TEST(Cookie, OverHttpsTheBrowserNeverSendsItInClear) {
+  EXPECT_EQ(TokenCookie("t", /*secure=*/true),
+            "robot_edge_live_token=t; Path=/; HttpOnly; SameSite=Strict; Secure");
 }
 
 TEST(Authorize, WithoutATokenEveryoneWatches) {
@@ -136,6 +144,15 @@ TEST(OriginAllowed, ItsOwnTheListedOrNone) {
   options.allowed_origins = {"https://app.foxglove.dev/"};
   EXPECT_TRUE(OriginAllowed(options, "https://app.foxglove.dev", "127.0.0.1:8765"));
   EXPECT_FALSE(OriginAllowed(options, "http://app.foxglove.dev", "127.0.0.1:8765"));
+}
+
+TEST(OriginAllowed, WithTlsItsOwnIsHttps) {
+  LiveOptions options;
+  EXPECT_FALSE(OriginAllowed(options, "https://127.0.0.1:8765", "127.0.0.1:8765"));
+  options.tls = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  EXPECT_TRUE(OriginAllowed(options, "https://127.0.0.1:8765", "127.0.0.1:8765"));
+  EXPECT_TRUE(OriginAllowed(options, "HTTPS://LOCALHOST:9000/", "localhost:9000"));
+  EXPECT_FALSE(OriginAllowed(options, "http://127.0.0.1:8765", "127.0.0.1:8765"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "access/tls.hpp"
 #include "live/live_server.hpp"
 #include "ws_client.hpp"
 
@@ -143,6 +145,50 @@ TEST(LiveDoor, SocketsAreCappedBeforeTheHandshakeAndUnfinishedOnesTimeOut) {
       << server.stats().connections << " sockets open";
   for (const int fd : flood) ::close(fd);
   std::printf("300 silent sockets: %llu refused at accept, %llu closed unfinished\n",
+              static_cast<unsigned long long>(server.stats().connections_refused),
+              static_cast<unsigned long long>(server.stats().connections_timed_out));
+}
+
+// The throwaway PKI of tests/uplink/make_test_pki.sh, made once per test program; removed at exit.
+std::string Pki() {
+  struct Dir {
+    std::string path = testing::TempDir() + "live_door_pki_" + std::to_string(::getpid());
+    Dir() {
+      const std::string command = "sh " ROBOT_EDGE_TEST_PKI " " + path + " >/dev/null";
+      EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    }
+    ~Dir() { std::system(("rm -rf " + path).c_str()); }
+  };
+  static const Dir dir;
+  return dir.path;
+}
+
+// With live.tls the same door: sockets are counted at accept, before the TLS handshake; a peer
+// that never starts it is closed after handshake_timeout_ms (a timeout, not a TLS failure);
+// plain HTTP to the TLS port is a failed handshake, counted, and the server goes on.
+TEST(LiveDoor, WithTlsSocketsAreCappedBeforeTheTlsHandshakeAndStalledOnesClosed) {
+  LiveOptions options = Loopback();
+  options.max_connections = 8;
+  options.handshake_timeout_ms = 500;
+  options.tls =
+      access::MakeServerTlsContext({Pki() + "/server.pem", Pki() + "/server.key", ""}, "live.tls");
+  LiveServer server(options);
+  server.Start();
+  std::vector<int> flood;  // 300 sockets that never send a ClientHello
+  for (int i = 0; i < 300; ++i) flood.push_back(RawConnect(server.port()));
+  ASSERT_TRUE(Within(2s, [&] {
+    return server.stats().connections_refused + server.stats().connections_timed_out >= 290;
+  }));
+  EXPECT_LE(server.stats().connections, 8u);
+  EXPECT_TRUE(Within(3s, [&] { return server.stats().connections == 0; }))
+      << server.stats().connections << " sockets open";
+  for (const int fd : flood) ::close(fd);
+  EXPECT_EQ(server.stats().tls_handshakes_failed, 0u) << "a stalled handshake is a timeout";
+
+  EXPECT_NE(HttpGet(server.port(), "/").status, 200);  // plain HTTP: no page
+  EXPECT_TRUE(Within(2s, [&] { return server.stats().tls_handshakes_failed == 1; }));
+  EXPECT_TRUE(Within(2s, [&] { return server.stats().connections == 0; }));
+  std::printf("TLS: 300 silent sockets: %llu refused at accept, %llu closed unfinished\n",
               static_cast<unsigned long long>(server.stats().connections_refused),
               static_cast<unsigned long long>(server.stats().connections_timed_out));
 }
