@@ -369,6 +369,11 @@ void CheckApi(const Config& c, Checker* k) {
                   "must hold control like any controller)");
     }
   }
+  for (const std::string& role : api.apply_config_roles) {
+    if (!names.count(role)) {
+      k->Fail("api.apply_config_roles", "'" + role + "' is not a name of api.controllers");
+    }
+  }
   for (const RoleAccess& a : api.roles) {
     const std::string p = "api.roles." + a.role;
     if (a.role != kObserverRole && !names.count(a.role)) {

@@ -54,6 +54,7 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("socket", &o->robot_edged.socket);
     r.Read("token_file", &o->robot_edged.token_file);
     r.Read("config", &o->robot_edged.config);
+    r.Read("apply_timeout_s", &o->robot_edged.apply_timeout_s);
     r.Finish();
   }
   if (const YAML::Node upload = root.Child("upload")) {
@@ -121,6 +122,8 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(
       !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
       "robot_edged.config", "must be an absolute path when config_updates is true");
+  r.Check(o.robot_edged.apply_timeout_s >= 5 && o.robot_edged.apply_timeout_s <= 600,
+          "robot_edged.apply_timeout_s", "must be 5..600 s");
   const std::string& a = o.upload.announce;
   r.Check(a == "off" || a == "alerts" || a == "all", "upload.announce",
           "must be off, alerts or all, not '" + a + "'");
