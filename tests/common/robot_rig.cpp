@@ -214,7 +214,7 @@ Robot::Robot(RobotOptions options) {
   // As systemd's RuntimeDirectory=: where the daemon leaves its DAMP plan for ExecStopPost.
   std::vector<std::string> env = {"NOTIFY_SOCKET=" + notify_->path(), "RUNTIME_DIRECTORY=" + dir_};
   env.insert(env.end(), options.daemon_env.begin(), options.daemon_env.end());
-  daemon_argv_ = {ROBOT_EDGED,  "--config",    config_path, "--api-socket",
+  daemon_argv_ = {ROBOT_EDGED, "--config",    config_path, "--api-socket",
                   api_socket_, "--log-level", "debug"};
   daemon_env_ = env;
   daemon_ = std::make_unique<Child>(daemon_argv_, dir_ + "/daemon", env);

@@ -169,7 +169,7 @@ class Robot {
   std::atomic<bool> systemd_on_{false};
   std::vector<int> daemon_exits_;  // under daemon_mutex_
   int daemon_runs_ = 1;            // under daemon_mutex_
-  std::unique_ptr<Child> live_;  // robot-edge-live (RobotOptions::live_view), else null
+  std::unique_ptr<Child> live_;    // robot-edge-live (RobotOptions::live_view), else null
 };
 
 // Stops one thread of a process, found by its name (/proc/PID/task/TID/comm), with ptrace until
