@@ -372,7 +372,8 @@ class Uplink {
   }
 
   void PublishConfigResult(const ConfigOutcome& outcome) {
-    Log("fleet config: " + std::string(outcome.applied ? "applied, robot-edged runs it" : "not applied: ") +
+    Log("fleet config: " +
+        std::string(outcome.applied ? "applied, robot-edged runs it" : "not applied: ") +
         outcome.reason);
     PublishJson(ConfigOutcomeJson(outcome));
   }

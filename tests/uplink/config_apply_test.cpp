@@ -39,9 +39,9 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
-  Uplink uplink(dir, pki, port, robot.api_socket(), "",
-                "  config: " + config_path +
-                    "\n  apply_timeout_s: " + std::to_string(kApplyTimeoutS) + "\n");
+  Uplink uplink(
+      dir, pki, port, robot.api_socket(), "",
+      "  config: " + config_path + "\n  apply_timeout_s: " + std::to_string(kApplyTimeoutS) + "\n");
   uplink.Start();
   auto results = [&] {
     std::vector<std::string> out;
@@ -106,9 +106,8 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   // the previous file is put back, and robot-edged's next start runs it.
   ASSERT_TRUE(Eventually([&] { return telemetry_count() > 0; }, 10s));
   std::this_thread::sleep_for(1500ms);  // the uplink has the new robot-edged's telemetry (DAMP)
-  const std::string broken =
-      Replaced(Replaced(renamed, "interface: vcan4", "interface: vcan9"), "name: asimov-fleet",
-               "name: asimov-broken");
+  const std::string broken = Replaced(Replaced(renamed, "interface: vcan4", "interface: vcan9"),
+                                      "name: asimov-fleet", "name: asimov-broken");
   fleet.Publish("robot-edge/r1/config", broken, 60);
   ASSERT_TRUE(Eventually([&] { return results().size() == 3; }, 40s))
       << uplink.Log() << robot.DaemonLog();

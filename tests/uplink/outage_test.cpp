@@ -250,7 +250,8 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   const std::string document = ReadFile(robot.dir() + "/robot-edge.yaml");
   fleet.Publish("robot-edge/r1/config", document, 60);
   ASSERT_TRUE(Eventually([&] { return config_results().size() == 1; }, 10s)) << uplink.Log();
-  EXPECT_NE(config_results()[0].find("\"applied\":false"), std::string::npos) << config_results()[0];
+  EXPECT_NE(config_results()[0].find("\"applied\":false"), std::string::npos)
+      << config_results()[0];
   EXPECT_NE(config_results()[0].find("may not restart robot-edged"), std::string::npos)
       << config_results()[0];
   EXPECT_NE(config_results()[0].find("\"rolled_back\":true"), std::string::npos)
