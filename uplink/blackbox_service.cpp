@@ -79,6 +79,7 @@ void BlackboxService::Apply(BlackboxDesk::Outcome outcome) {
     Report(r);
   }
   for (UploadJob& job : outcome.jobs) {
+    job.chunk_bytes = static_cast<std::uint64_t>(o_.upload.chunk_kib) << 10;
     UploadReport r;
     r.id = job.request.id;
     r.file = job.request.file;

@@ -63,6 +63,7 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("max_mib", &o->upload.max_mib);
     r.Read("queue", &o->upload.queue);
     r.Read("attempts", &o->upload.attempts);
+    r.Read("chunk_kib", &o->upload.chunk_kib);
     r.Read("ca", &o->upload.ca);
     r.Read("allow_plain_http_loopback", &o->upload.allow_plain_http_loopback);
     r.Finish();
@@ -131,6 +132,9 @@ void Validate(const UplinkOptions& o, Rules& r) {
           "must be 1..65536 MiB");
   r.Check(o.upload.queue >= 1 && o.upload.queue <= 64, "upload.queue", "must be 1..64");
   r.Check(o.upload.attempts >= 1 && o.upload.attempts <= 20, "upload.attempts", "must be 1..20");
+  r.Check(
+      o.upload.chunk_kib >= 256 && o.upload.chunk_kib <= 1048576 && o.upload.chunk_kib % 256 == 0,
+      "upload.chunk_kib", "must be a multiple of 256 in 256..1048576 KiB");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }

@@ -45,6 +45,8 @@ struct UploadOptions {
   std::uint32_t max_mib = 256;      ///< upload.max_mib: larger files are refused, 1..65536 MiB
   std::uint32_t queue = 8;          ///< upload.queue: jobs waiting at most, 1..64
   std::uint32_t attempts = 5;       ///< upload.attempts: PUTs per job at most, 1..20
+  std::uint32_t chunk_kib = 8192;   ///< upload.chunk_kib: a resumable session's bytes per PUT,
+                                    ///< a multiple of 256 KiB (GCS's rule), 256..1048576 KiB
   std::string ca;                   ///< upload.ca: CA file for the HTTPS server ("" = system's)
   bool allow_plain_http_loopback = false;  ///< upload.allow_plain_http_loopback: tests only:
                                            ///< http:// to 127.0.0.1 / [::1]
