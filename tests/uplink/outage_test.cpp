@@ -271,7 +271,8 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
 // The black box on request: robot-edged writes one (OP_BLACKBOX_SAVE, 3 s after the trigger), the
 // fleet asks for it while it is written (refused), then once closed (uploaded to put_server.py on
 // 127.0.0.1: the stored bytes are the file's, the sha256 on `status` too); a traversal is refused;
-// the new black box is announced (upload.announce: all).
+// the new black box is announced (upload.announce: all), and so is one written while the uplink
+// was stopped, once it is back.
 TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const std::string dir = MakeTempDir("uplink-upload");
@@ -357,6 +358,38 @@ TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   EXPECT_TRUE(Eventually([&] { return !status("\"upload_failures\":2").empty(); }, 5s))
       << uplink.Log();
   std::printf("upload reported: %s\n", ok.c_str());
+
+  // A black box written while the uplink is down is announced when it comes back (the set it
+  // had seen is kept in <spool.dir>/announced); the one announced before is not announced again.
+  ASSERT_EQ(uplink.Stop(), 0);
+  const std::string first = std::filesystem::path(files[0]).filename().string();
+  save.set_request_id(3);
+  const auto saving_again = c.Record(save, 5s);
+  ASSERT_TRUE(saving_again && saving_again->ok()) << (saving_again ? saving_again->error() : "");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const auto s = c.Record(ask_status, 5s);
+        return s && !s->status().black_box_writing() && s->status().black_box_written() == 2;
+      },
+      20s));
+  std::string second;
+  for (const auto& e : std::filesystem::directory_iterator(robot.dir() + "/recordings")) {
+    if (e.path().filename().string() != first) second = e.path().filename().string();
+  }
+  ASSERT_FALSE(second.empty());
+  auto announcements = [&](const std::string& file) {
+    int n = 0;
+    for (const Received& m : fleet.Messages()) {
+      n += m.topic == "robot-edge/r1/status" &&
+           m.payload.find("\"type\":\"blackbox\"") != std::string::npos &&
+           m.payload.find("\"file\":\"" + file + "\"") != std::string::npos;
+    }
+    return n;
+  };
+  uplink.Start();
+  EXPECT_TRUE(Eventually([&] { return announcements(second) == 1; }, 20s)) << uplink.Log();
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(announcements(first), 1);
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }
