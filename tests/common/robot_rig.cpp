@@ -235,7 +235,7 @@ Robot::Robot(RobotOptions options) {
 void Robot::DumpLogs() const {
   std::fprintf(stderr,
                "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
-               Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
+               Tail(DaemonLog(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
 }
 
 namespace {
