@@ -34,7 +34,7 @@ struct RobotEdgedOptions {
   std::string token_file;  ///< robot_edged.token_file: api.token's file ("" = none)
   std::string config = "/etc/robot-edge/robot-edge.yaml";  ///< robot_edged.config: the file a
                                                            ///< fleet config replaces
-  std::uint32_t apply_timeout_s = 30;  ///< robot_edged.apply_timeout_s: a fleet config is rolled
+  std::uint32_t apply_timeout_s = 10;  ///< robot_edged.apply_timeout_s: a fleet config is rolled
                                        ///< back when robot-edged is not back on it within this,
                                        ///< 5..600 s
 };
