@@ -221,8 +221,13 @@ struct ApiConfig {
   std::vector<std::string> maintenance_controllers;  ///< maintenance_controllers: controllers
                                                      ///< that may run the bring-up tools (scan,
                                                      ///< jog, calibrate, zero), in DAMP only
+  std::vector<std::string> apply_config_controllers;  ///< apply_config_controllers: controllers
+                                                      ///< that may, besides the maintenance ones,
+                                                      ///< ask for a restart to apply the
+                                                      ///< configuration file (robot-edge-uplink's
+                                                      ///< `fleet`), in DAMP only
   bool allow_loopback_without_token = false;  ///< allow_loopback_without_token: TCP clients on
-                                              ///< a loopback address may take any role without
+                                              ///< a loopback address may be any controller without
                                               ///< a token (development only)
   std::uint32_t max_command_age_ms = 100;     ///< max_command_age_ms: a command that arrives later
                                               ///< than this beyond the quickest one seen from its
@@ -438,6 +443,7 @@ using SourceLines = std::map<std::string, int, std::less<>>;
 
 struct Config {
   std::string source = "<config>";   ///< file the config came from, for messages
+  std::string digest;                ///< TextDigest of the YAML text parsed (Welcome)
   std::string calibration;           ///< calibration: file of joint offsets written by
                                      ///< `robot-edgectl calibrate` (relative to this file);
                                      ///< "" = none. A missing file is a warning (not calibrated)
@@ -483,6 +489,10 @@ class ConfigError : public std::runtime_error {
 // Parses YAML text into a Config. Unknown keys, wrong types and unresolved names are errors;
 // throws ConfigError listing all of them. Does not check ranges (that is Validate()).
 Config ParseConfig(std::string_view yaml_text, std::string_view source_name);
+
+// Which text a config was parsed from: FNV-1a 64 of it, 16 hex digits. An identity (robot-edged
+// shows it in Welcome.config_digest), not a security check.
+std::string TextDigest(std::string_view text);
 
 // Every rule a config must satisfy; returns one message per broken rule ("" = none broken).
 std::vector<std::string> Validate(const Config& config);

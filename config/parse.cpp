@@ -2,6 +2,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -314,6 +315,7 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
           "renamed api.maintenance_controllers (the same list)", ctx);
   r.Read("controllers", &c->controllers);
   r.Read("maintenance_controllers", &c->maintenance_controllers);
+  r.Read("apply_config_controllers", &c->apply_config_controllers);
   ParseAccess(r.Child("access"), ctx, c);
   r.Read("allow_loopback_without_token", &c->allow_loopback_without_token);
   r.Read("max_command_age_ms", &c->max_command_age_ms);
@@ -776,7 +778,19 @@ Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
     ctx.errors.push_back(c.source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
   if (!ctx.errors.empty()) throw ConfigError(ctx.errors);
+  c.digest = TextDigest(yaml_text);
   return c;
+}
+
+std::string TextDigest(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a 64
+  for (const char ch : text) {
+    hash ^= static_cast<unsigned char>(ch);
+    hash *= 0x100000001b3ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
 }
 
 namespace {

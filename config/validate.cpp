@@ -369,6 +369,11 @@ void CheckApi(const Config& c, Checker* k) {
                   "must hold control like any controller)");
     }
   }
+  for (const std::string& name : api.apply_config_controllers) {
+    if (!names.count(name)) {
+      k->Fail("api.apply_config_controllers", "'" + name + "' is not a name of api.controllers");
+    }
+  }
   for (const ClientAccess& a : api.access) {
     const std::string p = "api.access." + a.name;
     if (a.name != kObserver && !names.count(a.name)) {

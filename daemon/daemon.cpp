@@ -23,6 +23,7 @@
 #include "can/socketcan/socketcan_transport.hpp"
 #include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
+#include "daemon/api/apply_config.hpp"
 #include "daemon/api/bus_health.hpp"
 #include "daemon/api/flight_recorder.hpp"
 #include "daemon/api/hub.hpp"
@@ -122,6 +123,12 @@ class Daemon {
     hub_ =
         std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
                               kVersion, access_.get(), policy_.get(), recorder_.get(), live_url_);
+    hub_->SetRestartToApply([this] {
+      asio::post(io_, [this] {  // after the answer is queued: Shutdown() flushes it
+        exit_code_ = kExitRestartToApply;
+        Shutdown("restart to apply the configuration");
+      });
+    });
     listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
@@ -170,6 +177,8 @@ class Daemon {
     }
     return !failed_;
   }
+  // After a clean Run(): 0, or kExitRestartToApply when an ApplyConfigRequest ended it.
+  int exit_code() const { return exit_code_; }
 
  private:
   // Damiao and Robstride motors are told their own CAN-loss timeout (can/motor_timeouts.hpp).
@@ -305,6 +314,7 @@ class Daemon {
   std::unique_ptr<Supervisor> supervisor_;
   std::thread control_thread_;
   bool failed_ = false;  // API thread only
+  int exit_code_ = 0;    // API thread only
 };
 
 }  // namespace
@@ -336,7 +346,11 @@ int RunDaemon(const config::Config& config, const DaemonOptions& options,
   const bool ok = daemon.Run();
   daemon.JoinControlThread();
   spdlog::info("robot-edged stopped{}", ok ? "" : " after a failure");
-  return ok ? 0 : 1;
+  if (ok && daemon.exit_code() == kExitRestartToApply) {
+    spdlog::info("exit status {}: systemd restarts robot-edged on the new configuration",
+                 kExitRestartToApply);
+  }
+  return ok ? daemon.exit_code() : 1;
 }
 
 }  // namespace robot_edge::daemon

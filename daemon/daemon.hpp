@@ -46,7 +46,8 @@ std::string LiveUrl(const config::LiveConfig& live);
 
 using BusOpener = std::function<std::unique_ptr<Buses>(const config::Config&)>;
 
-// Runs until SIGTERM / SIGINT. Returns the process exit code: 0 after a clean shutdown, 1 when
+// Runs until SIGTERM / SIGINT. Returns the process exit code: 0 after a clean shutdown, 75
+// (kExitRestartToApply) after the same shutdown asked by an ApplyConfigRequest, 1 when
 // start-up failed (the reason is logged). `open_buses` is called once during start-up.
 int RunDaemon(const config::Config& config, const DaemonOptions& options,
               const BusOpener& open_buses = OpenCanBuses);

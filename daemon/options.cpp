@@ -28,7 +28,9 @@ const char* const kUsage =
     "  1  invalid configuration, cannot start (a bus, the API socket), or stopped after a failure\n"
     "     (systemd restarts it); --emergency-damp: a bus refused its frames, or the file does\n"
     "     not validate (the frames still go out when it names its buses and motors)\n"
-    "  2  bad command line\n";
+    "  2  bad command line\n"
+    "  75 stopped to apply its configuration file, as asked by a client (the same shutdown as\n"
+    "     SIGTERM; the unit restarts it: RestartForceExitStatus=75)\n";
 
 std::optional<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                             std::string* error) {

@@ -87,12 +87,28 @@ void BlackboxDesk::Resolve(const RecordingListing& listing, UploadRequest reques
   out->jobs.push_back({std::move(request), listing.directory, max_bytes_, false});
 }
 
+void BlackboxDesk::Restore(std::set<std::string> known) {
+  known_ = std::move(known);
+  baseline_taken_ = true;
+}
+
 void BlackboxDesk::Announce(const RecordingListing& listing, Outcome* out) {
+  std::set<std::string> listed;
+  for (const RecordingListing::File& f : listing.black_boxes) listed.insert(f.name);
+  for (auto it = known_.begin(); it != known_.end();) {  // deleted by robot-edged's retention
+    if (listed.count(*it) == 0) {
+      it = known_.erase(it);
+      known_changed_ = true;
+    } else {
+      ++it;
+    }
+  }
   for (std::size_t i = 0; i < listing.black_boxes.size(); ++i) {
     const RecordingListing::File& f = listing.black_boxes[i];
     const bool open = listing.black_box_writing && i + 1 == listing.black_boxes.size();
     if (open || known_.count(f.name) > 0) continue;  // announced once it is closed
     known_.insert(f.name);
+    known_changed_ = true;
     const bool manual = f.reason.rfind(kManualPrefix, 0) == 0;
     if (!baseline_taken_ || policy_ == AnnouncePolicy::kOff ||
         (policy_ == AnnouncePolicy::kAlerts && manual)) {
@@ -105,6 +121,7 @@ void BlackboxDesk::Announce(const RecordingListing& listing, Outcome* out) {
     job.announce_only = true;
     out->jobs.push_back(std::move(job));
   }
+  if (!baseline_taken_) known_changed_ = true;  // saved even when empty: the next run has it
   baseline_taken_ = true;
 }
 

@@ -8,12 +8,16 @@
 //     continuous recording's open file are refused: closed files only;
 //   - a new black box (not in the first listing, which is the baseline) is announced once when
 //     the policy says so (`alerts`: not the ones an operator asked for, `manual-...`; `all`).
+//     Restore() gives back the names a previous run had seen (announced_file.hpp): there is then
+//     no baseline, and every closed black box not among them is new. The names seen are pruned
+//     to the files listed (robot-edged's retention deletes old ones).
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "uplink/upload.hpp"
@@ -55,6 +59,12 @@ class BlackboxDesk {
   Outcome OnListing(const RecordingListing& listing);
   Outcome OnListingFailed(const std::string& error);
 
+  // The black boxes a previous run had seen: no baseline is taken; the others are new.
+  void Restore(std::set<std::string> known);
+  const std::set<std::string>& known() const { return known_; }
+  // True once after each listing that changed known() (the caller saves it).
+  bool TakeKnownChanged() { return std::exchange(known_changed_, false); }
+
  private:
   void Resolve(const RecordingListing& listing, UploadRequest request, Outcome* out) const;
   void Announce(const RecordingListing& listing, Outcome* out);
@@ -66,6 +76,7 @@ class BlackboxDesk {
   std::int64_t last_asked_us_ = -kListPeriodUs;
   bool baseline_taken_ = false;
   std::set<std::string> known_;  // black boxes seen (announced or in the baseline)
+  bool known_changed_ = false;
 };
 
 }  // namespace robot_edge::uplink

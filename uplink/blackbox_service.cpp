@@ -1,5 +1,8 @@
 #include "uplink/blackbox_service.hpp"
 
+#include "uplink/announced_file.hpp"
+#include "uplink/uplink.hpp"
+
 namespace robot_edge::uplink {
 
 namespace {
@@ -19,12 +22,15 @@ std::string BaseName(const std::string& path) {
 
 BlackboxService::BlackboxService(const UplinkOptions& o)
     : o_(o),
+      announced_path_(o.spool.dir + "/announced"),
       desk_(Policy(o.upload.announce), static_cast<std::uint64_t>(o.upload.max_mib) << 20),
       uploader_(
           [&o](const std::atomic<bool>* abort) {
             return MakeCurlTransport(o.upload.ca, o.upload.allow_plain_http_loopback, abort);
           },
-          o.upload.queue, Backoff{static_cast<int>(o.upload.attempts)}) {}
+          o.upload.queue, Backoff{static_cast<int>(o.upload.attempts)}) {
+  if (auto known = ReadAnnounced(announced_path_)) desk_.Restore(std::move(*known));
+}
 
 void BlackboxService::OnRequest(const std::string& payload) {
   const std::int64_t now_s = static_cast<std::int64_t>(client::WallClockMicros() / 1'000'000);
@@ -67,6 +73,9 @@ void BlackboxService::OnRecorderResult(const edge::RecorderResult& result) {
     listing.black_boxes.push_back({BaseName(f.path()), f.bytes(), f.reason(), f.trigger_time_us()});
   }
   Apply(desk_.OnListing(listing));
+  if (desk_.TakeKnownChanged() && !WriteAnnounced(announced_path_, desk_.known())) {
+    Log("cannot write " + announced_path_ + ": black boxes may be announced again");
+  }
 }
 
 void BlackboxService::OnRobotLost() {
@@ -79,6 +88,7 @@ void BlackboxService::Apply(BlackboxDesk::Outcome outcome) {
     Report(r);
   }
   for (UploadJob& job : outcome.jobs) {
+    job.chunk_bytes = static_cast<std::uint64_t>(o_.upload.chunk_kib) << 10;
     UploadReport r;
     r.id = job.request.id;
     r.file = job.request.file;

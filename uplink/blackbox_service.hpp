@@ -38,6 +38,7 @@ class BlackboxService {
   void Report(const UploadReport& report);
 
   const UplinkOptions& o_;
+  std::string announced_path_;  // <spool.dir>/announced (announced_file.hpp)
   BlackboxDesk desk_;
   Uploader uploader_;
   std::uint32_t request_id_ = 0x55500000;  // this client's RecorderRequest ids

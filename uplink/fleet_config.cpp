@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 
@@ -90,6 +91,23 @@ ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& 
   return outcome;
 }
 
+bool RestorePrevious(const std::string& path) {
+  const std::string previous = path + ".previous";
+  bool ok = false;
+  if (::access(previous.c_str(), F_OK) == 0) {
+    ok = std::rename(previous.c_str(), path.c_str()) == 0;
+  } else {
+    ok = ::unlink(path.c_str()) == 0 || errno == ENOENT;
+  }
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ok = ::fsync(fd) == 0 && ok;
+    ::close(fd);
+  }
+  return ok;
+}
+
 std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   std::string errors;
   for (const ConfigProblem& p : o.problems) {
@@ -98,7 +116,8 @@ std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   }
   return "{\"type\":\"config_result\",\"applied\":" + std::string(o.applied ? "true" : "false") +
          ",\"reason\":\"" + Escape(o.reason) + "\",\"errors\":[" + errors + "],\"previous\":\"" +
-         Escape(o.previous) + "\"}";
+         Escape(o.previous) + "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
+         (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") + "}";
 }
 
 }  // namespace robot_edge::uplink

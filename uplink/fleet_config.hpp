@@ -1,9 +1,10 @@
 // A robot-edge.yaml from the fleet (topic `config`): checked by robot-edged's own parser and
 // validator (config/), written only while the robot is in DAMP, the previous file kept beside it
-// for rollback. Pure but for the files it writes. Takes effect when robot-edged restarts (the
-// uplink, unprivileged, does not restart it).
+// for rollback. Pure but for the files it writes. robot-edged applies it by restarting when
+// asked (config_restart.hpp); RestorePrevious() rolls it back.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct ConfigOutcome {
   std::string reason;  // why not: "not in DAMP", "invalid", "cannot write ...", "" when applied
   std::vector<ConfigProblem> problems;  // when invalid: one per broken rule, by key
   std::string previous;                 // applied: where the file replaced was kept ("" = none)
+  bool rolled_back = false;             // the previous file was put back
+  std::int64_t restart_ms = -1;         // applied: from the request to robot-edged back on it
 };
 
 // robot-edged's checks on `yaml_text`: every problem, by key ("" = valid).
@@ -28,8 +31,12 @@ std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text);
 // rename), after copying the current file to `path`.previous.
 ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path, bool in_damp);
 
+// Puts `path`.previous back as `path` (rename, then fsync of the directory); without one, removes
+// `path`. False when that fails.
+bool RestorePrevious(const std::string& path);
+
 // The outcome as `status` JSON: {"type":"config_result","applied":…,"reason":…,
-// "errors":[{"key":…,"message":…}],"previous":…}.
+// "errors":[{"key":…,"message":…}],"previous":…,"rolled_back":…[,"restart_ms":N]}.
 std::string ConfigOutcomeJson(const ConfigOutcome& outcome);
 
 }  // namespace robot_edge::uplink

@@ -54,6 +54,7 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("socket", &o->robot_edged.socket);
     r.Read("token_file", &o->robot_edged.token_file);
     r.Read("config", &o->robot_edged.config);
+    r.Read("apply_timeout_s", &o->robot_edged.apply_timeout_s);
     r.Finish();
   }
   if (const YAML::Node upload = root.Child("upload")) {
@@ -62,6 +63,7 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("max_mib", &o->upload.max_mib);
     r.Read("queue", &o->upload.queue);
     r.Read("attempts", &o->upload.attempts);
+    r.Read("chunk_kib", &o->upload.chunk_kib);
     r.Read("ca", &o->upload.ca);
     r.Read("allow_plain_http_loopback", &o->upload.allow_plain_http_loopback);
     r.Finish();
@@ -121,6 +123,8 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(
       !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
       "robot_edged.config", "must be an absolute path when config_updates is true");
+  r.Check(o.robot_edged.apply_timeout_s >= 5 && o.robot_edged.apply_timeout_s <= 600,
+          "robot_edged.apply_timeout_s", "must be 5..600 s");
   const std::string& a = o.upload.announce;
   r.Check(a == "off" || a == "alerts" || a == "all", "upload.announce",
           "must be off, alerts or all, not '" + a + "'");
@@ -128,6 +132,9 @@ void Validate(const UplinkOptions& o, Rules& r) {
           "must be 1..65536 MiB");
   r.Check(o.upload.queue >= 1 && o.upload.queue <= 64, "upload.queue", "must be 1..64");
   r.Check(o.upload.attempts >= 1 && o.upload.attempts <= 20, "upload.attempts", "must be 1..20");
+  r.Check(
+      o.upload.chunk_kib >= 256 && o.upload.chunk_kib <= 1048576 && o.upload.chunk_kib % 256 == 0,
+      "upload.chunk_kib", "must be a multiple of 256 in 256..1048576 KiB");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }

@@ -34,6 +34,9 @@ struct RobotEdgedOptions {
   std::string token_file;  ///< robot_edged.token_file: api.token's file ("" = none)
   std::string config = "/etc/robot-edge/robot-edge.yaml";  ///< robot_edged.config: the file a
                                                            ///< fleet config replaces
+  std::uint32_t apply_timeout_s = 10;  ///< robot_edged.apply_timeout_s: a fleet config is rolled
+                                       ///< back when robot-edged is not back on it within this,
+                                       ///< 5..600 s
 };
 
 struct UploadOptions {
@@ -42,6 +45,8 @@ struct UploadOptions {
   std::uint32_t max_mib = 256;      ///< upload.max_mib: larger files are refused, 1..65536 MiB
   std::uint32_t queue = 8;          ///< upload.queue: jobs waiting at most, 1..64
   std::uint32_t attempts = 5;       ///< upload.attempts: PUTs per job at most, 1..20
+  std::uint32_t chunk_kib = 8192;   ///< upload.chunk_kib: a resumable session's bytes per PUT,
+                                    ///< a multiple of 256 KiB (GCS's rule), 256..1048576 KiB
   std::string ca;                   ///< upload.ca: CA file for the HTTPS server ("" = system's)
   bool allow_plain_http_loopback = false;  ///< upload.allow_plain_http_loopback: tests only:
                                            ///< http:// to 127.0.0.1 / [::1]
@@ -55,8 +60,8 @@ struct UplinkOptions {
   double telemetry_rate_hz = 1.0;  ///< telemetry_rate_hz: QoS 0 telemetry, (0, 10] Hz
   SpoolOptions spool;
   RobotEdgedOptions robot_edged;
-  bool commands = false;  ///< commands: forward `commands` to robot-edged as role `fleet`
-  std::string controller = "fleet";  ///< controller: the role commands are sent as
+  bool commands = false;  ///< commands: forward `commands` to robot-edged as the controller `fleet`
+  std::string controller = "fleet";  ///< controller: the controller commands are sent as
   UploadOptions upload;
   bool config_updates = false;  ///< config_updates: apply robot-edge.yaml documents published on
                                 ///< `config` (fleet_config.hpp; in DAMP only)

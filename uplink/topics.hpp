@@ -3,7 +3,7 @@
 //   telemetry    robot -> fleet  EdgeTelemetry bytes, QoS 0, at options.telemetry_rate_hz
 //   events       robot -> fleet  EdgeEvent bytes (error, controller), QoS 1, spooled
 //   diagnostics  robot -> fleet  EdgeEvent bytes whose diagnostics is set, QoS 1, spooled
-//   commands     fleet -> robot  CloudCommand bytes, QoS 1 (forwarded as role `fleet`)
+//   commands     fleet -> robot  CloudCommand bytes, QoS 1 (forwarded as the controller `fleet`)
 //   config       fleet -> robot  a robot-edge.yaml document (applied in DAMP only)
 //   blackbox     fleet -> robot  an upload request (JSON; docs/fleet.md)
 //   status       robot -> fleet  JSON: online / offline (retained; the last will), spool

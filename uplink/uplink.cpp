@@ -14,7 +14,9 @@
 
 #include "client/client.hpp"
 #include "client/time_sync.hpp"
+#include "config/config.hpp"
 #include "uplink/blackbox_service.hpp"
+#include "uplink/config_restart.hpp"
 #include "uplink/fleet_config.hpp"
 #include "uplink/mqtt.hpp"
 #include "uplink/spool.hpp"
@@ -71,7 +73,9 @@ class Uplink {
         spool_(o.spool.dir, static_cast<std::uint64_t>(o.spool.max_mib) << 20),
         blackbox_(o),
         mqtt_(o, Path(Topic::kStatus), Status("offline")),
-        telemetry_period_us_(static_cast<std::int64_t>(1e6 / o.telemetry_rate_hz)) {}
+        telemetry_period_us_(static_cast<std::int64_t>(1e6 / o.telemetry_rate_hz)),
+        restart_(o.robot_edged.config,
+                 static_cast<std::int64_t>(o.robot_edged.apply_timeout_s) * 1'000'000) {}
 
   void Run(const std::atomic<bool>& stop) {
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
@@ -111,6 +115,7 @@ class Uplink {
     Pump(now);
     PublishTelemetry(now);
     ReadCommandResults();
+    if (auto result = restart_.Poll(now)) PublishConfigResult(*result);
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
     if (connected_) {
       for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
@@ -139,8 +144,11 @@ class Uplink {
       // robot-edged restarted (its sequences began again): every event of it is new.
       source_floor_ =
           welcome.last_event_sequence() < spool_.last_source() ? 0 : spool_.last_source();
-      Log("robot-edged: observing robot '" + welcome.robot_name() + "', events after " +
-          std::to_string(source_floor_));
+      Log("robot-edged: observing robot '" + welcome.robot_name() + "' (configuration " +
+          welcome.config_digest() + "), events after " + std::to_string(source_floor_));
+      if (auto result = restart_.OnWelcome(welcome.config_digest(), client::MonotonicMicros())) {
+        PublishConfigResult(*result);
+      }
     }
     return c;
   }
@@ -285,12 +293,7 @@ class Uplink {
 
   void OnMessage(const std::string& topic, const std::string& payload) {
     if (topic == Path(Topic::kConfig) && o_.config_updates) {
-      // in_damp_: from robot-edged's newest telemetry (false until one came).
-      const ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
-      Log("fleet config: " + (outcome.applied ? "written to " + o_.robot_edged.config +
-                                                    " (robot-edged reads it when it restarts)"
-                                              : "refused: " + outcome.reason));
-      PublishJson(ConfigOutcomeJson(outcome));
+      OnFleetConfig(payload);
       return;
     }
     if (topic == Path(Topic::kBlackbox)) {
@@ -316,6 +319,63 @@ class Uplink {
       Log(std::string("robot-edged (commands): ") + e.what());
       commander_.reset();
     }
+  }
+
+  // ---- fleet configurations: written (fleet_config.hpp), then applied by a restart of
+  // robot-edged (config_restart.hpp); the result once it is back on it, or rolled back.
+
+  void OnFleetConfig(const std::string& payload) {
+    if (restart_.pending()) {
+      ConfigOutcome busy;
+      busy.reason = "a configuration is being applied: robot-edged is restarting";
+      PublishConfigResult(busy);
+      return;
+    }
+    // in_damp_: from robot-edged's newest telemetry (false until one came).
+    ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
+    if (!outcome.applied) {
+      PublishConfigResult(outcome);
+      return;
+    }
+    const std::int64_t asked_us = client::MonotonicMicros();
+    const std::string digest = config::TextDigest(payload);
+    const std::string refusal = AskRestart(digest, &outcome.problems);
+    if (!refusal.empty()) {  // robot-edged keeps running on the file it has: put it back
+      outcome.applied = false;
+      outcome.reason = "robot-edged refused the restart: " + refusal;
+      outcome.rolled_back = RestorePrevious(o_.robot_edged.config);
+      PublishConfigResult(outcome);
+      return;
+    }
+    Log("fleet config: written to " + o_.robot_edged.config + " (" + digest +
+        "); robot-edged restarts on it");
+    restart_.Begin(std::move(outcome), digest, asked_us);
+  }
+
+  // Asks robot-edged (as o_.controller, on a connection of its own) to restart on the file with
+  // `digest`; "" when it accepted, else why not (its problems by key in `problems`).
+  std::string AskRestart(const std::string& digest, std::vector<ConfigProblem>* problems) {
+    try {
+      client::Client c = Connect(o_.controller);
+      edge::ClientMessage m;
+      m.mutable_maintenance()->set_request_id(1);
+      m.mutable_maintenance()->mutable_apply_config()->set_expect_digest(digest);
+      c.Send(m);
+      const auto answer = c.ReadUntil(edge::ServerMessage::kMaintenanceResult, kRobotTimeout);
+      if (!answer) return "no answer from robot-edged";
+      const edge::MaintenanceResult& r = answer->maintenance_result();
+      for (const auto& p : r.apply_config().problems()) problems->push_back({p.key(), p.message()});
+      return r.ok() ? "" : r.error();
+    } catch (const client::ClientError& e) {
+      return std::string("robot-edged: ") + e.what();
+    }
+  }
+
+  void PublishConfigResult(const ConfigOutcome& outcome) {
+    Log("fleet config: " +
+        std::string(outcome.applied ? "applied, robot-edged runs it" : "not applied: ") +
+        outcome.reason);
+    PublishJson(ConfigOutcomeJson(outcome));
   }
 
   void ReadCommandResults() {
@@ -366,6 +426,7 @@ class Uplink {
   bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
   std::int64_t next_telemetry_us_ = 0;
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
+  ConfigRestart restart_;                         // a fleet config until robot-edged runs it
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -52,6 +53,29 @@ bool SameFile(const struct stat& a, const struct stat& b) {
          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
+// One attempt at a resumable session: chunk after chunk from what the server holds (asked first
+// when `ask_first`: after a failure) to its 200/201. A 308 moves on from the server's offset.
+PutResult ResumableAttempt(const UploadJob& job, PutTransport& transport, int fd, bool ask_first,
+                           UploadReport* r) {
+  const std::string& url = job.request.url;
+  std::uint64_t offset = 0;
+  if (ask_first) {
+    const ChunkResult status = transport.PutChunk(url, fd, 0, 0, r->bytes);
+    if (status.put.ok || !status.incomplete) return status.put;
+    offset = status.persisted;
+    r->resumed_from = offset;
+  }
+  for (;;) {
+    if (offset > r->bytes) return {false, 308, "the server holds more bytes than the file", false};
+    const std::uint64_t length = std::min(job.chunk_bytes, r->bytes - offset);
+    const ChunkResult chunk = transport.PutChunk(url, fd, offset, length, r->bytes);
+    r->sent_bytes += chunk.sent;
+    if (chunk.put.ok || !chunk.incomplete) return chunk.put;
+    if (chunk.persisted <= offset) return {false, 308, "the server kept none of the chunk", true};
+    offset = chunk.persisted;
+  }
+}
+
 }  // namespace
 
 std::string ReportJson(const UploadReport& r) {
@@ -68,7 +92,18 @@ std::string ReportJson(const UploadReport& r) {
   if (r.state == UploadReport::State::kRetrying) {
     json += ",\"retry_in_ms\":" + std::to_string(r.retry_in_ms);
   }
+  if (r.resumable) {
+    json += ",\"resumed_from\":" + std::to_string(r.resumed_from) +
+            ",\"sent_bytes\":" + std::to_string(r.sent_bytes);
+  }
   return json + "}";
+}
+
+ChunkResult PutTransport::PutChunk(const std::string&, int, std::uint64_t, std::uint64_t,
+                                   std::uint64_t) {
+  ChunkResult out;
+  out.put = {false, 0, "this transport has no resumable uploads", false};
+  return out;
 }
 
 std::int64_t Backoff::DelayUs(int failures) const {
@@ -108,6 +143,7 @@ void RunUpload(const UploadJob& job, PutTransport& transport, UploadClock& clock
   UploadReport r;
   r.id = job.request.id;
   r.file = job.request.file;
+  r.resumable = job.request.resumable;
   const auto finish = [&](UploadReport::State state, std::string reason) {
     r.state = state;
     r.reason = std::move(reason);
@@ -140,7 +176,10 @@ void RunUpload(const UploadJob& job, PutTransport& transport, UploadClock& clock
     }
     ++r.attempt;
     finish(UploadReport::State::kUploading, "");
-    const PutResult put = transport.Put(job.request.url, fd.get(), r.bytes, checksum);
+    const PutResult put =
+        job.request.resumable
+            ? ResumableAttempt(job, transport, fd.get(), /*ask_first=*/r.attempt > 1, &r)
+            : transport.Put(job.request.url, fd.get(), r.bytes, checksum);
     r.http_status = put.http_status;
     if (put.ok) return finish(UploadReport::State::kOk, "");
     const std::int64_t delay = backoff.DelayUs(r.attempt);

@@ -1,11 +1,16 @@
-// Black-box and recording uploads (docs/fleet.md "Black boxes and recordings"): one HTTP PUT of a
-// closed file to a presigned URL, with its SHA-256, retried with backoff.
+// Black-box and recording uploads (docs/fleet.md "Black boxes and recordings"): a closed file, with
+// its SHA-256, to a presigned URL (one HTTP PUT) or a GCS resumable session URI (chunks), retried
+// with backoff.
 //
 // Resume semantics: a presigned PUT (S3, GCS) has no byte-range resume, so a failed attempt is
 // retried as a whole PUT (the object appears only when a PUT completes; a torn one leaves
-// nothing). Retries: on no answer, a dropped connection, 408, 429 and 5xx; at most
-// Backoff::max_attempts, never past the URL's expiry. Other 4xx (403: signature or expiry, 400
-// BadDigest: the checksum) end the job at once.
+// nothing). A GCS resumable session (request.resumable) is sent in chunks of job.chunk_bytes
+// (a multiple of 256 KiB), each `PUT` with `Content-Range: bytes FIRST-LAST/TOTAL`, answered 308
+// (`Range: bytes=0-N`: N+1 bytes persisted) until the last one's 200/201. After a failure the
+// uplink asks what arrived (`Content-Range: bytes */TOTAL`, 308 with its Range, none = 0) and
+// goes on from there: bytes the server has are never sent again. Retries: on no answer, a dropped
+// connection, 408, 429 and 5xx; at most Backoff::max_attempts, never past the URL's expiry. Other
+// 4xx (403: signature or expiry, 400 BadDigest: the checksum) end the job at once.
 //
 // Threads: RunUpload runs on the Uploader's own thread (one job at a time); the uplink's main
 // thread only calls Submit() and Take(), which never wait on the network.
@@ -33,6 +38,7 @@ struct UploadJob {
   std::string directory;        // the recordings directory (robot-edged's recorder.directory)
   std::uint64_t max_bytes = 0;  // the size cap (upload.max_mib)
   bool announce_only = false;   // hash and report (a new black box), no PUT
+  std::uint64_t chunk_bytes = 8u << 20;  // resumable sessions: bytes per PUT (upload.chunk_kib)
 };
 
 // One report; the main thread turns it into JSON on `status` (ReportJson).
@@ -43,10 +49,13 @@ struct UploadReport {
   long http_status = 0;  // 0: none came (or not an HTTP failure)
   std::string reason;    // kRetrying / kError: why
   std::uint64_t bytes = 0;
-  std::string sha256;            // hex; "" when the file could not be read
-  double seconds = 0;            // since the job began
-  int attempt = 0;               // PUTs tried so far
-  std::int64_t retry_in_ms = 0;  // kRetrying
+  std::string sha256;              // hex; "" when the file could not be read
+  double seconds = 0;              // since the job began
+  int attempt = 0;                 // PUTs tried so far
+  std::int64_t retry_in_ms = 0;    // kRetrying
+  bool resumable = false;          // a GCS resumable session: the two below are reported
+  std::uint64_t resumed_from = 0;  // the last resume's offset (the server's), 0 = none
+  std::uint64_t sent_bytes = 0;    // body bytes put on the wire, all attempts (overhead)
 };
 
 std::string ReportJson(const UploadReport& report);
@@ -59,6 +68,14 @@ struct PutResult {
   bool retryable = false;
 };
 
+// One PUT of a resumable session's chunk (or of its status query).
+struct ChunkResult {
+  PutResult put;                // ok: 200/201, the object is complete
+  bool incomplete = false;      // 308 Resume Incomplete: `persisted` is what the server holds
+  std::uint64_t persisted = 0;  // bytes 0..persisted-1 are stored (its Range: bytes=0-N; none = 0)
+  std::uint64_t sent = 0;       // body bytes that went out
+};
+
 // The network: CurlTransport (upload_curl.cpp), or a fake in tests.
 class PutTransport {
  public:
@@ -66,6 +83,11 @@ class PutTransport {
   // PUTs the first `bytes` bytes of `fd`; `checksum_b64` != "": sent as x-amz-checksum-sha256.
   virtual PutResult Put(const std::string& url, int fd, std::uint64_t bytes,
                         const std::string& checksum_b64) = 0;
+  // PUTs bytes [first, first + length) of `fd` with Content-Range: bytes FIRST-LAST/TOTAL; a
+  // `length` of 0 asks for the session's status (Content-Range: bytes */TOTAL).
+  // Default: not supported (an error, not retried).
+  virtual ChunkResult PutChunk(const std::string& url, int fd, std::uint64_t first,
+                               std::uint64_t length, std::uint64_t total);
 };
 
 // Time for the retry loop: the real one sleeps on the Uploader's condition variable.

@@ -1,6 +1,10 @@
 // CurlTransport (upload.hpp): one HTTP PUT with libcurl's easy interface.
 #include <curl/curl.h>
+#include <strings.h>
 #include <unistd.h>
+
+#include <string>
+#include <vector>
 
 #include "uplink/upload.hpp"
 
@@ -31,6 +35,15 @@ std::size_t KeepAnswer(char* data, std::size_t size, std::size_t count, void* us
   return size * count;
 }
 
+// The answer's "Range:" header line (a 308's bytes=0-N), case-insensitive name.
+std::size_t KeepRange(char* data, std::size_t size, std::size_t count, void* user) {
+  const std::string line(data, size * count);
+  if (line.size() > 6 && strncasecmp(line.c_str(), "range:", 6) == 0) {
+    *static_cast<std::string*>(user) = line.substr(6);
+  }
+  return size * count;
+}
+
 int Progress(void* abort, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return static_cast<const std::atomic<bool>*>(abort)->load() ? 1 : 0;
 }
@@ -44,23 +57,55 @@ class CurlTransport : public PutTransport {
 
   PutResult Put(const std::string& url, int fd, std::uint64_t bytes,
                 const std::string& checksum_b64) override {
+    std::vector<std::string> headers;
+    if (!checksum_b64.empty()) headers.push_back("x-amz-checksum-sha256: " + checksum_b64);
+    return Perform(url, fd, 0, bytes, headers, nullptr).put;
+  }
+
+  ChunkResult PutChunk(const std::string& url, int fd, std::uint64_t first, std::uint64_t length,
+                       std::uint64_t total) override {
+    const std::string range = length == 0 ? "*/" + std::to_string(total)
+                                          : std::to_string(first) + "-" +
+                                                std::to_string(first + length - 1) + "/" +
+                                                std::to_string(total);
+    std::string range_header;  // the answer's Range: bytes=0-N
+    ChunkResult out =
+        Perform(url, fd, first, length, {"Content-Range: bytes " + range}, &range_header);
+    if (out.put.http_status == 308) {
+      out.put.reason = "308 Resume Incomplete";
+      out.incomplete = true;
+      const std::size_t dash = range_header.find("bytes=0-");
+      if (dash != std::string::npos) out.persisted = std::stoull(range_header.substr(dash + 8)) + 1;
+    }
+    return out;
+  }
+
+  // One PUT of bytes [first, first + length) of `fd`; `range` (not null): the answer's Range.
+  ChunkResult Perform(const std::string& url, int fd, std::uint64_t first, std::uint64_t length,
+                      const std::vector<std::string>& extra_headers, std::string* range) {
+    ChunkResult out;
     CURL* curl = curl_easy_init();
-    if (curl == nullptr) return {false, 0, "libcurl could not start", true};
-    Body body{fd, bytes};
+    if (curl == nullptr) {
+      out.put = {false, 0, "libcurl could not start", true};
+      return out;
+    }
+    Body body{fd, first + length, first};
     std::string answer;
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/octet-stream");
-    if (!checksum_b64.empty()) {
-      headers = curl_slist_append(headers, ("x-amz-checksum-sha256: " + checksum_b64).c_str());
-    }
+    for (const std::string& h : extra_headers) headers = curl_slist_append(headers, h.c_str());
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, allow_plain_http_ ? "http,https" : "https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(bytes));
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(length));
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
     curl_easy_setopt(curl, CURLOPT_READDATA, &body);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, KeepAnswer);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
+    if (range != nullptr) {
+      curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, KeepRange);
+      curl_easy_setopt(curl, CURLOPT_HEADERDATA, range);
+    }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
@@ -75,6 +120,9 @@ class CurlTransport : public PutTransport {
     const CURLcode code = curl_easy_perform(curl);
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_off_t sent = 0;
+    curl_easy_getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &sent);
+    out.sent = static_cast<std::uint64_t>(sent);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
     if (code != CURLE_OK) {
@@ -83,14 +131,19 @@ class CurlTransport : public PutTransport {
                              code == CURLE_PEER_FAILED_VERIFICATION ||
                              code == CURLE_SSL_CACERT_BADFILE || code == CURLE_ABORTED_BY_CALLBACK;
       // A 100 Continue is no answer: report the status only when a final one came.
-      return {false, status >= 200 ? status : 0, curl_easy_strerror(code), !permanent};
+      out.put = {false, status >= 200 ? status : 0, curl_easy_strerror(code), !permanent};
+      return out;
     }
-    if (status >= 200 && status < 300) return {true, status, "", false};
+    if (status >= 200 && status < 300) {
+      out.put = {true, status, "", false};
+      return out;
+    }
     for (char& c : answer) {
       if (c == '\n' || c == '\r') c = ' ';
     }
     const bool retryable = status == 408 || status == 429 || status >= 500;
-    return {false, status, "HTTP " + std::to_string(status) + ": " + answer, retryable};
+    out.put = {false, status, "HTTP " + std::to_string(status) + ": " + answer, retryable};
+    return out;
   }
 
  private:

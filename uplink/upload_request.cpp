@@ -174,6 +174,7 @@ ParsedUploadRequest ParseUploadRequest(std::string_view json, std::int64_t now_s
   const std::string* url = get("url");
   const std::string* expires = get("expires_at");
   const std::string* checksum = get("checksum_header");
+  const std::string* protocol = get("protocol");
   std::int64_t expires_at = 0;
   if (!type || *type != "upload") {
     out.error = "\"type\" must be \"upload\"";
@@ -197,8 +198,15 @@ ParsedUploadRequest ParseUploadRequest(std::string_view json, std::int64_t now_s
                 std::to_string(now_s) + ")";
   } else if (checksum && *checksum != "true" && *checksum != "false") {
     out.error = "\"checksum_header\" must be true or false";
+  } else if (protocol && *protocol != "put" && *protocol != "gcs-resumable") {
+    out.error = "\"protocol\" must be \"put\" or \"gcs-resumable\"";
   } else {
-    out.request = UploadRequest{out.id, *file, *url, expires_at, !checksum || *checksum == "true"};
+    out.request = UploadRequest{out.id,
+                                *file,
+                                *url,
+                                expires_at,
+                                !checksum || *checksum == "true",
+                                protocol && *protocol == "gcs-resumable"};
   }
   return out;
 }

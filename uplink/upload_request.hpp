@@ -2,9 +2,12 @@
 // (pure: no I/O, no clock; `now_s` is the caller's wall clock).
 //   {"type":"upload", "id":"job-7", "file":"<name in the recordings directory>" | "latest",
 //    "url":"https://bucket.s3.../key?X-Amz-...", "expires_at":1700000000,
-//    "checksum_header":true}
+//    "checksum_header":true, "protocol":"put" | "gcs-resumable"}
 // "latest" is the newest black box. expires_at: Unix seconds, the URL's own expiry (the uplink
-// gives up then). checksum_header (default true): send x-amz-checksum-sha256.
+// gives up then). checksum_header (default true): send x-amz-checksum-sha256. protocol (default
+// "put"): one presigned PUT; "gcs-resumable": url is a Google Cloud Storage resumable session
+// URI, sent in chunks with Content-Range and resumed from the offset the server reports
+// (upload.hpp).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@ struct UploadRequest {
   std::string url;                // presigned PUT URL (CheckUploadUrl)
   std::int64_t expires_at_s = 0;  // Unix seconds
   bool checksum_header = true;
+  bool resumable = false;  // "protocol":"gcs-resumable"
 };
 
 // A flat JSON object whose values are strings, numbers (kept as their text) or booleans

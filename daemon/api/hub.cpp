@@ -6,6 +6,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "daemon/api/apply_config.hpp"
 #include "daemon/api/battery_sysfs.hpp"
 #include "daemon/channels/clock.hpp"
 #include "daemon/channels/injected_throw.hpp"
@@ -193,6 +194,7 @@ void Hub::SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello
   for (const auto& c : config_.api.controllers) w->add_controllers(c);
   w->set_live_url(live_url_);
   w->set_simulated(bus_health_ != nullptr && bus_health_->simulated());
+  w->set_config_digest(config_.digest);
   session->Send(FrameOf(message));
 }
 
@@ -253,6 +255,10 @@ void Hub::OnTimeSync(Session& session, const edge::TimeSyncRequest& request) {
 }
 
 void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& request) {
+  if (request.op_case() == edge::MaintenanceRequest::kApplyConfig) {
+    OnApplyConfig(session, request);
+    return;
+  }
   const CommandIntake::Client client{session.id(), session.controller(), session.wants_results(),
                                      session.peer()};
   auto answer = maintenance_.Handle(client, request, SteadyMicros());
@@ -294,6 +300,21 @@ void Hub::OnStateStream(Session& session, const edge::StateStreamRequest& reques
 bool Hub::IsMaintenanceController(const Session& session) const {
   const auto& names = config_.api.maintenance_controllers;
   return std::find(names.begin(), names.end(), session.controller()) != names.end();
+}
+
+void Hub::OnApplyConfig(Session& session, const edge::MaintenanceRequest& request) {
+  const edge::MaintenanceResult result =
+      CheckApplyConfig(config_, session.controller(), channels_->snapshots.Latest(), request);
+  SendMaintenanceResult(session, result);
+  if (!result.ok()) {
+    spdlog::warn("restart to apply the configuration refused ({}): {}", session.controller(),
+                 result.error());
+    for (const auto& p : result.apply_config().problems()) spdlog::warn("  {}", p.message());
+    return;
+  }
+  spdlog::info("restart to apply {} (digest {}) asked by '{}'", result.apply_config().path(),
+               result.apply_config().digest(), session.controller());
+  if (restart_to_apply_) restart_to_apply_();
 }
 
 void Hub::OnRecorder(Session& session, const edge::RecorderRequest& request) {

@@ -11,6 +11,7 @@
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,10 @@ class Hub final : public SessionEvents {
   void OnStateStream(Session& session, const edge::StateStreamRequest& request) override;
   void OnClosed(Session& session) override;
 
+  // Called (API thread) once an ApplyConfigRequest was accepted and its answer queued: the
+  // daemon then shuts down and exits with kExitRestartToApply (daemon/api/apply_config.hpp).
+  void SetRestartToApply(std::function<void()> restart) { restart_to_apply_ = std::move(restart); }
+
   std::size_t client_count() const { return sessions_.size(); }
   const std::string& controller() const { return intake_.arbiter().current(); }
 
@@ -70,6 +75,7 @@ class Hub final : public SessionEvents {
   void SendWelcome(const std::shared_ptr<Session>& session, const edge::Hello& hello);
   void BroadcastError(edge::EdgeError error);
   void SendMaintenanceResult(Session& session, const edge::MaintenanceResult& result);
+  void OnApplyConfig(Session& session, const edge::MaintenanceRequest& request);
   void PollMaintenance();  // a finished scan: its answer
   void PollRecorder();     // the flight recorder's answers
   // The command, as it arrived and with the API thread's verdict, for the flight recorder.
@@ -135,6 +141,7 @@ class Hub final : public SessionEvents {
   TelemetryFrames telemetry_;
   StateStream stream_;
   std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
+  std::function<void()> restart_to_apply_;  // none: an accepted request only logs
 };
 
 }  // namespace robot_edge::daemon

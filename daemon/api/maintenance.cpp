@@ -83,6 +83,7 @@ MaintenanceDesk::Answer MaintenanceDesk::Handle(const CommandIntake::Client& cli
     case edge::MaintenanceRequest::kCalibrate: return {Calibrate(request, s), {}};
     case edge::MaintenanceRequest::kZero: return {Zero(request), {}};
     case edge::MaintenanceRequest::kClearFault: return {ClearFault(request), {}};
+    case edge::MaintenanceRequest::kApplyConfig:  // Hub::OnApplyConfig (apply_config.hpp)
     case edge::MaintenanceRequest::OP_NOT_SET: break;
   }
   return {MaintenanceError(request.request_id(), "an empty MaintenanceRequest"), {}};

@@ -21,6 +21,7 @@ struct ControlSnapshot {
 
   std::int64_t tick_us = -1;  // steady clock (µs) of the tick; -1 before the first
   sm::Mode mode = sm::Mode::kDamp;
+  int jogging_joint = -1;  // the joint a bring-up jog moves (in DAMP), or -1
   sm::Velocity velocity;
   std::uint32_t error_flags = 0;
   std::uint32_t last_command_sequence = 0;

@@ -325,6 +325,7 @@ void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
   ControlSnapshot& s = channels_->snapshots.back();
   s.tick_us = now_us;
   s.mode = out.mode;
+  s.jogging_joint = state_machine_.jogging_joint();
   s.velocity = out.velocity;
   s.error_flags = out.error_flags;
   s.last_command_sequence = out.last_command_sequence;

@@ -209,10 +209,10 @@ Robot::Robot(RobotOptions options) {
   // As systemd's RuntimeDirectory=: where the daemon leaves its DAMP plan for ExecStopPost.
   std::vector<std::string> env = {"NOTIFY_SOCKET=" + notify_->path(), "RUNTIME_DIRECTORY=" + dir_};
   env.insert(env.end(), options.daemon_env.begin(), options.daemon_env.end());
-  daemon_ = std::make_unique<Child>(
-      std::vector<std::string>{ROBOT_EDGED, "--config", config_path, "--api-socket", api_socket_,
-                               "--log-level", "debug"},
-      dir_ + "/daemon", env);
+  daemon_argv_ = {ROBOT_EDGED, "--config",    config_path, "--api-socket",
+                  api_socket_, "--log-level", "debug"};
+  daemon_env_ = env;
+  daemon_ = std::make_unique<Child>(daemon_argv_, dir_ + "/daemon", env);
   if (!notify_->WaitFor("READY=1", 20s)) {
     throw std::runtime_error("robot-edged did not report READY=1:\n" + daemon_->Stderr());
   }
@@ -230,7 +230,7 @@ Robot::Robot(RobotOptions options) {
 void Robot::DumpLogs() const {
   std::fprintf(stderr,
                "---- robot-edged log (tail) ----\n%s\n---- robot-edge-sim log (tail) ----\n%s\n",
-               Tail(daemon_->Stderr(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
+               Tail(DaemonLog(), 60).c_str(), Tail(sim_->Stderr(), 20).c_str());
 }
 
 namespace {
@@ -303,7 +303,44 @@ std::string Robot::Sim(const std::string& line) {
   return reply;
 }
 
+std::string Robot::DaemonLog() const {
+  std::string log = ReadFile(dir_ + "/daemon.err");
+  for (int run = 2; std::filesystem::exists(dir_ + "/daemon-" + std::to_string(run) + ".err");
+       ++run) {
+    log += "---- robot-edged, run " + std::to_string(run) + " ----\n" +
+           ReadFile(dir_ + "/daemon-" + std::to_string(run) + ".err");
+  }
+  return log;
+}
+
+void Robot::RestartLikeSystemd() {
+  systemd_on_ = true;
+  systemd_ = std::thread([this] {
+    while (systemd_on_) {
+      std::this_thread::sleep_for(20ms);
+      std::unique_lock lock(daemon_mutex_);
+      if (daemon_->Running()) continue;
+      const int status = daemon_->Stop(0, 0s);
+      daemon_exits_.push_back(status);
+      if (status == 0) break;  // Restart=on-failure: a clean stop stays stopped
+      lock.unlock();
+      std::this_thread::sleep_for(1s);  // RestartSec=1
+      lock.lock();
+      if (!systemd_on_) break;
+      daemon_ = std::make_unique<Child>(
+          daemon_argv_, dir_ + "/daemon-" + std::to_string(++daemon_runs_), daemon_env_);
+    }
+  });
+}
+
+std::vector<int> Robot::DaemonExits() {
+  std::lock_guard lock(daemon_mutex_);
+  return daemon_exits_;
+}
+
 int Robot::StopDaemon(Millis timeout, int signal) {
+  systemd_on_ = false;
+  if (systemd_.joinable()) systemd_.join();
   if (daemon_->Running()) {
     ::kill(daemon_->pid(), signal);
     if (!Eventually([this] { return !daemon_->Running(); }, timeout)) {

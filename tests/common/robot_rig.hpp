@@ -134,7 +134,15 @@ class Robot {
   bool DaemonRunning() { return daemon_->Running(); }
   pid_t daemon_pid() const { return daemon_->pid(); }
   pid_t sim_pid() const { return sim_->pid(); }
-  std::string DaemonLog() const { return daemon_->Stderr(); }
+  // Every run's log, oldest first (RestartLikeSystemd() may have started several).
+  std::string DaemonLog() const;
+  // From now on the rig restarts robot-edged as its unit (systemd/robot-edge.service) would:
+  // Restart=on-failure, RestartSec=1, RestartForceExitStatus=75. A daemon that exits with a
+  // status other than 0 is started again 1 s later, with the same command line and config path,
+  // by a thread of the rig's, until StopDaemon(). Not for tests that use daemon_pid().
+  void RestartLikeSystemd();
+  // The exit statuses of the daemons that ended under RestartLikeSystemd(), in order.
+  std::vector<int> DaemonExits();
   // robot-edge-live's log ("" without RobotOptions::live_view).
   std::string LiveLog() const { return live_ ? live_->Stderr() : ""; }
   std::string SimLog() const { return sim_->Stderr(); }
@@ -155,8 +163,14 @@ class Robot {
   std::unique_ptr<NotifySocket> notify_;
   std::unique_ptr<Child> sim_;
   std::unique_ptr<BusMonitor> monitor_;
-  std::unique_ptr<Child> daemon_;
-  std::unique_ptr<Child> live_;  // robot-edge-live (RobotOptions::live_view), else null
+  std::unique_ptr<Child> daemon_;  // under daemon_mutex_ while systemd_ runs
+  std::vector<std::string> daemon_argv_, daemon_env_;
+  std::mutex daemon_mutex_;
+  std::thread systemd_;  // RestartLikeSystemd()
+  std::atomic<bool> systemd_on_{false};
+  std::vector<int> daemon_exits_;  // under daemon_mutex_
+  int daemon_runs_ = 1;            // under daemon_mutex_
+  std::unique_ptr<Child> live_;    // robot-edge-live (RobotOptions::live_view), else null
 };
 
 // Stops one thread of a process, found by its name (/proc/PID/task/TID/comm), with ptrace until

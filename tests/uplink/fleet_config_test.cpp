@@ -2,6 +2,9 @@
 // errors come back by key, it is written only in DAMP, and the previous file is kept.
 #include "uplink/fleet_config.hpp"
 
+#include "config/config.hpp"
+#include "uplink/config_restart.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -72,6 +75,50 @@ TEST_F(FleetConfigTest, UnknownKeysAndNonYamlAreRefused) {
   ASSERT_FALSE(problems.empty());
   EXPECT_FALSE(ApplyFleetConfig("{ not yaml", path_, true).applied);
   EXPECT_TRUE(CheckFleetConfig(valid_).empty());
+}
+
+// After robot-edged accepted the restart: applied once a Welcome carries the new file's digest
+// (another digest, e.g. the old robot-edged's, is not it); restart_ms from the request.
+TEST_F(FleetConfigTest, ARestartIsAppliedWhenRobotEdgedIsBackOnTheNewFile) {
+  ConfigOutcome written = ApplyFleetConfig(valid_, path_, true);
+  ASSERT_TRUE(written.applied);
+  ConfigRestart restart(path_, 30'000'000);
+  restart.Begin(written, config::TextDigest(valid_), 1'000'000);
+  EXPECT_TRUE(restart.pending());
+  EXPECT_FALSE(restart.OnWelcome(config::TextDigest("# the robot's current config\n"), 2'000'000));
+  EXPECT_FALSE(restart.Poll(30'999'999));
+  const auto applied = restart.OnWelcome(config::TextDigest(valid_), 5'500'000);
+  ASSERT_TRUE(applied);
+  EXPECT_TRUE(applied->applied);
+  EXPECT_EQ(applied->restart_ms, 4500);
+  EXPECT_FALSE(restart.pending());
+  EXPECT_NE(ConfigOutcomeJson(*applied).find("\"applied\":true"), std::string::npos);
+  EXPECT_EQ(Read(path_), valid_);
+}
+
+// Not back within the bound: the previous file is put back, the result says so.
+TEST_F(FleetConfigTest, ARestartNotBackInTimeIsRolledBack) {
+  ConfigOutcome written = ApplyFleetConfig(valid_, path_, true);
+  ASSERT_TRUE(written.applied);
+  ConfigRestart restart(path_, 30'000'000);
+  restart.Begin(written, config::TextDigest(valid_), 1'000'000);
+  const auto result = restart.Poll(31'000'000);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->applied);
+  EXPECT_TRUE(result->rolled_back);
+  EXPECT_NE(result->reason.find("within 30 s"), std::string::npos) << result->reason;
+  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  EXPECT_FALSE(std::filesystem::exists(path_ + ".previous"));
+  EXPECT_FALSE(restart.pending());
+  EXPECT_FALSE(restart.OnWelcome(config::TextDigest(valid_), 32'000'000));  // too late
+  EXPECT_NE(ConfigOutcomeJson(*result).find("\"rolled_back\":true"), std::string::npos);
+}
+
+TEST_F(FleetConfigTest, RestoringWithoutAPreviousFileRemovesTheNewOne) {
+  const std::string fresh = dir_ + "/fresh.yaml";
+  ASSERT_TRUE(ApplyFleetConfig(valid_, fresh, true).applied);
+  EXPECT_TRUE(RestorePrevious(fresh));
+  EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
 }  // namespace

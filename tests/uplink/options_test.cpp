@@ -87,6 +87,13 @@ TEST(UplinkOptions, BrokerRules) {
   EXPECT_NE(Problem(kMinimal + "  reconnect_max_s: 0\n").find("broker.reconnect_max_s"),
             std::string::npos);
   EXPECT_NE(Problem("robot_id: r\n").find("'broker'"), std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "upload:\n  chunk_kib: 300\n").find("upload.chunk_kib"),
+            std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "upload:\n  chunk_kib: 0\n").find("upload.chunk_kib"),
+            std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "robot_edged:\n  apply_timeout_s: 4\n")
+                .find("robot_edged.apply_timeout_s: must be 5..600 s"),
+            std::string::npos);
 }
 
 TEST(UplinkOptions, MissingTlsFilesAreNamedByKey) {

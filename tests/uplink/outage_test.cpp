@@ -15,140 +15,13 @@
 #include <set>
 #include <sstream>
 
-#include "mosquitto_broker.hpp"
-#include "robot_rig.hpp"
+#include "fleet_rig.hpp"
 #include "uplink/sha256.hpp"
 
 namespace robot_edge::test {
 namespace {
 
 constexpr auto kOutage = 30s;
-
-std::string MakeTempDir(const char* name) {
-  std::string path = (std::filesystem::temp_directory_path() / name).string() + "-XXXXXX";
-  if (::mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  return path;
-}
-
-// One message as the fleet received it.
-struct Received {
-  std::string topic;
-  std::string payload;
-  std::uint64_t seq = 0;  // the user property "seq" (0: none)
-};
-
-// The fleet: a persistent MQTT 5 session (the broker queues for it while it is away) that
-// subscribes to the robot's tree at QoS 1 and records everything.
-class Fleet {
- public:
-  Fleet(const std::string& pki, int port) {
-    mosquitto_lib_init();
-    mosq_ = mosquitto_new("fleet-test", false, this);
-    mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-    mosquitto_tls_set(mosq_, (pki + "/ca.pem").c_str(), nullptr, (pki + "/fleet.pem").c_str(),
-                      (pki + "/fleet.key").c_str(), nullptr);
-    mosquitto_connect_v5_callback_set(
-        mosq_, [](mosquitto* m, void*, int rc, int, const mosquitto_property*) {
-          if (rc == 0) mosquitto_subscribe_v5(m, nullptr, "robot-edge/r1/#", 1, 0, nullptr);
-        });
-    mosquitto_message_v5_callback_set(mosq_, &Fleet::OnMessage);
-    mosquitto_reconnect_delay_set(mosq_, 1, 1, false);
-    mosquitto_property* props = nullptr;
-    mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, 3600);
-    mosquitto_threaded_set(mosq_, true);
-    mosquitto_connect_bind_v5(mosq_, "localhost", port, 10, nullptr, props);
-    mosquitto_property_free_all(&props);
-    // loop_forever gives up for good on some errors (TLS mid-handshake while the broker
-    // restarts): reconnect and go on, as robot-edge-uplink does.
-    network_ = std::thread([this] {
-      while (!stop_) {
-        mosquitto_loop_forever(mosq_, 1000, 1);
-        if (stop_) break;
-        std::this_thread::sleep_for(500ms);
-        mosquitto_reconnect(mosq_);
-      }
-    });
-  }
-  ~Fleet() {
-    stop_ = true;
-    mosquitto_disconnect(mosq_);
-    network_.join();
-    mosquitto_destroy(mosq_);
-  }
-  std::vector<Received> Messages() {
-    std::lock_guard lock(mutex_);
-    return received_;
-  }
-  void Publish(const std::string& topic, const std::string& payload, std::uint32_t expiry_s) {
-    mosquitto_property* props = nullptr;
-    mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry_s);
-    mosquitto_publish_v5(mosq_, nullptr, topic.c_str(), static_cast<int>(payload.size()),
-                         payload.data(), 1, false, props);
-    mosquitto_property_free_all(&props);
-  }
-
- private:
-  static void OnMessage(mosquitto*, void* self, const mosquitto_message* m,
-                        const mosquitto_property* props) {
-    Received r{m->topic, std::string(static_cast<const char*>(m->payload),
-                                     static_cast<std::size_t>(m->payloadlen))};
-    char* name = nullptr;
-    char* value = nullptr;
-    if (mosquitto_property_read_string_pair(props, MQTT_PROP_USER_PROPERTY, &name, &value, false) !=
-        nullptr) {
-      if (std::string(name) == "seq") r.seq = std::stoull(value);
-      std::free(name);
-      std::free(value);
-    }
-    auto* fleet = static_cast<Fleet*>(self);
-    std::lock_guard lock(fleet->mutex_);
-    fleet->received_.push_back(std::move(r));
-  }
-  mosquitto* mosq_;
-  std::atomic<bool> stop_{false};
-  std::thread network_;
-  std::mutex mutex_;
-  std::vector<Received> received_;
-};
-
-// The fleet's broker: mutual TLS, persistent sessions.
-MosquittoBroker TlsBroker(const std::string& dir, const std::string& pki, int port) {
-  return MosquittoBroker(dir, port,
-                         "cafile " + pki + "/ca.pem\ncertfile " + pki + "/server.pem\nkeyfile " +
-                             pki + "/server.key\nrequire_certificate true\n" +
-                             "use_identity_as_username true\nallow_anonymous false\n" +
-                             "persistence true\npersistence_location " + dir +
-                             "/\nautosave_interval 1\nuser root\n");
-}
-
-class Uplink {
- public:
-  // `extra`: more YAML at the end of its config.
-  Uplink(const std::string& dir, const std::string& pki, int port, const std::string& socket,
-         const std::string& extra = "")
-      : dir_(dir) {
-    std::ofstream conf(dir + "/uplink.yaml");
-    conf << "robot_id: r1\nbroker:\n  host: localhost\n  port: " << port << "\n  ca: " << pki
-         << "/ca.pem\n  cert: " << pki << "/robot.pem\n  key: " << pki
-         << "/robot.key\n  reconnect_max_s: 2\nspool:\n  dir: " << dir
-         << "/spool\nrobot_edged:\n  socket: " << socket << "\n  config: " << dir
-         << "/fleet-robot-edge.yaml\ncommands: true\nconfig_updates: true\n"
-         << extra;
-  }
-  void Start() {
-    child_ = std::make_unique<Child>(
-        std::vector<std::string>{ROBOT_EDGE_UPLINK, "--config", dir_ + "/uplink.yaml"},
-        dir_ + "/uplink-" + std::to_string(++runs_));
-  }
-  int Stop() { return child_->Stop(SIGTERM, 10s); }
-  pid_t pid() const { return child_->pid(); }
-  std::string Log() const { return child_ ? child_->Stderr() : ""; }
-
- private:
-  std::string dir_;
-  int runs_ = 0;
-  std::unique_ptr<Child> child_;
-};
 
 // CPU time of process `pid` so far (user + system), in seconds.
 double CpuSeconds(pid_t pid) {
@@ -356,7 +229,9 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(ResultOf(status(), 8), "") << "the expired command reached robot-edged";
 
-  // A fleet config, in DAMP: a valid one is written, an invalid one refused by key.
+  // A fleet config, in DAMP: a valid one is written, but robot-edged refuses to restart for the
+  // role `fleet` (not in its api.apply_config_controllers): the file is put back (there was none). An
+  // invalid one is refused by key. (config_apply_test.cpp: one applied, one rolled back.)
   auto config_results = [&] {
     std::vector<std::string> out;
     for (const Received& m : status()) {
@@ -375,15 +250,20 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   const std::string document = ReadFile(robot.dir() + "/robot-edge.yaml");
   fleet.Publish("robot-edge/r1/config", document, 60);
   ASSERT_TRUE(Eventually([&] { return config_results().size() == 1; }, 10s)) << uplink.Log();
-  EXPECT_NE(config_results()[0].find("\"applied\":true"), std::string::npos) << config_results()[0];
-  EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);
+  EXPECT_NE(config_results()[0].find("\"applied\":false"), std::string::npos)
+      << config_results()[0];
+  EXPECT_NE(config_results()[0].find("may not restart robot-edged"), std::string::npos)
+      << config_results()[0];
+  EXPECT_NE(config_results()[0].find("\"rolled_back\":true"), std::string::npos)
+      << config_results()[0];
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet-robot-edge.yaml"));
   std::string invalid = document;
   invalid.replace(invalid.find("max_command_age_ms: 100"), 23, "max_command_age_ms: 5");
   fleet.Publish("robot-edge/r1/config", invalid, 60);
   ASSERT_TRUE(Eventually([&] { return config_results().size() == 2; }, 10s)) << uplink.Log();
   EXPECT_NE(config_results()[1].find("{\"key\":\"api.max_command_age_ms\""), std::string::npos)
       << config_results()[1];
-  EXPECT_EQ(ReadFile(dir + "/fleet-robot-edge.yaml"), document);  // unchanged
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet-robot-edge.yaml"));  // nothing written
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }
@@ -391,7 +271,8 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
 // The black box on request: robot-edged writes one (OP_BLACKBOX_SAVE, 3 s after the trigger), the
 // fleet asks for it while it is written (refused), then once closed (uploaded to put_server.py on
 // 127.0.0.1: the stored bytes are the file's, the sha256 on `status` too); a traversal is refused;
-// the new black box is announced (upload.announce: all).
+// the new black box is announced (upload.announce: all), and so is one written while the uplink
+// was stopped, once it is back.
 TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const std::string dir = MakeTempDir("uplink-upload");
@@ -477,6 +358,38 @@ TEST(BrokerUplink, ABlackBoxIsUploadedWhenClosedAndTheResultArrivesOnStatus) {
   EXPECT_TRUE(Eventually([&] { return !status("\"upload_failures\":2").empty(); }, 5s))
       << uplink.Log();
   std::printf("upload reported: %s\n", ok.c_str());
+
+  // A black box written while the uplink is down is announced when it comes back (the set it
+  // had seen is kept in <spool.dir>/announced); the one announced before is not announced again.
+  ASSERT_EQ(uplink.Stop(), 0);
+  const std::string first = std::filesystem::path(files[0]).filename().string();
+  save.set_request_id(3);
+  const auto saving_again = c.Record(save, 5s);
+  ASSERT_TRUE(saving_again && saving_again->ok()) << (saving_again ? saving_again->error() : "");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const auto s = c.Record(ask_status, 5s);
+        return s && !s->status().black_box_writing() && s->status().black_box_written() == 2;
+      },
+      20s));
+  std::string second;
+  for (const auto& e : std::filesystem::directory_iterator(robot.dir() + "/recordings")) {
+    if (e.path().filename().string() != first) second = e.path().filename().string();
+  }
+  ASSERT_FALSE(second.empty());
+  auto announcements = [&](const std::string& file) {
+    int n = 0;
+    for (const Received& m : fleet.Messages()) {
+      n += m.topic == "robot-edge/r1/status" &&
+           m.payload.find("\"type\":\"blackbox\"") != std::string::npos &&
+           m.payload.find("\"file\":\"" + file + "\"") != std::string::npos;
+    }
+    return n;
+  };
+  uplink.Start();
+  EXPECT_TRUE(Eventually([&] { return announcements(second) == 1; }, 20s)) << uplink.Log();
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(announcements(first), 1);
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -49,8 +50,11 @@ class PutServer : public ::testing::Test {
   }
   // Starts put_server.py; fail_first "" = every PUT succeeds; tls: HTTPS with the test PKI's
   // server certificate (pki_: make_test_pki.sh's CA `ca`, and an unrelated `other`).
-  void Start(const std::string& fail_first, bool tls = false) {
+  // `more`: more arguments (--gcs, --cut-at F).
+  void Start(const std::string& fail_first, bool tls = false,
+             const std::vector<std::string>& more = {}) {
     std::vector<std::string> args = {"python3", ROBOT_EDGE_PUT_SERVER, dir_ + "/got"};
+    args.insert(args.end(), more.begin(), more.end());
     if (!fail_first.empty()) args.insert(args.end(), {"--fail-first", fail_first});
     if (tls) {
       pki_ = dir_ + "/pki";
@@ -75,16 +79,20 @@ class PutServer : public ::testing::Test {
     url_ = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(std::atoi(line)) +
            "/bucket/bb.mcap?X-Amz-Sig=1";
   }
-  // Uploads rec/bb.mcap; every report until the job ends (30 s at most).
-  std::vector<UploadReport> Upload(bool allow_plain_http = true, const std::string& ca = "") {
+  // Uploads rec/bb.mcap; every report until the job ends (30 s at most). `chunk_bytes` > 0: as a
+  // GCS resumable session in chunks of that size.
+  std::vector<UploadReport> Upload(bool allow_plain_http = true, const std::string& ca = "",
+                                   std::uint64_t chunk_bytes = 0) {
     Uploader uploader(
         [&](const std::atomic<bool>* abort) {
           return MakeCurlTransport(ca, allow_plain_http, abort);
         },
         4, Backoff{3, 200'000, 1'000'000});
     const std::int64_t expires = std::time(nullptr) + 600;
-    EXPECT_TRUE(uploader.Submit(
-        {{"job-9", "bb.mcap", url_, expires, true}, dir_ + "/rec", 64 << 20, false}));
+    UploadJob job{{"job-9", "bb.mcap", url_, expires, true}, dir_ + "/rec", 64 << 20, false};
+    job.request.resumable = chunk_bytes > 0;
+    if (chunk_bytes > 0) job.chunk_bytes = chunk_bytes;
+    EXPECT_TRUE(uploader.Submit(job));
     std::vector<UploadReport> reports;
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -178,6 +186,41 @@ TEST_F(PutServer, HttpsToAnUntrustedCertificateIsRefusedAndNotRetried) {
         << reports.back().reason;
   }
   EXPECT_FALSE(std::ifstream(dir_ + "/got/bb.mcap").good());
+}
+
+// A GCS resumable session cut at 60 %: the uplink asks what arrived (308, Range) and sends only
+// the rest. The server read every byte of the file exactly once, and stored the file.
+TEST_F(PutServer, AResumableUploadCutAt60PercentGoesOnFromTheServersOffset) {
+  Start("", false, {"--gcs", "--cut-at", "0.6"});
+  const auto reports = Upload(true, "", 256 << 10);
+  ASSERT_FALSE(reports.empty());
+  const UploadReport& last = reports.back();
+  ASSERT_EQ(last.state, State::kOk) << last.reason;
+  EXPECT_EQ(last.attempt, 2);
+  const std::uint64_t cut = static_cast<std::uint64_t>(bytes_.size() * 0.6);
+  EXPECT_EQ(last.resumed_from, cut);
+  EXPECT_EQ(Hex(Sha256Of(Read(dir_ + "/got/bb.mcap"))), Hex(Sha256Of(bytes_)));
+  EXPECT_EQ(Read(dir_ + "/got/bb.mcap.received"), std::to_string(bytes_.size()))
+      << "the server read some bytes twice (or missed some)";
+  EXPECT_GE(last.sent_bytes, bytes_.size());
+  const std::string json = ReportJson(last);
+  EXPECT_NE(json.find("\"resumed_from\":" + std::to_string(cut)), std::string::npos) << json;
+  std::printf("resumed at %llu of %zu bytes; %llu body bytes sent by curl (%.2f %% over), %.2f s\n",
+              static_cast<unsigned long long>(last.resumed_from), bytes_.size(),
+              static_cast<unsigned long long>(last.sent_bytes),
+              100.0 * (static_cast<double>(last.sent_bytes) / bytes_.size() - 1.0), last.seconds);
+}
+
+// Without a cut, chunk after chunk (308 each) to the 200: the same bytes, nothing resumed.
+TEST_F(PutServer, AResumableUploadGoesChunkByChunk) {
+  Start("", false, {"--gcs"});
+  const auto reports = Upload(true, "", 1 << 20);
+  ASSERT_FALSE(reports.empty());
+  ASSERT_EQ(reports.back().state, State::kOk) << reports.back().reason;
+  EXPECT_EQ(reports.back().attempt, 1);
+  EXPECT_EQ(reports.back().resumed_from, 0u);
+  EXPECT_EQ(reports.back().sent_bytes, bytes_.size());
+  EXPECT_EQ(Hex(Sha256Of(Read(dir_ + "/got/bb.mcap"))), Hex(Sha256Of(bytes_)));
 }
 
 }  // namespace

@@ -71,6 +71,18 @@ TEST(UploadRequest, MissingOrWrongFieldsAreNamed) {
             std::string::npos);
 }
 
+// "protocol": "put" (the default) or "gcs-resumable" (a resumable session URI); nothing else.
+TEST(UploadRequest, TheProtocolIsPutOrGcsResumable) {
+  const std::string head = R"({"type":"upload","id":"j","file":"f","url":"https://h/",)"
+                           R"("expires_at":1700000600)";
+  EXPECT_FALSE(ParseUploadRequest(head + "}", kNow, false).request->resumable);
+  EXPECT_FALSE(ParseUploadRequest(head + R"(,"protocol":"put"})", kNow, false).request->resumable);
+  EXPECT_TRUE(
+      ParseUploadRequest(head + R"(,"protocol":"gcs-resumable"})", kNow, false).request->resumable);
+  EXPECT_NE(Refusal(head + R"(,"protocol":"s3-multipart"})").find("\"protocol\" must be"),
+            std::string::npos);
+}
+
 TEST(UploadRequest, ExpiredIsRefused) {
   EXPECT_NE(Refusal(Request("f", "https://h/", "1700000000")).find("expired"), std::string::npos);
   EXPECT_NE(Refusal(Request("f", "https://h/", "5")).find("expired"), std::string::npos);

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <set>
 #include <thread>
 
+#include "uplink/announced_file.hpp"
 #include "uplink/blackbox.hpp"
 #include "uplink/sha256.hpp"
 #include "uplink/upload.hpp"
@@ -256,6 +258,44 @@ TEST(BlackboxDesk, NewAlertBlackBoxesAreAnnouncedOnceAfterTheBaseline) {
   EXPECT_TRUE(out.jobs[0].announce_only);
   desk.ShouldList(3 * BlackboxDesk::kListPeriodUs);
   EXPECT_TRUE(desk.OnListing(Listing({{"new.mcap", 1, "overcurrent", 3}})).jobs.empty());
+}
+
+// A restarted uplink (Restore: what the previous run had seen): no baseline, so a black box
+// written while it was down is announced; the ones seen before are not; names of deleted files
+// are dropped from the set, which is then to be saved.
+TEST(BlackboxDesk, AfterARestartABlackBoxWrittenMeanwhileIsAnnounced) {
+  BlackboxDesk desk(AnnouncePolicy::kAlerts, 100);
+  desk.Restore({"old.mcap", "gone.mcap"});
+  desk.ShouldList(0);
+  const auto out = desk.OnListing(
+      Listing({{"old.mcap", 1, "fault", 1}, {"while-down.mcap", 1, "overcurrent", 2}}));
+  ASSERT_EQ(out.jobs.size(), 1u);
+  EXPECT_EQ(out.jobs[0].request.file, "while-down.mcap");
+  EXPECT_TRUE(out.jobs[0].announce_only);
+  EXPECT_TRUE(desk.TakeKnownChanged());
+  EXPECT_FALSE(desk.TakeKnownChanged());
+  EXPECT_EQ(desk.known(), (std::set<std::string>{"old.mcap", "while-down.mcap"}));
+}
+
+// The first run ever: its baseline is saved even when empty, so that the next run has one.
+TEST(BlackboxDesk, TheFirstBaselineIsSavedEvenWhenEmpty) {
+  BlackboxDesk desk(AnnouncePolicy::kAll, 100);
+  desk.ShouldList(0);
+  EXPECT_TRUE(desk.OnListing(Listing({})).jobs.empty());
+  EXPECT_TRUE(desk.TakeKnownChanged());
+  desk.ShouldList(BlackboxDesk::kListPeriodUs);
+  desk.OnListing(Listing({}));
+  EXPECT_FALSE(desk.TakeKnownChanged());
+}
+
+TEST_F(Dir, TheAnnouncedSetIsWrittenWholeAndReadBack) {
+  const std::string path = dir_ + "/announced";
+  EXPECT_FALSE(ReadAnnounced(path));  // first run: none
+  ASSERT_TRUE(WriteAnnounced(path, {"a.mcap", "b\nc.mcap", "d.mcap"}));
+  EXPECT_EQ(ReadAnnounced(path), (std::set<std::string>{"a.mcap", "d.mcap"}));
+  ASSERT_TRUE(WriteAnnounced(path, {}));
+  EXPECT_EQ(ReadAnnounced(path), std::set<std::string>{});
+  EXPECT_FALSE(std::ifstream(path + ".new").good());
 }
 
 TEST(BlackboxDesk, AFailedListingRefusesWhatWaitedAndTheQueueIsBounded) {

@@ -1,0 +1,32 @@
+#include "uplink/config_restart.hpp"
+
+namespace robot_edge::uplink {
+
+void ConfigRestart::Begin(ConfigOutcome written, std::string digest, std::int64_t asked_us) {
+  written.applied = false;  // not until robot-edged runs it
+  pending_ = Pending{std::move(written), std::move(digest), asked_us};
+}
+
+std::optional<ConfigOutcome> ConfigRestart::OnWelcome(const std::string& config_digest,
+                                                      std::int64_t now_us) {
+  if (!pending_ || config_digest != pending_->digest) return std::nullopt;
+  ConfigOutcome out = std::move(pending_->outcome);
+  out.applied = true;
+  out.restart_ms = (now_us - pending_->asked_us) / 1000;
+  pending_.reset();
+  return out;
+}
+
+std::optional<ConfigOutcome> ConfigRestart::Poll(std::int64_t now_us) {
+  if (!pending_ || now_us - pending_->asked_us < timeout_us_) return std::nullopt;
+  ConfigOutcome out = std::move(pending_->outcome);
+  pending_.reset();
+  out.rolled_back = RestorePrevious(path_);
+  out.reason = "robot-edged was not back on the new configuration within " +
+               std::to_string(timeout_us_ / 1'000'000) + " s: " +
+               (out.rolled_back ? "the previous file was put back"
+                                : "putting the previous file back failed");
+  return out;
+}
+
+}  // namespace robot_edge::uplink
