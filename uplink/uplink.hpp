@@ -5,7 +5,8 @@
 //     spool, oldest first, at most kWindow in flight, each with the user property "seq" (the
 //     spool's per-robot sequence); removed on PUBACK.
 //   robot-edged -> telemetry: the newest, QoS 0, at telemetry_rate_hz while connected.
-//   fleet commands -> robot-edged as the controller named by `controller`, timestamp_us and sequence as sent; the
+//   fleet commands -> robot-edged as the controller named by `controller`, timestamp_us and
+//   sequence as sent; the
 //     CommandResult goes to `status` with the latency since the sender's timestamp_us.
 //   fleet `blackbox` requests -> uploads on the Uploader's thread (blackbox_service.hpp); their
 //     reports and the announcements of new black boxes go to `status`, QoS 1, while connected.

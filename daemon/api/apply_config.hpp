@@ -1,7 +1,8 @@
 // "Restart to apply the configuration" (edge_api.proto ApplyConfigRequest) on the API thread:
 // who may ask, when, and the check of the file on disk.
 //
-//   - Only a controller of api.maintenance_controllers or api.apply_config_controllers, only in DAMP with no
+//   - Only a controller of api.maintenance_controllers or api.apply_config_controllers, only in
+//   DAMP with no
 //     jog running (every refusal says why).
 //   - The file robot-edged was started with (config.source) is read and validated again, as at
 //     start (config::LoadConfig, calibration included): invalid, the result lists every problem

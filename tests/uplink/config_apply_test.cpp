@@ -1,7 +1,7 @@
 // broker.uplink, a fleet configuration applied: robot-edge-uplink writes it over robot-edged's own
-// config file (in DAMP), asks robot-edged to restart on it (ApplyConfigRequest, controller `fleet` in
-// api.apply_config_controllers), and reports `applied` once robot-edged's Welcome carries the new file's
-// digest. robot-edged exits with 75 and the rig starts it again as systemd's unit would
+// config file (in DAMP), asks robot-edged to restart on it (ApplyConfigRequest, controller `fleet`
+// in api.apply_config_controllers), and reports `applied` once robot-edged's Welcome carries the
+// new file's digest. robot-edged exits with 75 and the rig starts it again as systemd's unit would
 // (Robot::RestartLikeSystemd: Restart=on-failure, RestartSec=1, RestartForceExitStatus=75).
 // Three cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
 // changes), and a file that validates but cannot start (a bus that does not exist): rolled back

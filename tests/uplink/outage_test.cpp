@@ -230,8 +230,8 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   EXPECT_EQ(ResultOf(status(), 8), "") << "the expired command reached robot-edged";
 
   // A fleet config, in DAMP: a valid one is written, but robot-edged refuses to restart for the
-  // role `fleet` (not in its api.apply_config_controllers): the file is put back (there was none). An
-  // invalid one is refused by key. (config_apply_test.cpp: one applied, one rolled back.)
+  // role `fleet` (not in its api.apply_config_controllers): the file is put back (there was none).
+  // An invalid one is refused by key. (config_apply_test.cpp: one applied, one rolled back.)
   auto config_results = [&] {
     std::vector<std::string> out;
     for (const Received& m : status()) {
