@@ -2,7 +2,7 @@
 // its own, a client of robot-edged's API (bridge.hpp), so that nothing a viewer does costs
 // robot-edged memory, descriptors or loop time. Reads robot-edged's own config (its `live:`
 // section, api.unix_socket, control.rate_hz), checked by robot-edged's validator before anything
-// opens; runs until SIGTERM / SIGINT (tools/common/stop_signals.hpp).
+// opens; runs until SIGTERM / SIGINT, taken by sigtimedwait on a thread of its own.
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -21,7 +21,6 @@
 #include "live/live_server.hpp"
 #include "live/robot_document.hpp"
 #include "live/web_root.hpp"
-#include "tools/common/stop_signals.hpp"
 
 namespace {
 
@@ -199,11 +198,25 @@ int main(int argc, char** argv) {
               << ": the live view is off\n";
     return kExitUsage;
   }
-  const tools::StopSignals signals;  // before any other thread starts
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started later inherits it
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    const timespec poll{0, 100'000'000};
+    while (!stop) {
+      if (sigtimedwait(&signals, nullptr, &poll) > 0) stop = true;
+    }
+  });
+  int status = kExitFailed;
   try {
-    return Serve(config, signals.stop());
+    status = Serve(config, stop);
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
   }
-  return kExitFailed;
+  stop = true;
+  waiter.join();
+  return status;
 }

@@ -1,13 +1,12 @@
 // robot-edge-uplink [--config FILE]: the robot's fleet uplink on MQTT 5 (docs/fleet.md). Reads
 // and checks its configuration before anything opens, then runs the loop (uplink.hpp) until
-// SIGINT / SIGTERM (tools/common/stop_signals.hpp: no signal handler).
+// SIGINT / SIGTERM, taken by sigtimedwait on a thread of its own (no signal handler).
 #include <signal.h>
 
 #include <iostream>
 #include <thread>
 #include <vector>
 
-#include "tools/common/stop_signals.hpp"
 #include "uplink/uplink.hpp"
 
 namespace {
@@ -60,6 +59,20 @@ int main(int argc, char** argv) {
     std::cerr << "robot-edge-uplink: " << e.what() << "\n";
     return kExitUsage;
   }
-  const robot_edge::tools::StopSignals signals;  // before any other thread starts
-  return RunUplink(options, signals.stop());
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started later inherits it
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    const timespec poll{0, 100'000'000};
+    while (!stop) {
+      if (sigtimedwait(&signals, nullptr, &poll) > 0) stop = true;
+    }
+  });
+  const int status = RunUplink(options, stop);
+  stop = true;
+  waiter.join();
+  return status;
 }
