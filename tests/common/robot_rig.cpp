@@ -452,6 +452,15 @@ edge::CommandResult Command(client::Client& c, edge::JointCommand command, Milli
   return SendAndWait(c, std::move(command), timeout);
 }
 
+bool StandWithin(client::Client& c, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!Command(c, Mode(edge::MODE_STAND)).accepted()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return true;
+}
+
 std::optional<edge::EdgeTelemetry> WaitTelemetry(
     client::Client& c, const std::function<bool(const edge::EdgeTelemetry&)>& match,
     Millis timeout) {

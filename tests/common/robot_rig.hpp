@@ -192,6 +192,10 @@ class StoppedThread {
 
 // Sends `command` (sequence set by the caller) and returns its CommandResult.
 edge::CommandResult Command(client::Client& c, edge::CloudCommand command, Millis timeout = 3s);
+// STAND, sent again every 100 ms for up to `timeout` while it is refused: user-mode-linux can
+// hold the whole emulator for a second (a process starting beside robot-edged), and the
+// CONTROL_LOOP_SLOW that raises blocks STAND until it clears. True once accepted.
+bool StandWithin(client::Client& c, Millis timeout = 5s);
 // The next telemetry frame satisfying `match` within `timeout`.
 std::optional<edge::EdgeTelemetry> WaitTelemetry(
     client::Client& c, const std::function<bool(const edge::EdgeTelemetry&)>& match,

@@ -314,7 +314,7 @@ TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot
   auto c = robot.Connect("cloud", 0, &welcome);
   WaitMotorsReady(c);
   ASSERT_FALSE(welcome.live_url().empty()) << "the Welcome names the live view";
-  ASSERT_TRUE(Command(c, Mode(edge::MODE_STAND)).accepted());
+  ASSERT_TRUE(StandWithin(c)) << robot.DaemonLog();
   const std::string ws = "ws" + welcome.live_url().substr(4);  // http://h:p/ -> ws://h:p/
   const auto [exit, out] =
       Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs " + ws + " op-secret");
