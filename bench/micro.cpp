@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <map>
 
+#include "config/library_options.hpp"
 #include "daemon/api/bus_health.hpp"
 #include "daemon/api/event_log.hpp"
 #include "daemon/api/messages.hpp"
@@ -191,7 +192,8 @@ BENCHMARK(BM_Diagnostics);
 // MOVE/POLICY with the shipped demonstration model (config/examples/sim-with-policy.yaml).
 struct PolicyTicking {
   config::Config config = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
-  std::unique_ptr<policy::PolicyRunner> runner = policy::MakePolicyRunner(config);
+  std::unique_ptr<policy::PolicyRunner> runner =
+      policy::MakePolicyRunner(config::PolicySetupOf(config));
   std::vector<sm::JointMeasurement> joints = std::vector<sm::JointMeasurement>(25);
   std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);
   sm::Inputs inputs;
@@ -210,7 +212,7 @@ struct PolicyTicking {
 // One evaluation of the network (what onnx_avg_ms reports), on the inference thread.
 void BM_PolicyInference(benchmark::State& state) {
   const config::Config c = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
-  const auto net = policy::LoadPolicyModel(c);
+  const auto net = policy::LoadPolicyModel(config::PolicySetupOf(c));
   std::vector<float> in(net->input_size(), 0.1f), result(net->output_size());
   for (auto _ : state) {
     net->Run(in, result);

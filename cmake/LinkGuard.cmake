@@ -8,9 +8,10 @@
 set(ROBOT_EDGE_NOT_ON_THE_CONTROL_THREAD robot_edge_asio protobuf::libprotobuf spdlog::spdlog
     robot_edge_proto)
 
-# ROBOT_EDGE_BELOW_CONFIG: what can/ and statemachine/ must never link. They declare the options
-# they need (can/wiring.hpp, statemachine/options.hpp, statemachine/joint_params.hpp) and config/
-# maps the YAML onto them, so the dependency runs config -> can, statemachine only.
+# ROBOT_EDGE_BELOW_CONFIG: what can/, statemachine/ and policy/ must never link. They declare the
+# options they need (can/wiring.hpp, statemachine/options.hpp, statemachine/joint_params.hpp,
+# policy/setup.hpp) and config/ maps the YAML onto them, so the dependency runs
+# config -> can, statemachine, policy only.
 set(ROBOT_EDGE_BELOW_CONFIG robot_edge_config yaml-cpp)
 
 # The targets TARGET links, transitively, into OUT (a list).

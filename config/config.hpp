@@ -14,20 +14,29 @@
 #include <vector>
 
 #include "can/wiring.hpp"
+#include "policy/setup.hpp"
 #include "statemachine/options.hpp"
 
 namespace robot_edge::config {
 
 // Types the libraries below declare for themselves, held here as the YAML's sections (no copy at
 // start-up); their fields' keys and units are commented where they are declared.
-using can::BusConfig;         // yaml: buses[i] (can/wiring.hpp)
-using can::kMaxBuses;         // buses at most
-using can::kMaxJoints;        // joints at most
-using can::kUnresolved;       // a bus or motor name that names nothing (Validate() reports it)
-using can::MotorFamily;       // yaml: motors.<name>.family
-using can::MotorModel;        // yaml: motors.<name> (can/wiring.hpp)
-using can::ReplyFormat;       // yaml: motors.<name>.reply
-using can::ToString;          // ToString(MotorFamily)
+using can::BusConfig;           // yaml: buses[i] (can/wiring.hpp)
+using can::kMaxBuses;           // buses at most
+using can::kMaxJoints;          // joints at most
+using can::kUnresolved;         // a bus or motor name that names nothing (Validate() reports it)
+using can::MotorFamily;         // yaml: motors.<name>.family
+using can::MotorModel;          // yaml: motors.<name> (can/wiring.hpp)
+using can::ReplyFormat;         // yaml: motors.<name>.reply
+using can::ToString;            // ToString(MotorFamily)
+using policy::HistoryLayout;    // yaml: policy.history_layout (policy/setup.hpp)
+using policy::ObservationTerm;  // yaml: policy.observation[i].term
+using policy::ObservationTermConfig;  // yaml: policy.observation[i]
+using policy::PhaseSince;             // yaml: policy.observation[i].since
+using policy::PhaseValues;            // yaml: policy.observation[i].values
+using policy::PolicyConfig;           // yaml: policy (policy/setup.hpp)
+using policy::TermSize;
+using policy::ToString;       // ToString(ObservationTerm), (HistoryLayout), ...
 using sm::PolicyFaultAction;  // yaml: policy.on_fault (statemachine/options.hpp)
 
 // Limits of the public API (seed 000): gains and velocities a command may ask for.
@@ -344,98 +353,6 @@ struct SimConfig {
                                           ///< are named alike in the model
 };
 
-// One term of the policy's observation vector. yaml: policy.observation[i]
-enum class ObservationTerm {
-  kBaseAngVel,        ///< base_ang_vel: IMU gyro x, y, z (rad/s, body frame): 3 values
-  kProjectedGravity,  ///< projected_gravity: unit gravity in the body frame ((0, 0, -1) upright): 3
-  kCommand,           ///< command: the walking velocity vx (m/s), vy (m/s), vyaw (rad/s): 3
-  kJointPos,          ///< joint_pos: position minus the policy's default pose (rad), per joint
-  kJointVel,          ///< joint_vel: velocity (rad/s), per joint
-  kLastAction,        ///< last_action: the network's previous output (after action_clip), per
-                      ///< policy joint; zeros after entering MOVE/POLICY
-  kPhase,             ///< phase: a gait clock, sin and cos of 2π·t/period_s: 2 (or 1: values)
-};
-
-// Which values the phase term gives. yaml: policy.observation[i].values
-enum class PhaseValues {
-  kSinCos,  ///< sin_cos: sin, then cos (legged_gym / unitree_rl_gym, humanoid-gym)
-  kSin,     ///< sin
-  kCos,     ///< cos
-};
-
-// What the phase term's t counts from. yaml: policy.observation[i].since
-enum class PhaseSince {
-  kPolicy,  ///< policy: entering MOVE/POLICY (t = 0 there)
-  kStart,   ///< start: the daemon's start
-};
-
-struct ObservationTermConfig {
-  ObservationTerm term = ObservationTerm::kBaseAngVel;  ///< term: one of the names above
-  std::vector<double> scale = {1.0};     ///< scale: one factor for every value of the term, or one
-                                         ///< per value (e.g. command: [2.0, 2.0, 0.25])
-  std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
-                                         ///< order; default: policy.joints
-  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
-  double period_s = 0.0;                 ///< period_s: phase only: the gait period (s); required
-  PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
-  PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
-};
-
-// How the last `history` observation frames are laid out in the network's input, oldest first.
-enum class HistoryLayout {
-  kFrameMajor,  ///< frame_major: [frame t-H+1 | … | frame t] (legged_gym / humanoid-gym stacking)
-  kTermMajor,   ///< term_major: [term 1 at t-H+1 … t | term 2 …] (Isaac Lab's per-term history)
-};
-
-// The locomotion policy of MOVE/POLICY: an ONNX network evaluated at rate_hz. yaml: policy
-// (optional: without it velocity commands are refused with velocity_no_policy).
-// Each inference: observation (terms in order, each value scaled, then clipped to
-// ±observation_clip when set; with history > 1 the last `history` frames, oldest first, in
-// history_layout) -> network -> one action per policy joint; target = default_pose + action_scale
-// × action (action first clipped to ±action_clip when set), clamped to the joint's limits, with
-// the policy's kp / kd. Joints the policy does not drive hold the stand pose.
-struct PolicyConfig {
-  bool enabled = false;    ///< the policy: section is present
-  std::string model;       ///< model: ONNX file; relative paths are relative to the directory
-                           ///< of the config file
-  std::string model_path;  ///< model, resolved
-  double rate_hz = 50.0;   ///< rate_hz: inferences per second (1..control.rate_hz)
-  std::vector<std::string> joint_names;  ///< joints: the joints it drives, in the network's
-                                         ///< output order
-  std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
-  std::vector<double> default_pose_rad;  ///< default_pose (rad): per policy joint; empty = each
-                                         ///< joint's stand pose
-  std::vector<double> action_scale;      ///< action_scale (rad per unit of action): one for every
-                                         ///< joint, or one per policy joint; required
-  double action_clip = 0.0;  ///< action_clip: clip each action to ±action_clip first; 0 = off
-  std::vector<double> kp;    ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
-  std::vector<double> kd;  ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
-  std::vector<ObservationTermConfig> observation;  ///< observation: the terms, in order
-  double observation_clip = 0.0;  ///< observation_clip: clip each scaled value to ±this; 0 = off
-  std::uint32_t history = 1;      ///< history: frames of observation fed to the network (1..64)
-  HistoryLayout history_layout = HistoryLayout::kFrameMajor;  ///< history_layout: frame_major |
-                                                              ///< term_major
-  PolicyFaultAction on_fault = PolicyFaultAction::kStand;     ///< on_fault: stand | damp
-  std::uint32_t stall_timeout_ms = 0;  ///< stall_timeout_ms: targets older than this end
-                                       ///< MOVE/POLICY (a stalled inference thread); 0 = two
-                                       ///< policy periods
-  // recurrent_state: {INPUT: OUTPUT}, the network's recurrent state: each output is copied into
-  // its input for the next inference; absent = every input P_in with an output P_out.
-  std::vector<std::pair<std::string, std::string>> recurrent_state;  ///< recurrent_state
-
-  // stall_timeout_ms, or two policy periods when 0 (µs).
-  std::int64_t stall_timeout_us() const {
-    return stall_timeout_ms > 0 ? static_cast<std::int64_t>(stall_timeout_ms) * 1000
-                                : static_cast<std::int64_t>(2e6 / rate_hz + 0.5);
-  }
-};
-
-// Number of values `term` contributes to one observation frame.
-std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
-const char* ToString(ObservationTerm term);
-const char* ToString(HistoryLayout layout);
-const char* ToString(PhaseValues values);
-const char* ToString(PhaseSince since);
 const char* ToString(PolicyFaultAction action);
 
 // Line of each YAML key that was present, by path ("joints[3].kp" -> 41). 1-based lines.
@@ -476,6 +393,10 @@ struct Config {
   // itself was absent.
   std::string Where(std::string_view key) const;
 };
+
+// "robot-edge.yaml:41: joints[3].kp": `key` at the line of it, or of the nearest enclosing key
+// given, in `lines`; "robot-edge.yaml: key" when none was given (Config::Where).
+std::string WhereIn(const std::string& source, const SourceLines& lines, std::string_view key);
 
 class ConfigError : public std::runtime_error {
  public:

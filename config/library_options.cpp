@@ -44,4 +44,15 @@ sm::MachineOptions MachineOptionsOf(const Config& config) {
                      .bus_count = config.buses.size()}};
 }
 
+policy::PolicySetup PolicySetupOf(const Config& config) {
+  policy::PolicySetup setup;
+  setup.policy = config.policy;
+  setup.joints = BuildJointTable(config);
+  for (const JointConfig& j : config.joints) setup.defaults.push_back({j.stand_rad, j.kp, j.kd});
+  setup.where = [source = config.source, lines = config.lines](std::string_view key) {
+    return WhereIn(source, lines, key);
+  };
+  return setup;
+}
+
 }  // namespace robot_edge::config

@@ -704,63 +704,12 @@ void ParseSections(const YAML::Node& root, ParseContext* ctx, Config* c) {
 
 }  // namespace
 
-const char* ToString(ObservationTerm term) {
-  switch (term) {
-    case ObservationTerm::kBaseAngVel: return "base_ang_vel";
-    case ObservationTerm::kProjectedGravity: return "projected_gravity";
-    case ObservationTerm::kCommand: return "command";
-    case ObservationTerm::kJointPos: return "joint_pos";
-    case ObservationTerm::kJointVel: return "joint_vel";
-    case ObservationTerm::kLastAction: return "last_action";
-    case ObservationTerm::kPhase: return "phase";
-  }
-  return "?";
-}
-
 const char* ToString(PolicyFaultAction action) {
   switch (action) {
     case PolicyFaultAction::kStand: return "stand";
     case PolicyFaultAction::kDamp: return "damp";
   }
   return "?";
-}
-
-const char* ToString(HistoryLayout layout) {
-  switch (layout) {
-    case HistoryLayout::kFrameMajor: return "frame_major";
-    case HistoryLayout::kTermMajor: return "term_major";
-  }
-  return "?";
-}
-
-const char* ToString(PhaseValues values) {
-  switch (values) {
-    case PhaseValues::kSinCos: return "sin_cos";
-    case PhaseValues::kSin: return "sin";
-    case PhaseValues::kCos: return "cos";
-  }
-  return "?";
-}
-
-const char* ToString(PhaseSince since) {
-  switch (since) {
-    case PhaseSince::kPolicy: return "policy";
-    case PhaseSince::kStart: return "start";
-  }
-  return "?";
-}
-
-std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy) {
-  switch (term.term) {
-    case ObservationTerm::kBaseAngVel:
-    case ObservationTerm::kProjectedGravity:
-    case ObservationTerm::kCommand: return 3;
-    case ObservationTerm::kJointPos:
-    case ObservationTerm::kJointVel: return term.joints.size();
-    case ObservationTerm::kLastAction: return policy.joints.size();
-    case ObservationTerm::kPhase: return term.values == PhaseValues::kSinCos ? 2 : 1;
-  }
-  return 0;
 }
 
 Config ParseConfig(std::string_view yaml_text, std::string_view source_name) {
@@ -818,7 +767,9 @@ Config LoadConfig(const std::string& path) {
   return c;
 }
 
-std::string Config::Where(std::string_view key) const {
+std::string Config::Where(std::string_view key) const { return WhereIn(source, lines, key); }
+
+std::string WhereIn(const std::string& source, const SourceLines& lines, std::string_view key) {
   std::string k(key);
   while (!k.empty()) {
     if (auto it = lines.find(k); it != lines.end()) {

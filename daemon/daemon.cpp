@@ -97,7 +97,7 @@ class Daemon {
     access_ = std::make_unique<AccessPolicy>(AccessPolicy::Load(config_, ::getuid()));
     for (const std::string& w : access_->warnings()) spdlog::warn("{}", w);
     if (config_.policy.enabled) {  // the model was checked with the config; loaded again here
-      policy_ = policy::MakePolicyRunner(config_);
+      policy_ = policy::MakePolicyRunner(config::PolicySetupOf(config_));
       spdlog::info("policy {}: {}", config_.policy.model_path, policy_->Describe());
     }
     buses_ = open_buses_(config_);

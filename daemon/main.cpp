@@ -9,6 +9,7 @@
 
 #include "access/tls_config.hpp"
 #include "config/config.hpp"
+#include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/damp_plan.hpp"
@@ -23,6 +24,12 @@ using namespace robot_edge;
 // systemd's RuntimeDirectory= (the unit's /run/robot-edge), where the daemon leaves its DAMP plan
 // for --emergency-damp.
 std::string PlanPath() { return daemon::DampPlanPath(std::getenv("RUNTIME_DIRECTORY")); }
+
+// A configuration (or its policy's model) that cannot run: each problem on a line; exit 1.
+int InvalidConfiguration(const std::exception& e) {
+  std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
+  return 1;
+}
 
 }  // namespace
 
@@ -53,10 +60,13 @@ int main(int argc, char** argv) {
   try {
     config = config::LoadConfig(cl->config_path);
     // The policy's model is part of the configuration: checked now, before anything opens.
-    if (config.policy.enabled) policy_summary = policy::LoadPolicyModel(config)->Describe();
+    if (config.policy.enabled) {
+      policy_summary = policy::LoadPolicyModel(config::PolicySetupOf(config))->Describe();
+    }
   } catch (const config::ConfigError& e) {
-    std::fprintf(stderr, "robot-edged: invalid configuration:\n%s\n", e.what());
-    return 1;
+    return InvalidConfiguration(e);
+  } catch (const policy::ModelRefused& e) {  // the model is part of the configuration
+    return InvalidConfiguration(e);
   }
   const std::vector<std::string> warnings = config::Warnings(config);
   if (cl->check_config) {

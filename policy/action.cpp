@@ -5,14 +5,14 @@
 
 namespace robot_edge::policy {
 
-float DefaultPoseOf(const config::Config& config, std::size_t joint) {
-  const config::PolicyConfig& p = config.policy;
+float DefaultPoseOf(const PolicySetup& setup, std::size_t joint) {
+  const PolicyConfig& p = setup.policy;
   for (std::size_t i = 0; i < p.joints.size(); ++i) {
     if (p.joints[i] == joint && i < p.default_pose_rad.size()) {
       return static_cast<float>(p.default_pose_rad[i]);
     }
   }
-  return static_cast<float>(config.joints[joint].stand_rad);
+  return static_cast<float>(setup.defaults[joint].stand_rad);
 }
 
 std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
@@ -25,9 +25,10 @@ std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
   return out;
 }
 
-ActionMap::ActionMap(const config::Config& config, const config::JointTable& joints)
-    : clip_(static_cast<float>(config.policy.action_clip)) {
-  const config::PolicyConfig& p = config.policy;
+ActionMap::ActionMap(const PolicySetup& setup)
+    : clip_(static_cast<float>(setup.policy.action_clip)) {
+  const PolicyConfig& p = setup.policy;
+  const sm::JointTable& joints = setup.joints;
   const std::size_t n = p.joints.size();
   std::vector<float> default_kp, default_kd;
   for (std::size_t j : p.joints) {
@@ -38,12 +39,11 @@ ActionMap::ActionMap(const config::Config& config, const config::JointTable& joi
   const auto kp = PerItem(p.kp, n, default_kp);
   const auto kd = PerItem(p.kd, n, default_kd);
   for (std::size_t i = 0; i < n; ++i) {
-    const config::JointParams& j = joints[p.joints[i]];
-    joints_.push_back({p.joints[i], DefaultPoseOf(config, p.joints[i]), scale[i], j.min_rad,
+    const sm::JointParams& j = joints[p.joints[i]];
+    joints_.push_back({p.joints[i], DefaultPoseOf(setup, p.joints[i]), scale[i], j.min_rad,
                        j.max_rad, kp[i], kd[i]});
   }
-  for (const config::JointParams& j : joints)
-    stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
+  for (const sm::JointParams& j : joints) stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
 }
 
 ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float> action,

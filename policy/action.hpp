@@ -1,6 +1,6 @@
 // The network's output -> one target per joint (pure; the inference thread's).
 //
-// For policy joint i (config policy.joints[i], firmware joint j):
+// For policy joint i (policy.joints[i], firmware joint j):
 //   action_i = clip(raw_i, ±action_clip)            (not clipped when action_clip is 0;
 //                                                    a non-finite raw value is reported, and
 //                                                    counts as 0 in last_action)
@@ -13,8 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "config/config.hpp"
-#include "config/joint_table.hpp"
+#include "policy/setup.hpp"
 #include "statemachine/io.hpp"
 
 namespace robot_edge::policy {
@@ -22,7 +21,7 @@ namespace robot_edge::policy {
 // The pose the network's actions and joint_pos observations are relative to (rad):
 // policy.default_pose for a policy joint (its stand pose when not given), the stand pose for
 // any other joint. `joint` is a firmware index.
-float DefaultPoseOf(const config::Config& config, std::size_t joint);
+float DefaultPoseOf(const PolicySetup& setup, std::size_t joint);
 
 // One value for every item or one per item (validated), as floats for `n` items; `fallback`
 // when `values` is empty.
@@ -31,9 +30,7 @@ std::vector<float> PerItem(const std::vector<double>& values, std::size_t n,
 
 class ActionMap {
  public:
-  // `config` must have passed Validate() with a policy section; `joints` is its
-  // config::BuildJointTable().
-  ActionMap(const config::Config& config, const config::JointTable& joints);
+  explicit ActionMap(const PolicySetup& setup);
 
   std::size_t size() const { return joints_.size(); }  // policy joints = network outputs
 

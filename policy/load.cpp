@@ -173,20 +173,20 @@ std::string CompareNumbers(const std::vector<double>& model, const std::vector<d
 // ONNX metadata_props written by `robot-edge-policy import` (robot_edge.*), compared with the
 // policy section as robot-edged will run it (defaults resolved). Each disagreement is one problem
 // naming the config field and the metadata key.
-std::vector<std::string> CheckMetadata(const config::Config& config) {
-  std::ifstream in(config.policy.model_path, std::ios::binary);
+std::vector<std::string> CheckMetadata(const PolicySetup& setup) {
+  std::ifstream in(setup.policy.model_path, std::ios::binary);
   onnx::ModelProto model;
   if (!in || !model.ParseFromIstream(&in)) return {};  // LoadOnnx has reported it already
-  const auto& p = config.policy;
+  const auto& p = setup.policy;
   const std::size_t n = p.joints.size();
   std::vector<std::string> problems;
   auto problem = [&](const std::string& field, const std::string& key, const std::string& what) {
-    problems.push_back(config.Where(field) + ": the model's metadata " + key +
+    problems.push_back(setup.where(field) + ": the model's metadata " + key +
                        " does not match: " + what);
   };
   std::vector<double> stand, kp, kd;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& joint = config.joints[p.joints[i]];
+    const JointDefaults& joint = setup.defaults[p.joints[i]];
     stand.push_back(joint.stand_rad);
     kp.push_back(joint.kp);
     kd.push_back(joint.kd);
@@ -198,7 +198,7 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
     try {
       j = JsonParser(entry.value()).Parse();
     } catch (const std::exception& e) {
-      problems.push_back(config.Where("policy.model") + ": the model's metadata " + key + ": " +
+      problems.push_back(setup.where("policy.model") + ": the model's metadata " + key + ": " +
                          e.what());
       continue;
     }
@@ -255,10 +255,10 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
           const std::string field = "policy.observation[" + std::to_string(t) + "]";
           const Json* term = m.Field("term");
           const std::string name = term ? term->text : "?";
-          if (name != config::ToString(c.term)) {
+          if (name != ToString(c.term)) {
             problem(field, key,
                     "term " + std::to_string(t) + " is " + name + " in the model, " +
-                        config::ToString(c.term) + " here");
+                        ToString(c.term) + " here");
             break;
           }
           const Json* scale = m.Field("scale");
@@ -269,7 +269,7 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
           if (auto d = CompareNumbers(ms, cs, {}); !d.empty())
             problem(field + ".scale", key, name + " scale: " + d);
           if (const Json* period = m.Field("period_s"); period &&
-                                                        c.term == config::ObservationTerm::kPhase &&
+                                                        c.term == ObservationTerm::kPhase &&
                                                         !Same(Numbers(*period).at(0), c.period_s))
             problem(field + ".period_s", key,
                     "phase period_s: " + Number(Numbers(*period).at(0)) + " in the model, " +
@@ -277,7 +277,7 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
         }
       }
     } catch (const std::exception& e) {
-      problems.push_back(config.Where("policy.model") + ": the model's metadata " + key + ": " +
+      problems.push_back(setup.where("policy.model") + ": the model's metadata " + key + ": " +
                          e.what());
     }
   }
@@ -286,32 +286,31 @@ std::vector<std::string> CheckMetadata(const config::Config& config) {
 
 }  // namespace
 
-std::unique_ptr<InferenceRuntime> LoadPolicyModel(const config::Config& config) {
-  const std::string where = config.Where("policy.model") + ": ";
+std::unique_ptr<InferenceRuntime> LoadPolicyModel(const PolicySetup& setup) {
+  const std::string where = setup.where("policy.model") + ": ";
   std::unique_ptr<InferenceRuntime> runtime;
   try {
-    runtime = LoadOnnx(config.policy.model_path, config.policy.recurrent_state);
+    runtime = LoadOnnx(setup.policy.model_path, setup.policy.recurrent_state);
   } catch (const ModelError& e) {
-    throw config::ConfigError({where + e.what()});
+    throw ModelRefused({where + e.what()});
   }
   std::vector<std::string> problems;
-  const Observation observation(config);
+  const Observation observation(setup);
   if (runtime->input_size() != observation.size()) {
     problems.push_back(where + "the network takes " + std::to_string(runtime->input_size()) +
                        " inputs; the observation has " + observation.Describe());
   }
-  if (runtime->output_size() != config.policy.joints.size()) {
+  if (runtime->output_size() != setup.policy.joints.size()) {
     problems.push_back(where + "the network gives " + std::to_string(runtime->output_size()) +
-                       " outputs; policy.joints has " +
-                       std::to_string(config.policy.joints.size()));
+                       " outputs; policy.joints has " + std::to_string(setup.policy.joints.size()));
   }
-  if (problems.empty()) problems = CheckMetadata(config);
-  if (!problems.empty()) throw config::ConfigError(problems);
+  if (problems.empty()) problems = CheckMetadata(setup);
+  if (!problems.empty()) throw ModelRefused(problems);
   return runtime;
 }
 
-std::unique_ptr<PolicyRunner> MakePolicyRunner(const config::Config& config) {
-  return std::make_unique<PolicyRunner>(config, LoadPolicyModel(config));
+std::unique_ptr<PolicyRunner> MakePolicyRunner(const PolicySetup& setup) {
+  return std::make_unique<PolicyRunner>(setup, LoadPolicyModel(setup));
 }
 
 }  // namespace robot_edge::policy

@@ -7,18 +7,18 @@
 
 #include <memory>
 
-#include "config/config.hpp"
 #include "policy/policy_runner.hpp"
 #include "policy/runtime.hpp"
+#include "policy/setup.hpp"
 
 namespace robot_edge::policy {
 
-// Loads config.policy.model_path (config.policy.enabled must be true) and checks that its input
-// is as long as the observation and its output as the policy joints. Throws config::ConfigError.
-std::unique_ptr<InferenceRuntime> LoadPolicyModel(const config::Config& config);
+// Loads setup.policy.model_path and checks that its input is as long as the observation, its
+// output as the policy joints, and its metadata (robot_edge.*) agrees with the setup. Throws
+// ModelRefused.
+std::unique_ptr<InferenceRuntime> LoadPolicyModel(const PolicySetup& setup);
 
-// LoadPolicyModel() and the runner around it (its thread not started). Throws
-// config::ConfigError.
-std::unique_ptr<PolicyRunner> MakePolicyRunner(const config::Config& config);
+// LoadPolicyModel() and the runner around it (its thread not started). Throws ModelRefused.
+std::unique_ptr<PolicyRunner> MakePolicyRunner(const PolicySetup& setup);
 
 }  // namespace robot_edge::policy

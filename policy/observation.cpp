@@ -10,18 +10,16 @@
 
 namespace robot_edge::policy {
 
-using config::ObservationTerm;
-
-Observation::Observation(const config::Config& config)
-    : history_(config.policy.history),
-      layout_(config.policy.history_layout),
-      clip_(static_cast<float>(config.policy.observation_clip)) {
-  for (const config::ObservationTermConfig& t : config.policy.observation) {
-    const std::size_t n = config::TermSize(t, config.policy);
+Observation::Observation(const PolicySetup& setup)
+    : history_(setup.policy.history),
+      layout_(setup.policy.history_layout),
+      clip_(static_cast<float>(setup.policy.observation_clip)) {
+  for (const ObservationTermConfig& t : setup.policy.observation) {
+    const std::size_t n = TermSize(t, setup.policy);
     Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}, t.period_s, t.values, t.since};
     if (t.term == ObservationTerm::kJointPos || t.term == ObservationTerm::kJointVel) {
       term.joints = t.joints;
-      for (std::size_t j : t.joints) term.default_rad.push_back(DefaultPoseOf(config, j));
+      for (std::size_t j : t.joints) term.default_rad.push_back(DefaultPoseOf(setup, j));
     }
     terms_.push_back(std::move(term));
     frame_size_ += n;
@@ -32,13 +30,13 @@ Observation::Observation(const config::Config& config)
 std::string Observation::Describe() const {
   std::string s;
   for (const Term& t : terms_) {
-    s += (s.empty() ? "" : " + ") + std::string(config::ToString(t.kind)) + " " +
+    s += (s.empty() ? "" : " + ") + std::string(ToString(t.kind)) + " " +
          std::to_string(t.scale.size());
   }
   s += " = " + std::to_string(frame_size_);
   if (history_ > 1) {
     s += " × history " + std::to_string(history_) + " = " + std::to_string(size()) + " (" +
-         config::ToString(layout_) + ")";
+         ToString(layout_) + ")";
   }
   if (clip_ > 0.0f) {
     char clip[32];
@@ -75,15 +73,14 @@ void Observation::WriteFrame(const ObservationInputs& in, float* frame) const {
         for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] = in.last_action[i];
         break;
       case ObservationTerm::kPhase: {
-        const double t_s =
-            t.since == config::PhaseSince::kPolicy ? in.policy_time_s : in.start_time_s;
+        const double t_s = t.since == PhaseSince::kPolicy ? in.policy_time_s : in.start_time_s;
         const double angle = 2.0 * std::numbers::pi * std::fmod(t_s, t.period_s) / t.period_s;
         const auto sin = static_cast<float>(std::sin(angle));
         const auto cos = static_cast<float>(std::cos(angle));
         switch (t.values) {
-          case config::PhaseValues::kSinCos: out[0] = sin, out[1] = cos; break;
-          case config::PhaseValues::kSin: out[0] = sin; break;
-          case config::PhaseValues::kCos: out[0] = cos; break;
+          case PhaseValues::kSinCos: out[0] = sin, out[1] = cos; break;
+          case PhaseValues::kSin: out[0] = sin; break;
+          case PhaseValues::kCos: out[0] = cos; break;
         }
         break;
       }
@@ -124,7 +121,7 @@ void Observation::Assemble(const ObservationInputs& in, std::span<float> out) {
     }
     fresh_ = false;
   }
-  if (layout_ == config::HistoryLayout::kTermMajor) {
+  if (layout_ == HistoryLayout::kTermMajor) {
     CopyTermMajor(out.data());
   } else {
     CopyFrameMajor(out.data());

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
+#include "policy/setup.hpp"
 
 namespace robot_edge::policy {
 
@@ -41,8 +41,7 @@ struct ObservationInputs {
 
 class Observation {
  public:
-  // `config` must have passed Validate() with a policy section.
-  explicit Observation(const config::Config& config);
+  explicit Observation(const PolicySetup& setup);
 
   std::size_t frame_size() const { return frame_size_; }
   std::size_t size() const { return frame_size_ * history_; }  // the network's input
@@ -58,14 +57,14 @@ class Observation {
 
  private:
   struct Term {
-    config::ObservationTerm kind;
+    ObservationTerm kind;
     std::size_t offset;               // in the frame
     std::vector<float> scale;         // one per value
     std::vector<std::size_t> joints;  // joint_pos / joint_vel: firmware indices
     std::vector<float> default_rad;   // joint_pos: DefaultPoseOf each joint
     double period_s = 0.0;            // phase
-    config::PhaseValues values = config::PhaseValues::kSinCos;
-    config::PhaseSince since = config::PhaseSince::kPolicy;
+    PhaseValues values = PhaseValues::kSinCos;
+    PhaseSince since = PhaseSince::kPolicy;
   };
   void WriteFrame(const ObservationInputs& in, float* frame) const;
   const float* Frame(std::size_t k) const;
@@ -75,7 +74,7 @@ class Observation {
   std::vector<Term> terms_;
   std::size_t frame_size_ = 0;
   std::size_t history_ = 1;
-  config::HistoryLayout layout_ = config::HistoryLayout::kFrameMajor;
+  HistoryLayout layout_ = HistoryLayout::kFrameMajor;
   float clip_ = 0.0f;          // 0 = off
   std::vector<float> frames_;  // history_ frames, a ring
   std::size_t next_ = 0;       // ring slot of the next frame

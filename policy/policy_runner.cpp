@@ -17,24 +17,24 @@ std::uint64_t SteadyNs() {
 
 }  // namespace
 
-PolicyRunner::PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime,
+PolicyRunner::PolicyRunner(const PolicySetup& setup, std::unique_ptr<InferenceRuntime> runtime,
                            std::int64_t start_us)
-    : config_(config),
+    : rate_hz_(setup.policy.rate_hz),
       runtime_(std::move(runtime)),
-      observation_(config),
-      action_(config, config::BuildJointTable(config)),
-      period_us_(static_cast<std::int64_t>(1e6 / config.policy.rate_hz + 0.5)),
-      stall_us_(config.policy.stall_timeout_us()),
+      observation_(setup),
+      action_(setup),
+      period_us_(static_cast<std::int64_t>(1e6 / setup.policy.rate_hz + 0.5)),
+      stall_us_(setup.policy.stall_timeout_us()),
       start_us_(start_us != kStartNow ? start_us : static_cast<std::int64_t>(SteadyNs() / 1000)),
       inputs_([&] {
         Published p;
-        p.joint_pos_rad.assign(config.joints.size(), 0.0f);
-        p.joint_vel_rad_s.assign(config.joints.size(), 0.0f);
+        p.joint_pos_rad.assign(setup.joints.size(), 0.0f);
+        p.joint_vel_rad_s.assign(setup.joints.size(), 0.0f);
         return p;
       }()),
       results_([&] {
         Result r;
-        r.targets.resize(config.joints.size());
+        r.targets.resize(setup.joints.size());
         return r;
       }()),
       obs_(observation_.size()),
@@ -46,7 +46,7 @@ PolicyRunner::~PolicyRunner() { Stop(); }
 std::string PolicyRunner::Describe() const {
   std::ostringstream s;
   s << runtime_->Describe() << "; observation " << observation_.Describe() << "; " << action_.size()
-    << " joints at " << config_.policy.rate_hz << " Hz";
+    << " joints at " << rate_hz_ << " Hz";
   return s.str();
 }
 

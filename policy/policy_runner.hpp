@@ -38,24 +38,24 @@
 #include <thread>
 #include <vector>
 
-#include "config/config.hpp"
 #include "handoff/triple_buffer.hpp"
 #include "policy/action.hpp"
 #include "policy/inference_stats.hpp"
 #include "policy/observation.hpp"
 #include "policy/runtime.hpp"
+#include "policy/setup.hpp"
 #include "statemachine/policy.hpp"
 
 namespace robot_edge::policy {
 
 class PolicyRunner final : public sm::Policy, public InferenceStats {
  public:
-  // `config` has passed Validate() with a policy section and outlives the runner; `runtime`'s
-  // sizes match the observation and the policy joints (LoadPolicyModel() checks them).
+  // `runtime`'s sizes match the observation and the policy joints (LoadPolicyModel() checks
+  // them).
   // `start_us`: the daemon's start on the control loop's clock (the phase term's since: start);
   // kStartNow: the steady clock now (the daemon builds its runner at start-up).
   static constexpr std::int64_t kStartNow = INT64_MIN;
-  PolicyRunner(const config::Config& config, std::unique_ptr<InferenceRuntime> runtime,
+  PolicyRunner(const PolicySetup& setup, std::unique_ptr<InferenceRuntime> runtime,
                std::int64_t start_us = kStartNow);
   ~PolicyRunner() override;
 
@@ -107,7 +107,7 @@ class PolicyRunner final : public sm::Policy, public InferenceStats {
   void Evaluate(const Published& in, Result* r);
   void PublishFailure(const Published& in, const char* what);
 
-  const config::Config& config_;
+  double rate_hz_;  // policy.rate_hz
   std::unique_ptr<InferenceRuntime> runtime_;
   Observation observation_;
   ActionMap action_;

@@ -26,7 +26,7 @@ policy:
   kd: 1.5
   observation: [{term: command}]
 )");
-  const ActionMap map(c, config::BuildJointTable(c));
+  const ActionMap map(config::PolicySetupOf(c));
   ASSERT_EQ(map.size(), 3u);
   const std::vector<float> raw{0.4f, 3.0f, -5.0f};
   std::vector<float> action(3);
@@ -61,7 +61,7 @@ policy:
   action_scale: 0.25
   observation: [{term: command}]
 )");
-  const ActionMap map(c, config::BuildJointTable(c));
+  const ActionMap map(config::PolicySetupOf(c));
   std::vector<float> action(2);
   std::vector<sm::JointTarget> targets(25);
   map.Apply(std::vector<float>{4.0f, -2.0f}, action, targets);
@@ -70,7 +70,7 @@ policy:
   EXPECT_FLOAT_EQ(targets[kLElbow].position_rad, 0.3f - 0.5f);
   EXPECT_FLOAT_EQ(targets[kLKnee].kp, 150.0f);  // L_Knee's kp / kd
   EXPECT_FLOAT_EQ(targets[kLKnee].kd, 4.0f);
-  EXPECT_FLOAT_EQ(DefaultPoseOf(c, kLKnee), 0.6f);
+  EXPECT_FLOAT_EQ(DefaultPoseOf(config::PolicySetupOf(c), kLKnee), 0.6f);
 }
 
 TEST(ActionMap, ANonFiniteActionCountsAsZero) {
@@ -81,7 +81,7 @@ policy:
   action_scale: 0.25
   observation: [{term: command}]
 )");
-  const ActionMap map(c, config::BuildJointTable(c));
+  const ActionMap map(config::PolicySetupOf(c));
   std::vector<float> action(2);
   std::vector<sm::JointTarget> targets(25);
   const std::vector<float> raw{std::numeric_limits<float>::quiet_NaN(),

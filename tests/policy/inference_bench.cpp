@@ -10,6 +10,7 @@
 
 #include <random>
 
+#include "config/library_options.hpp"
 #include "model_builder.hpp"
 #include "policy/load.hpp"
 #include "policy/onnx_graph.hpp"
@@ -57,7 +58,7 @@ void RunNetwork(benchmark::State& state, InferenceRuntime& net) {
 
 void BM_OnnxRun_Demo(benchmark::State& state) {
   const config::Config c = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
-  const auto net = LoadPolicyModel(c);
+  const auto net = LoadPolicyModel(config::PolicySetupOf(c));
   RunNetwork(state, *net);
 }
 BENCHMARK(BM_OnnxRun_Demo);
@@ -93,7 +94,7 @@ BENCHMARK(BM_OnnxRun_Lstm41x64x32x10);
 
 struct Ticking {
   config::Config config = config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG);
-  std::unique_ptr<PolicyRunner> runner = MakePolicyRunner(config);
+  std::unique_ptr<PolicyRunner> runner = MakePolicyRunner(config::PolicySetupOf(config));
   std::vector<sm::JointMeasurement> joints = std::vector<sm::JointMeasurement>(25);
   sm::Inputs inputs;
   std::vector<sm::JointTarget> out = std::vector<sm::JointTarget>(25);

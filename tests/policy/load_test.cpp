@@ -25,8 +25,8 @@ std::string Section(const std::string& model) {
 
 std::vector<std::string> Problems(const config::Config& c) {
   try {
-    LoadPolicyModel(c);
-  } catch (const config::ConfigError& e) {
+    LoadPolicyModel(config::PolicySetupOf(c));
+  } catch (const ModelRefused& e) {
     return e.problems();
   }
   return {};
@@ -38,9 +38,10 @@ TEST(LoadPolicyModel, AcceptsAModelOfTheRightSizes) {
   const auto path =
       test::LinearModel(5, 2, std::vector<float>(10, 0.1f), {0, 0}).Write(dir + "/ok.onnx");
   const config::Config c = test::WithPolicy(Section(path));
-  const auto runtime = LoadPolicyModel(c);
+  const auto runtime = LoadPolicyModel(config::PolicySetupOf(c));
   EXPECT_EQ(runtime->input_size(), 5u);
-  EXPECT_NE(MakePolicyRunner(c)->Describe().find("; 2 joints at 50 Hz"), std::string::npos);
+  EXPECT_NE(MakePolicyRunner(config::PolicySetupOf(c))->Describe().find("; 2 joints at 50 Hz"),
+            std::string::npos);
 }
 
 TEST(LoadPolicyModel, AnInputLongerThanTheObservationIsAConfigError) {
@@ -98,9 +99,10 @@ std::string RecurrentSection(const std::string& state) {
 TEST(LoadPolicyModel, PairsTheRecurrentStateByNameOrAsConfigured) {
   for (const std::string state : {"", "  recurrent_state: {c_in: c_out, h_in: h_out}\n"}) {
     const config::Config c = test::WithPolicy(RecurrentSection(state));
-    const auto runtime = LoadPolicyModel(c);
+    const auto runtime = LoadPolicyModel(config::PolicySetupOf(c));
     EXPECT_EQ(runtime->state_size(), 16u) << state;
-    EXPECT_NE(MakePolicyRunner(c)->Describe().find("h_in <- h_out 8"), std::string::npos);
+    EXPECT_NE(MakePolicyRunner(config::PolicySetupOf(c))->Describe().find("h_in <- h_out 8"),
+              std::string::npos);
   }
   const config::Config wrong =
       test::WithPolicy(RecurrentSection("  recurrent_state: {h_in: h_out, cell_in: c_out}\n"));
@@ -130,7 +132,8 @@ TEST(Example, IsTheDefaultConfigPlusAPolicySection) {
 class DemoModel : public testing::Test {
  protected:
   DemoModel()
-      : config_(config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG)), runner_(MakePolicyRunner(config_)) {
+      : config_(config::LoadConfig(ROBOT_EDGE_POLICY_CONFIG)),
+        runner_(MakePolicyRunner(config::PolicySetupOf(config_))) {
     for (std::size_t j = 0; j < 25; ++j)
       joints_[j].position_rad = static_cast<float>(config_.joints[j].stand_rad);
     inputs_.joints = joints_;

@@ -63,7 +63,7 @@ std::vector<float> Seen(Observation& o, const ObservationInputs& in) {
 
 TEST(Observation, EachTermAtItsPositionWithItsScale) {
   const config::Config c = test::WithPolicy(Section(1));
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   EXPECT_EQ(o.frame_size(), 3u + 3 + 3 + 3 + 3 + 3 + 2);
   EXPECT_EQ(o.size(), o.frame_size());
   EXPECT_EQ(o.Describe(),
@@ -93,7 +93,7 @@ TEST(Observation, EachTermAtItsPositionWithItsScale) {
 
 TEST(Observation, HistoryIsOldestFirstAndStartsOverOnReset) {
   const config::Config c = test::WithPolicy(Section(3));
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   ASSERT_EQ(o.size(), 60u);
   EXPECT_NE(o.Describe().find("= 20 × history 3 = 60"), std::string::npos) << o.Describe();
   Robot r;
@@ -124,7 +124,7 @@ TEST(Observation, HistoryIsOldestFirstAndStartsOverOnReset) {
 
 TEST(Observation, TermMajorHistoryKeepsEachTermsFramesTogether) {
   const config::Config c = test::WithPolicy(Section(3, "  history_layout: term_major\n"));
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   ASSERT_EQ(o.size(), 60u);
   EXPECT_NE(o.Describe().find("= 20 × history 3 = 60 (term_major)"), std::string::npos)
       << o.Describe();
@@ -144,7 +144,7 @@ TEST(Observation, TermMajorHistoryKeepsEachTermsFramesTogether) {
   }
   // The same measurements in frame-major order are a permutation of these values.
   const config::Config fc = test::WithPolicy(Section(3));
-  Observation fo(fc);
+  Observation fo(config::PolicySetupOf(fc));
   Seen(fo, r.In(1.0f));
   Seen(fo, r.In(2.0f));
   const auto z = Seen(fo, r.In(3.0f));
@@ -158,7 +158,7 @@ TEST(Observation, TermMajorHistoryKeepsEachTermsFramesTogether) {
 
 TEST(Observation, ScaledValuesAreClippedWhenAClipIsSet) {
   const config::Config c = test::WithPolicy(Section(1, "  observation_clip: 1.5\n"));
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   EXPECT_NE(o.Describe().find("clipped to ±1.5"), std::string::npos) << o.Describe();
   Robot r;
   r.vel[9] = -100.0f;  // × 0.05 = -5
@@ -173,7 +173,7 @@ TEST(Observation, ScaledValuesAreClippedWhenAClipIsSet) {
 
 TEST(Observation, UprightIsGravityDown) {
   const config::Config c = test::WithPolicy(Section(1));
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   Robot r;
   auto in = r.In();
   in.quat_wxyz = {1, 0, 0, 0};
@@ -196,7 +196,7 @@ policy:
     - {term: phase, period_s: 0.5, values: sin, scale: 2}
     - {term: phase, period_s: 2, values: cos, since: start}
 )");
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   EXPECT_EQ(o.Describe(), "phase 2 + phase 1 + phase 1 = 4");
   const double two_pi = 2 * std::acos(-1.0);
   for (const double t : {0.0, 0.3, 0.79, 1.7, 123.45}) {
@@ -232,7 +232,7 @@ policy:
     - {term: last_action}
     - {term: phase, period_s: 0.8}
 )");
-  Observation o(c);
+  Observation o(config::PolicySetupOf(c));
   ASSERT_EQ(o.size(), 41u);
   const std::size_t joints[10] = {2, 1, 0, 3, 4, 8, 7, 6, 9, 10};  // firmware indices
   const float defaults[10] = {0, 0, -0.1f, 0.3f, -0.2f, 0, 0, -0.1f, 0.3f, -0.2f};

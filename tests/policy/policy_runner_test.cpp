@@ -87,7 +87,7 @@ class ThrowingRuntime final : public InferenceRuntime {
 
 TEST(PolicyRunner, NoTargetsBeforeTheFirstInference) {
   const config::Config c = test::WithPolicy(kCommandSection);
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
   EXPECT_FALSE(t.Run(r, 0.5f));
@@ -98,7 +98,7 @@ TEST(PolicyRunner, NoTargetsBeforeTheFirstInference) {
 
 TEST(PolicyRunner, NoFirstTargetsWithinTheStallTimeoutIsAStall) {
   const config::Config c = test::WithPolicy(kCommandSection);  // 50 Hz: two periods, 40 ms
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
   for (int i = 0; i < 20; ++i) EXPECT_FALSE(t.Run(r)) << i;  // 40 ms
@@ -111,7 +111,7 @@ TEST(PolicyRunner, NoFirstTargetsWithinTheStallTimeoutIsAStall) {
 
 TEST(PolicyRunner, TheModelsTargetsThenHeldBetweenInferences) {
   const config::Config c = test::WithPolicy(kCommandSection);
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
   EXPECT_FALSE(t.Run(r, 0.5f, -0.25f, 1.0f));
@@ -136,7 +136,7 @@ TEST(PolicyRunner, TheModelsTargetsThenHeldBetweenInferences) {
 
 TEST(PolicyRunner, NothingNewNoInference) {
   const config::Config c = test::WithPolicy(kCommandSection);
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   EXPECT_FALSE(r.InferOnce());  // nothing published yet: not in MOVE/POLICY
   Tick t;
   r.Reset(t.now_us);
@@ -148,7 +148,7 @@ TEST(PolicyRunner, NothingNewNoInference) {
 
 TEST(PolicyRunner, ResetClearsTheLastActionAndTheOldTargets) {
   const config::Config c = test::WithPolicy(kCounterSection);
-  PolicyRunner r(c, Model(PlusOne()));
+  PolicyRunner r(config::PolicySetupOf(c), Model(PlusOne()));
   Tick t;
   r.Reset(t.now_us);
   for (int n = 1; n <= 3; ++n) {
@@ -168,7 +168,7 @@ TEST(PolicyRunner, ResetClearsTheLastActionAndTheOldTargets) {
 
 TEST(PolicyRunner, TargetsOlderThanTwoPeriodsAreAStall) {
   const config::Config c = test::WithPolicy(kCommandSection);  // 50 Hz: 40 ms
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r, 0.5f);  // inputs of 1.002 s
@@ -185,7 +185,7 @@ TEST(PolicyRunner, TargetsOlderThanTwoPeriodsAreAStall) {
 TEST(PolicyRunner, TheStallTimeoutIsConfigurable) {
   config::Config c = test::WithPolicy(kCommandSection);
   c.policy.stall_timeout_ms = 100;
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r);
@@ -198,7 +198,7 @@ TEST(PolicyRunner, TheStallTimeoutIsConfigurable) {
 
 TEST(PolicyRunner, AnEvaluationThatThrowsIsAFaultAndTheThreadGoesOn) {
   const config::Config c = test::WithPolicy(kCommandSection);
-  PolicyRunner r(c, std::make_unique<ThrowingRuntime>(/*throw_on=*/1));
+  PolicyRunner r(config::PolicySetupOf(c), std::make_unique<ThrowingRuntime>(/*throw_on=*/1));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r);
@@ -232,7 +232,7 @@ policy:
   history: 3
 )");
   std::vector<float> w(12 * 135, 0.01f), b(12, 0.0f);
-  PolicyRunner r(c, Model(test::LinearModel(135, 12, w, b)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::LinearModel(135, 12, w, b)));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r, 0.3f);
@@ -256,7 +256,7 @@ policy:
 
 TEST(PolicyRunner, ItsThreadRunsAtTheRateOnlyWhenFedAndReportsStatistics) {
   const config::Config c = test::WithPolicy(kCommandSection);  // rate_hz: 50 (the default)
-  PolicyRunner r(c, Model(test::IdentityModel(3)));
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)));
   r.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(r.TakeWindow().total, 0u) << "no inputs published: nothing to infer";
@@ -293,7 +293,7 @@ TEST(PolicyRunner, NonFiniteOutputsAreAFaultNamingTheJointAndAreCounted) {
   test::ModelBuilder b;  // actions = obs / 0: 0/0 is NaN, x/0 infinite
   b.Input("obs", {1, 3}).Output("actions", {1, 3}).Initializer("zero", {1}, {0.0f});
   b.Node("Div", {"obs", "zero"}, "actions");
-  PolicyRunner r(c, Model(b));
+  PolicyRunner r(config::PolicySetupOf(c), Model(b));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r, 0.0f, 0.5f, 0.0f);
@@ -341,7 +341,8 @@ std::vector<TorchStep> LstmFixture() {
 
 TEST(PolicyRunner, TheRecurrentStateCarriesOverAndEnteringAgainZeroesIt) {
   const config::Config c = test::WithPolicy(kRecurrentSection);
-  PolicyRunner r(c, OnnxGraph::Load(std::string(POLICY_RECURRENT_FIXTURES) + "/lstm_mlp.onnx"));
+  PolicyRunner r(config::PolicySetupOf(c),
+                 OnnxGraph::Load(std::string(POLICY_RECURRENT_FIXTURES) + "/lstm_mlp.onnx"));
   const std::vector<TorchStep> steps = LstmFixture();
   ASSERT_EQ(steps.size(), 6u);
   Tick t;
@@ -377,7 +378,7 @@ TEST(PolicyRunner, ANonFiniteRecurrentStateIsAFaultNamingIt) {
   b.Node("Identity", {"obs"}, "actions");
   b.Node("Div", {"obs", "zero"}, "ratio");
   b.Node("Add", {"h_in", "ratio"}, "h_out");
-  PolicyRunner r(c, Model(b));
+  PolicyRunner r(config::PolicySetupOf(c), Model(b));
   Tick t;
   r.Reset(t.now_us);
   t.Run(r, 0.5f);
@@ -408,7 +409,7 @@ policy:
 TEST(PolicyRunner, ThePhaseCountsFromEnteringMovePolicyOrFromTheStart) {
   const config::Config c = test::WithPolicy(kPhaseSection);
   const std::int64_t start_us = 400'000;
-  PolicyRunner r(c, Model(test::IdentityModel(3)), start_us);
+  PolicyRunner r(config::PolicySetupOf(c), Model(test::IdentityModel(3)), start_us);
   const double two_pi = 2 * std::acos(-1.0);
   Tick t;
   const auto expect_phase = [&](std::int64_t entered_us, const std::string& at) {

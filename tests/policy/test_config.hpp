@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "config/library_options.hpp"
 
 namespace robot_edge::policy::test {
 
