@@ -168,14 +168,19 @@ Robot::~Robot() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
-client::Client Robot::Connect(const std::string& controller, bool want_results, bool telemetry) {
-  auto c = client::Client::ConnectUnix(api_socket_, 5s);
+client::Client ConnectUnix(const std::string& socket, const std::string& controller,
+                           bool want_results, bool telemetry) {
+  auto c = client::Client::ConnectUnix(socket, 5s);
   edge::Hello hello;
   hello.set_controller(controller);
   hello.set_want_command_results(want_results);
   hello.set_no_telemetry(!telemetry);
   c.Hello(hello, 5s);
   return c;
+}
+
+client::Client Robot::Connect(const std::string& controller, bool want_results, bool telemetry) {
+  return ConnectUnix(api_socket_, controller, want_results, telemetry);
 }
 
 std::unique_ptr<FrameSource> Robot::Tap(const std::string& interface,

@@ -60,6 +60,10 @@ SystemCallCost MeasureSystemCallCost();
 
 // A running robot-edged as the scenarios of bench_e2e see it: clients on its socket, its command
 // frames, its CPU time.
+// A client on robot-edged's Unix socket, its Hello answered: what every Target's Connect() does.
+client::Client ConnectUnix(const std::string& socket, const std::string& controller,
+                           bool want_results, bool telemetry);
+
 class Target {
  public:
   virtual ~Target() = default;

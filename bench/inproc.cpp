@@ -190,13 +190,7 @@ InProcessDaemon::~InProcessDaemon() {
 
 client::Client InProcessDaemon::Connect(const std::string& controller, bool want_results,
                                         bool telemetry) {
-  auto c = client::Client::ConnectUnix(socket_, 5s);
-  edge::Hello hello;
-  hello.set_controller(controller);
-  hello.set_want_command_results(want_results);
-  hello.set_no_telemetry(!telemetry);
-  c.Hello(hello, 5s);
-  return c;
+  return ConnectUnix(socket_, controller, want_results, telemetry);
 }
 
 double InProcessDaemon::DaemonCpuSeconds() {

@@ -198,15 +198,7 @@ OnnxGraph::Value* OnnxGraph::AddGraphInput(const onnx::ValueInfoProto& in, bool 
   if (observation && !(shape.size() == 1 || (shape.size() == 2 && shape[0] == 1))) {
     throw ModelError(what + " has shape " + ToString(shape) + "; expected [1, N] or [N]");
   }
-  auto v = std::make_unique<Value>();
-  v->shape = shape;
-  v->size = NumElements(shape);
-  v->storage.assign(v->size, 0.0f);
-  v->data = v->storage.data();
-  Value* raw = v.get();
-  by_name_[in.name()] = raw;
-  values_.push_back(std::move(v));
-  return raw;
+  return NewValue(shape, in.name());
 }
 
 void OnnxGraph::AddInput(const onnx::ModelProto& model) {

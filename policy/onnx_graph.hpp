@@ -92,6 +92,8 @@ class OnnxGraph final : public InferenceRuntime {
   [[noreturn]] void Fail(const std::string& message) const;
   Value* Input(std::size_t i, bool optional = false);
   Value* FloatInput(std::size_t i, bool optional = false);
+  // A value of `shape`, zeroed, owned by the graph and found by `name`.
+  Value* NewValue(const Shape& shape, const std::string& name);
   Value* NewOutput(const Shape& shape, std::size_t index = 0);
   Value* AliasOutput(Value* source, const Shape& shape);
   void Bind(std::unique_ptr<Kernel> kernel, const std::vector<const Value*>& inputs, Value* out);

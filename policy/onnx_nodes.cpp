@@ -63,16 +63,20 @@ OnnxGraph::Value* OnnxGraph::FloatInput(std::size_t i, bool optional) {
   return v;
 }
 
-OnnxGraph::Value* OnnxGraph::NewOutput(const Shape& shape, std::size_t index) {
+OnnxGraph::Value* OnnxGraph::NewValue(const Shape& shape, const std::string& name) {
   auto v = std::make_unique<Value>();
   v->shape = shape;
   v->size = NumElements(shape);
   v->storage.assign(v->size, 0.0f);
   v->data = v->storage.data();
   Value* raw = v.get();
-  by_name_[node_->output(static_cast<int>(index))] = raw;
+  by_name_[name] = raw;
   values_.push_back(std::move(v));
   return raw;
+}
+
+OnnxGraph::Value* OnnxGraph::NewOutput(const Shape& shape, std::size_t index) {
+  return NewValue(shape, node_->output(static_cast<int>(index)));
 }
 
 OnnxGraph::Value* OnnxGraph::AliasOutput(Value* source, const Shape& shape) {

@@ -210,7 +210,8 @@ void Hub::OnClosed(Session& session) {
 
 // ---- Commands ----
 
-void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
+template <class Command>
+void Hub::Intake(Session& session, const Command& command) {
   // The flight recorder wants every verdict, asked for or not.
   const CommandIntake::Client client{session.id(), session.controller(),
                                      session.wants_results() || recorder_ != nullptr,
@@ -220,13 +221,12 @@ void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
   AfterIntake(session, command.sequence(), std::move(outcome));
 }
 
+void Hub::OnCommand(Session& session, const edge::CloudCommand& command) {
+  Intake(session, command);
+}
+
 void Hub::OnJointCommand(Session& session, const edge::JointCommand& command) {
-  const CommandIntake::Client client{session.id(), session.controller(),
-                                     session.wants_results() || recorder_ != nullptr,
-                                     session.peer()};
-  auto outcome = intake_.Submit(client, command, SteadyMicros());
-  if (recorder_ != nullptr) RecordCommand(session, command, outcome);
-  AfterIntake(session, command.sequence(), std::move(outcome));
+  Intake(session, command);
 }
 
 void Hub::AfterIntake(Session& session, std::uint32_t sequence, CommandIntake::Outcome outcome) {

@@ -83,6 +83,9 @@ class Hub final : public SessionEvents {
   void RecordCommand(const Session& session, const Message& command,
                      const CommandIntake::Outcome& outcome);
   // What follows a command's intake: control changes, errors, the result of a drop.
+  // A CloudCommand or JointCommand through the intake, recorded, then answered.
+  template <class Command>
+  void Intake(Session& session, const Command& command);
   void AfterIntake(Session& session, std::uint32_t sequence, CommandIntake::Outcome outcome);
   void SendResult(Session& session, std::uint32_t sequence, bool accepted, sm::Reason reason,
                   sm::Mode mode);

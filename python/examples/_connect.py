@@ -4,6 +4,9 @@ A controller's token never goes on the command line (every user of the machine r
 --token-file FILE, else $ROBOT_EDGE_TOKEN; --token is refused."""
 import argparse
 import os
+import sys
+
+import robot_edge
 
 
 class _TokenFile(argparse.Action):
@@ -38,3 +41,13 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--token", dest="refused_token", action=_RefuseToken, help=argparse.SUPPRESS)
     p.add_argument("--controller", default="cloud", help="controller to connect as (default cloud)")
     return p
+
+
+def connect(args: argparse.Namespace):
+    """A robot_edge.Client to robot-edged as the command line says, not yet greeted; None, with the
+    error printed, when it cannot connect."""
+    try:
+        return robot_edge.Client(args.socket, tcp=args.tcp, token=args.token)
+    except robot_edge.ConnectError as e:
+        print(e, file=sys.stderr)
+        return None

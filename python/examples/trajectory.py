@@ -21,7 +21,7 @@ from edge.generated.edge_cloud_pb2 import (CloudCommand, EdgeTelemetry, FullTraj
 
 import robot_edge
 from robot_edge.ramp import smoothstep
-from _connect import parser
+from _connect import connect, parser
 
 _seq = itertools.count(1)
 
@@ -46,10 +46,8 @@ def main() -> int:
     p.add_argument("--hold", type=float, default=1.0, help="hold time, s")
     p.add_argument("--rate", type=float, default=50.0, help="packets per second")
     args = p.parse_args()
-    try:
-        robot = robot_edge.Client(args.socket, tcp=args.tcp, token=args.token)
-    except robot_edge.ConnectError as e:
-        print(e, file=sys.stderr)
+    robot = connect(args)
+    if robot is None:
         return 2
     with robot:
         robot.hello(controller=args.controller)

@@ -19,7 +19,7 @@ from edge.generated.edge_cloud_pb2 import (CloudCommand, FirmwareMode, Mode, Mod
                                            VelocityCommand)
 
 import robot_edge
-from _connect import parser
+from _connect import connect, parser
 
 # Monotonic sequence counter shared by all examples on this page.
 _seq = itertools.count(1)
@@ -40,10 +40,8 @@ def main() -> int:
     p.add_argument("--vx", type=float, default=0.5, help="forward speed, m/s (seed: 0.5)")
     p.add_argument("--seconds", type=float, default=2.0, help="walking time, s")
     args = p.parse_args()
-    try:
-        robot = robot_edge.Client(args.socket, tcp=args.tcp, token=args.token)
-    except robot_edge.ConnectError as e:
-        print(e, file=sys.stderr)
+    robot = connect(args)
+    if robot is None:
         return 2
     with robot:
         robot.hello(controller=args.controller)
