@@ -120,9 +120,7 @@ class Uplink {
     ReadCommandResults();
     if (auto result = restart_.Poll(now)) FinishApply(*result);
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
-    if (connected_) {
-      for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
-    }
+    for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
     if (connected_ && (spool_.evicted() != evicted_reported_ ||
                        blackbox_.failures() != upload_failures_reported_)) {
       PublishStatus();
@@ -447,7 +445,11 @@ class Uplink {
                 ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
   }
 
-  void PublishJson(const std::string& json) { mqtt_.Publish(Path(Topic::kStatus), json, 1, false); }
+  // A QoS 1 report on `status` (command, config and upload results, announcements): spooled like
+  // events, so it waits out an outage on disk and goes out in order with them, with its "seq".
+  void PublishJson(const std::string& json) {
+    spool_.Append(static_cast<std::uint32_t>(Topic::kStatus), spool_.last_source(), json);
+  }
 
   const UplinkOptions& o_;
   std::string token_;
