@@ -1,8 +1,9 @@
-// bench_uplink_load: N simulated robot-edge-uplinks against one local mosquitto (docs/fleet.md,
-// "Scale"). Each sends what the uplink sends: telemetry QoS 0 at 1 Hz (640 B, a 25-joint
-// EdgeTelemetry's size), diagnostics QoS 1 at 1 Hz (320 B) and events QoS 1 every 5 s (120 B),
-// each QoS 1 record with the user property "seq". One fleet client subscribes to every robot's
-// events and checks each robot's seq (lost, repeated) and the latency (publish -> delivery).
+// bench_uplink_load: N simulated robot-edge-uplinks against one local mosquitto
+// (docs/fleet-scale.md, "Scale"). Each sends what the uplink sends: telemetry QoS 0 at 1 Hz (640 B,
+// a 25-joint EdgeTelemetry's size), diagnostics QoS 1 at 1 Hz (320 B) and events QoS 1 every 5 s
+// (120 B), each QoS 1 record with the user property "seq". One fleet client subscribes to every
+// robot's events and checks each robot's seq (lost, repeated) and the latency (publish ->
+// delivery).
 //
 //   bench_uplink_load [--seconds S] N...   (default: 20 s; N = 100 250 500 1000)
 //

@@ -1,8 +1,9 @@
 // Which file a fleet's upload request means, and which black boxes to announce (pure: no I/O, no
 // clock; `now_us` is the caller's monotonic clock). The main thread owns it.
 //
-// Flow (docs/fleet.md): requests wait for robot-edged's next RecorderResult (OP_BLACKBOX_LIST
-// with its status), asked at once when one is pending and every kListPeriodUs otherwise. Then:
+// Flow (docs/fleet-uploads.md): requests wait for robot-edged's next RecorderResult
+// (OP_BLACKBOX_LIST with its status), asked at once when one is pending and every kListPeriodUs
+// otherwise. Then:
 //   - "latest" is the black box with the newest trigger time;
 //   - the black box robot-edged is still writing (black_box_writing: the newest one) and the
 //     continuous recording's open file are refused: closed files only;

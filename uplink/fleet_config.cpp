@@ -117,7 +117,8 @@ std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   return "{\"type\":\"config_result\",\"applied\":" + std::string(o.applied ? "true" : "false") +
          ",\"reason\":\"" + Escape(o.reason) + "\",\"errors\":[" + errors + "],\"previous\":\"" +
          Escape(o.previous) + "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
-         (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") + "}";
+         (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") +
+         (o.request_id != 0 ? ",\"request_id\":" + std::to_string(o.request_id) : "") + "}";
 }
 
 }  // namespace robot_edge::uplink

@@ -22,6 +22,7 @@ struct ConfigOutcome {
   std::string previous;                 // applied: where the file replaced was kept ("" = none)
   bool rolled_back = false;             // the previous file was put back
   std::int64_t restart_ms = -1;         // applied: from the request to robot-edged back on it
+  std::uint64_t request_id = 0;         // the apply's id once robot-edged was asked (0 = not asked)
 };
 
 // robot-edged's checks on `yaml_text`: every problem, by key ("" = valid).
@@ -36,7 +37,8 @@ ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& 
 bool RestorePrevious(const std::string& path);
 
 // The outcome as `status` JSON: {"type":"config_result","applied":…,"reason":…,
-// "errors":[{"key":…,"message":…}],"previous":…,"rolled_back":…[,"restart_ms":N]}.
+// "errors":[{"key":…,"message":…}],"previous":…,"rolled_back":…[,"restart_ms":N]
+// [,"request_id":N]}.
 std::string ConfigOutcomeJson(const ConfigOutcome& outcome);
 
 }  // namespace robot_edge::uplink

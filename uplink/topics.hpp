@@ -5,7 +5,7 @@
 //   diagnostics  robot -> fleet  EdgeEvent bytes whose diagnostics is set, QoS 1, spooled
 //   commands     fleet -> robot  CloudCommand bytes, QoS 1 (forwarded as the controller `fleet`)
 //   config       fleet -> robot  a robot-edge.yaml document (applied in DAMP only)
-//   blackbox     fleet -> robot  an upload request (JSON; docs/fleet.md)
+//   blackbox     fleet -> robot  an upload request (JSON; docs/fleet-uploads.md)
 //   status       robot -> fleet  JSON: online / offline (retained; the last will), spool
 //                                evictions, command results, config and upload results
 #pragma once

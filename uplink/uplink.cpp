@@ -19,6 +19,7 @@
 #include "uplink/config_restart.hpp"
 #include "uplink/fleet_config.hpp"
 #include "uplink/mqtt.hpp"
+#include "uplink/pending_apply.hpp"
 #include "uplink/spool.hpp"
 #include "uplink/topics.hpp"
 
@@ -75,7 +76,8 @@ class Uplink {
         mqtt_(o, Path(Topic::kStatus), Status("offline")),
         telemetry_period_us_(static_cast<std::int64_t>(1e6 / o.telemetry_rate_hz)),
         restart_(o.robot_edged.config,
-                 static_cast<std::int64_t>(o.robot_edged.apply_timeout_s) * 1'000'000) {}
+                 static_cast<std::int64_t>(o.robot_edged.apply_timeout_s) * 1'000'000),
+        apply_record_(PendingApplyPath(o.spool.dir)) {}
 
   void Run(const std::atomic<bool>& stop) {
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
@@ -83,6 +85,7 @@ class Uplink {
         (spool_.torn_bytes() > 0
              ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
              : ""));
+    ResumeApply();
     mqtt_.Start();
     while (!stop) Step();
     if (connected_) {  // a clean stop says so itself (the last will is for a lost link)
@@ -115,11 +118,9 @@ class Uplink {
     Pump(now);
     PublishTelemetry(now);
     ReadCommandResults();
-    if (auto result = restart_.Poll(now)) PublishConfigResult(*result);
+    if (auto result = restart_.Poll(now)) FinishApply(*result);
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
-    if (connected_) {
-      for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
-    }
+    for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
     if (connected_ && (spool_.evicted() != evicted_reported_ ||
                        blackbox_.failures() != upload_failures_reported_)) {
       PublishStatus();
@@ -147,7 +148,7 @@ class Uplink {
       Log("robot-edged: observing robot '" + welcome.robot_name() + "' (configuration " +
           welcome.config_digest() + "), events after " + std::to_string(source_floor_));
       if (auto result = restart_.OnWelcome(welcome.config_digest(), client::MonotonicMicros())) {
-        PublishConfigResult(*result);
+        FinishApply(*result);
       }
     }
     return c;
@@ -339,12 +340,28 @@ class Uplink {
     }
     const std::int64_t asked_us = client::MonotonicMicros();
     const std::string digest = config::TextDigest(payload);
-    const std::string refusal = AskRestart(digest, &outcome.problems);
+    // Recorded before robot-edged is asked: an uplink restarted from here on resumes the wait.
+    const std::int64_t now_unix_us = static_cast<std::int64_t>(client::WallClockMicros());
+    const PendingApply record{
+        static_cast<std::uint64_t>(now_unix_us),
+        digest,
+        o_.robot_edged.config,
+        outcome.previous,
+        now_unix_us,
+        now_unix_us + static_cast<std::int64_t>(o_.robot_edged.apply_timeout_s) * 1'000'000};
+    outcome.request_id = record.request_id;
+    std::string refusal;
+    if (!SavePendingApply(apply_record_, record)) {
+      refusal = "cannot record the apply in " + apply_record_ + "; robot-edged not asked";
+    } else {
+      refusal = AskRestart(digest, &outcome.problems);
+      if (!refusal.empty()) refusal = "robot-edged refused the restart: " + refusal;
+    }
     if (!refusal.empty()) {  // robot-edged keeps running on the file it has: put it back
       outcome.applied = false;
-      outcome.reason = "robot-edged refused the restart: " + refusal;
+      outcome.reason = refusal;
       outcome.rolled_back = RestorePrevious(o_.robot_edged.config);
-      PublishConfigResult(outcome);
+      FinishApply(outcome);
       return;
     }
     Log("fleet config: written to " + o_.robot_edged.config + " (" + digest +
@@ -369,6 +386,28 @@ class Uplink {
     } catch (const client::ClientError& e) {
       return std::string("robot-edged: ") + e.what();
     }
+  }
+
+  // A previous run's apply, from its record: waited for again (applied, or rolled back at its
+  // deadline). An unreadable record is removed: without its digest nothing can be judged.
+  void ResumeApply() {
+    std::string error;
+    const auto record = LoadPendingApply(apply_record_, &error);
+    if (!error.empty()) {
+      Log("fleet config: " + error + "; removed");
+      RemovePendingApply(apply_record_);
+    }
+    if (!record) return;
+    Log("fleet config: resuming apply " + std::to_string(record->request_id) + " (" +
+        record->digest + "): waiting for robot-edged on it");
+    restart_.Resume(*record, client::MonotonicMicros(),
+                    static_cast<std::int64_t>(client::WallClockMicros()));
+  }
+
+  // The final result of an apply robot-edged was asked for: reported, then its record removed.
+  void FinishApply(const ConfigOutcome& outcome) {
+    PublishConfigResult(outcome);
+    if (!RemovePendingApply(apply_record_)) Log("fleet config: cannot remove " + apply_record_);
   }
 
   void PublishConfigResult(const ConfigOutcome& outcome) {
@@ -406,7 +445,11 @@ class Uplink {
                 ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
   }
 
-  void PublishJson(const std::string& json) { mqtt_.Publish(Path(Topic::kStatus), json, 1, false); }
+  // A QoS 1 report on `status` (command, config and upload results, announcements): spooled like
+  // events, so it waits out an outage on disk and goes out in order with them, with its "seq".
+  void PublishJson(const std::string& json) {
+    spool_.Append(static_cast<std::uint32_t>(Topic::kStatus), spool_.last_source(), json);
+  }
 
   const UplinkOptions& o_;
   std::string token_;
@@ -427,6 +470,7 @@ class Uplink {
   std::int64_t next_telemetry_us_ = 0;
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
   ConfigRestart restart_;                         // a fleet config until robot-edged runs it
+  std::string apply_record_;                      // its record (pending_apply.hpp)
 };
 
 }  // namespace

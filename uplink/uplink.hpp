@@ -9,7 +9,9 @@
 //   sequence as sent; the
 //     CommandResult goes to `status` with the latency since the sender's timestamp_us.
 //   fleet `blackbox` requests -> uploads on the Uploader's thread (blackbox_service.hpp); their
-//     reports and the announcements of new black boxes go to `status`, QoS 1, while connected.
+//     reports and the announcements of new black boxes go to `status`, QoS 1.
+//   `status` reports at QoS 1 (command, config and upload results, announcements): spooled like
+//     events (with "seq"); the retained online/offline document is published directly.
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// Black-box and recording uploads (docs/fleet.md "Black boxes and recordings"): a closed file, with
+// Black-box and recording uploads (docs/fleet-uploads.md): a closed file, with
 // its SHA-256, to a presigned URL (one HTTP PUT) or a GCS resumable session URI (chunks), retried
 // with backoff.
 //

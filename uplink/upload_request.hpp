@@ -1,5 +1,5 @@
-// A fleet's upload request on `<prefix>/<robot>/blackbox` (docs/fleet.md), parsed and checked
-// (pure: no I/O, no clock; `now_s` is the caller's wall clock).
+// A fleet's upload request on `<prefix>/<robot>/blackbox` (docs/fleet-uploads.md), parsed and
+// checked (pure: no I/O, no clock; `now_s` is the caller's wall clock).
 //   {"type":"upload", "id":"job-7", "file":"<name in the recordings directory>" | "latest",
 //    "url":"https://bucket.s3.../key?X-Amz-...", "expires_at":1700000000,
 //    "checksum_header":true, "protocol":"put" | "gcs-resumable"}

@@ -18,12 +18,6 @@ namespace {
 
 constexpr int kApplyTimeoutS = 12;
 
-std::string Replaced(std::string text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  if (at == std::string::npos) throw std::runtime_error("'" + from + "' not in the config");
-  return text.replace(at, from.size(), to);
-}
-
 TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const std::string dir = MakeTempDir("uplink-apply");

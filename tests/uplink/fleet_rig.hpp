@@ -27,6 +27,13 @@ inline std::string MakeTempDir(const char* name) {
   return path;
 }
 
+// `text` with the first `from` replaced by `to`; throws when there is none.
+inline std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("'" + from + "' not in the config");
+  return text.replace(at, from.size(), to);
+}
+
 // One message as the fleet received it.
 struct Received {
   std::string topic;
@@ -143,6 +150,8 @@ class Uplink {
         dir_ + "/uplink-" + std::to_string(++runs_));
   }
   int Stop() { return child_->Stop(SIGTERM, 10s); }
+  int Kill() { return child_->Stop(SIGKILL, 10s); }  // no clean stop: a crash, a power cut
+  std::string spool_dir() const { return dir_ + "/spool"; }
   pid_t pid() const { return child_->pid(); }
   std::string Log() const { return child_ ? child_->Stderr() : ""; }
 
