@@ -29,14 +29,14 @@ std::string HintScript(const Hint& hint) {
       return "compopt -o filenames 2>/dev/null; " + reply + "compgen -d -- \"$value\")";
     default: break;
   }
-  const std::string words =
-      hint.kind == Complete::kWords ? hint.words : "$(" + hint.words + ")";
+  const std::string words = hint.kind == Complete::kWords ? hint.words : "$(" + hint.words + ")";
   std::string out;
   std::string prefix;
   std::string last = "\"$value\"";
   if (hint.list) {  // complete the last item of a comma-separated list
-    out += "local done=\"\" last=$value; if [[ $value == *,* ]]; then done=${value%,*},; "
-           "last=${value##*,}; fi; compopt -o nospace 2>/dev/null; ";
+    out +=
+        "local done=\"\" last=$value; if [[ $value == *,* ]]; then done=${value%,*},; "
+        "last=${value##*,}; fi; compopt -o nospace 2>/dev/null; ";
     prefix = "-P \"$done\" ";
     last = "\"$last\"";
   }

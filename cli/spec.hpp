@@ -65,11 +65,11 @@ struct OptionGroup {
 };
 
 struct Subcommand {
-  std::string name;  // "jog"
-  std::string args;  // in the help: "JOINT RAD"
-  std::string help;  // wrapped by hand, as Option::help
-  std::vector<Hint> arguments;  // completion of its arguments, by position
-  bool repeats = false;         // the last hint completes every further argument
+  std::string name;              // "jog"
+  std::string args;              // in the help: "JOINT RAD"
+  std::string help;              // wrapped by hand, as Option::help
+  std::vector<Hint> arguments;   // completion of its arguments, by position
+  bool repeats = false;          // the last hint completes every further argument
   std::function<void()> select;  // when chosen, before any option applies (defaults); may be empty
 
   Subcommand& Arguments(std::vector<Hint> h, bool repeat = false) {
@@ -90,15 +90,15 @@ struct SubcommandGroup {
 };
 
 struct Spec {
-  std::string program;      // "robot-edgectl"
-  std::string synopsis;     // after "Usage: PROGRAM ": "[OPTIONS] COMMAND [ARGS...]"
-  std::string description;  // the paragraphs after the usage line
+  std::string program;                    // "robot-edgectl"
+  std::string synopsis;                   // after "Usage: PROGRAM ": "[OPTIONS] COMMAND [ARGS...]"
+  std::string description;                // the paragraphs after the usage line
   std::vector<SubcommandGroup> commands;  // none: a program without subcommands
   std::vector<OptionGroup> options;
-  std::string epilogue;   // the sections after the options, "Exit status:" among them
+  std::string epilogue;    // the sections after the options, "Exit status:" among them
   bool arguments = false;  // without subcommands: whether it takes arguments besides options
   std::vector<Hint> argument_hints;  // their completion, by position (the last one repeats)
-  std::string functions;   // bash functions the completion's kCommand hints call
+  std::string functions;             // bash functions the completion's kCommand hints call
 };
 
 // A hint of each kind; List() and Suffixed() modify one.

@@ -25,8 +25,8 @@ std::string Offers(const std::vector<std::string>& words, bool subcommands = tru
   const std::string dir = ::testing::TempDir();
   const std::string script = dir + "/demo-ctl.completion";
   std::ofstream(script) << BashCompletion(test::DemoSpec(&seen, subcommands));
-  std::string line = "cd " + Quoted(dir) + " && " + setup + " source " + Quoted(script) +
-                     " && COMP_WORDS=(";
+  std::string line =
+      "cd " + Quoted(dir) + " && " + setup + " source " + Quoted(script) + " && COMP_WORDS=(";
   for (const std::string& w : words) line += Quoted(w) + " ";
   line += "); COMP_CWORD=" + std::to_string(words.size() - 1) +
           "; COMPREPLY=(); _demo_ctl; echo \"${COMPREPLY[*]}\"";

@@ -3,9 +3,9 @@
 // token is given (--token-file or $ROBOT_EDGE_TOKEN, never --token).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "cli/usage.hpp"
 #include "config/host_port.hpp"
 
 namespace robot_edge::tools {
@@ -15,10 +15,7 @@ namespace robot_edge::tools {
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
 // A command-line mistake; main() prints it and exits with the program's usage status (2).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 // --tcp's value: HOST:PORT, IPv6 as [addr]:PORT, the port 1..65535. Throws UsageError saying so.
 config::HostPort ParseTcpOption(const std::string& text);
