@@ -25,8 +25,8 @@ struct Parsed {
 Parsed Parse(const Spec& spec, std::span<const std::string> args);
 
 // The --help text: "Usage: PROGRAM SYNOPSIS", the description, the subcommand groups, the option
-// groups (name and value padded to column 22, or the help on the next line when longer), then the
-// epilogue.
+// groups (name and value padded to the help column, or the help on the next line when longer),
+// then the epilogue.
 std::string Help(const Spec& spec);
 
 // A bash completion script for the program (complete -F _PROGRAM PROGRAM, '-' as '_'):

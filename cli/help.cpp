@@ -4,8 +4,7 @@ namespace robot_edge::cli {
 
 namespace {
 
-constexpr std::size_t kHelpColumn = 22;  // where an entry's help starts
-constexpr std::size_t kIndent = 2;       // where an entry's name starts
+constexpr std::size_t kIndent = 2;  // where an entry's name starts
 
 // Characters on the screen: UTF-8 continuation bytes take no column ("N·m/rad").
 std::size_t Width(const std::string& text) {
@@ -14,30 +13,31 @@ std::size_t Width(const std::string& text) {
   return width;
 }
 
-// `help`'s lines, the later ones indented to the help column.
-std::string Indented(const std::string& help) {
+// `help`'s lines, the later ones indented to `column`.
+std::string Indented(const std::string& help, std::size_t column) {
   std::string out;
   for (const char c : help) {
     out += c;
-    if (c == '\n') out += std::string(kHelpColumn, ' ');
+    if (c == '\n') out += std::string(column, ' ');
   }
   return out;
 }
 
-// One entry: "  LABEL" then its help at the help column, or on the next line when `wrap` and
-// the label reaches it (else two spaces after the label).
-std::string Entry(const std::string& label, const std::string& help, bool wrap) {
+// One entry: "  LABEL" then its help at `column`, or on the next line when `wrap` and the label
+// reaches it (else two spaces after the label).
+std::string Entry(const std::string& label, const std::string& help, std::size_t column,
+                  bool wrap) {
   std::string out = std::string(kIndent, ' ') + label;
   const std::size_t end = kIndent + Width(label);
   if (help.empty()) return out + "\n";
-  if (end + 2 <= kHelpColumn) {
-    out += std::string(kHelpColumn - end, ' ');
+  if (end + 2 <= column) {
+    out += std::string(column - end, ' ');
   } else if (wrap) {
-    out += "\n" + std::string(kHelpColumn, ' ');
+    out += "\n" + std::string(column, ' ');
   } else {
     out += "  ";
   }
-  return out + Indented(help) + "\n";
+  return out + Indented(help, column) + "\n";
 }
 
 std::string OptionLabel(const Option& option) {
@@ -54,13 +54,14 @@ std::string Help(const Spec& spec) {
   for (const SubcommandGroup& group : spec.commands) {
     out += "\n" + group.heading + "\n";
     for (const Subcommand& s : group.subcommands) {
-      out += Entry(s.args.empty() ? s.name : s.name + " " + s.args, s.help, false);
+      out +=
+          Entry(s.args.empty() ? s.name : s.name + " " + s.args, s.help, spec.help_column, false);
     }
   }
   for (const OptionGroup& group : spec.options) {
     out += "\n" + group.heading + "\n";
     for (const Option& option : group.options) {
-      if (!option.hidden) out += Entry(OptionLabel(option), option.help, true);
+      if (!option.hidden) out += Entry(OptionLabel(option), option.help, spec.help_column, true);
     }
   }
   return out + "\n" + spec.epilogue;

@@ -30,7 +30,7 @@ const Option* Find(const Spec& spec, const std::string& name) {
 
 const Option& Known(const Spec& spec, const std::string& name) {
   const Option* option = Find(spec, name);
-  if (option == nullptr) throw UsageError("unknown option '" + name + "'");
+  if (option == nullptr) throw UsageError(spec.unknown + " '" + name + "'");
   return *option;
 }
 

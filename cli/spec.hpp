@@ -97,8 +97,10 @@ struct Spec {
   std::vector<OptionGroup> options;
   std::string epilogue;    // the sections after the options, "Exit status:" among them
   bool arguments = false;  // without subcommands: whether it takes arguments besides options
-  std::vector<Hint> argument_hints;  // their completion, by position (the last one repeats)
-  std::string functions;             // bash functions the completion's kCommand hints call
+  std::vector<Hint> argument_hints;        // their completion, by position (the last one repeats)
+  std::string functions;                   // bash functions the completion's kCommand hints call
+  std::size_t help_column = 22;            // where an entry's help starts in the help
+  std::string unknown = "unknown option";  // an unknown option's error: "unknown option '--x'"
 };
 
 // A hint of each kind; List() and Suffixed() modify one.

@@ -138,6 +138,27 @@ Exit status:
   EXPECT_EQ(Help(DemoSpec(&seen)), expected);
 }
 
+TEST(Help, ColumnAndUnknownWordOfTheProgram) {
+  Seen seen;
+  Spec spec = DemoSpec(&seen, false);
+  spec.help_column = 20;
+  spec.unknown = "unknown argument";
+  const std::string help = Help(spec);
+  EXPECT_NE(help.find("\n  --rate HZ         move: packets per second\n"
+                      "                    (default 50)\n"),
+            std::string::npos)
+      << help;
+  EXPECT_NE(help.find("\n  --pose zero|stand\n                    a pose\n"), std::string::npos)
+      << "a label that reaches the column puts the help on the next line";
+  const std::vector<std::string> args = {"--frobnicate"};
+  try {
+    Parse(spec, args);
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "unknown argument '--frobnicate'");
+  }
+}
+
 TEST(Completion, OnlyTheExactHiddenOption) {
   const std::vector<std::string> yes = {"--bash-completion"};
   const std::vector<std::string> no = {"--bash-completion", "x"};

@@ -11,7 +11,8 @@ using cli::Flag;
 using cli::Valued;
 using Apply = cli::Apply;
 
-constexpr const char* kDescription = R"(Talks to robot-edged, the control daemon of the humanoid, over its local API.
+constexpr const char* kDescription =
+    R"(Talks to robot-edged, the control daemon of the humanoid, over its local API.
 )";
 
 constexpr const char* kBringUpHeading =
@@ -22,7 +23,8 @@ constexpr const char* kRecordingHeading =
     R"(Recording (docs/recording-and-live-view.md; status and list for anyone, the rest as a controller,
 --controller, default maintainer):)";
 
-constexpr const char* kEpilogue = R"(Commanding subcommands ask for a CommandResult per command and print "accepted" or
+constexpr const char* kEpilogue =
+    R"(Commanding subcommands ask for a CommandResult per command and print "accepted" or
 "refused: REASON" (e.g. velocity_in_damp, velocity_no_policy, not_controller,
 blocked_by_alert).
 
@@ -53,7 +55,8 @@ Examples:
 // (`- {name: X, ...}`) entries; quotes stripped; the section ends at the next top-level key. No
 // daemon is asked; nothing runs but awk.
 constexpr const char* kJointsFunction = R"sh(_robot_edgectl_joints() {
-  local config=${ROBOT_EDGE_CONFIG:-)sh" ROBOT_EDGE_FULL_SYSCONFDIR R"sh(/robot-edge/robot-edge.yaml}
+  local config=${ROBOT_EDGE_CONFIG:-)sh" ROBOT_EDGE_FULL_SYSCONFDIR
+                                        R"sh(/robot-edge/robot-edge.yaml}
   [[ -r $config ]] || return 0
   awk '
     /^[^[:space:]#]/ { in_joints = ($0 ~ /^joints:[[:space:]]*(#.*)?$/); next }
@@ -293,15 +296,13 @@ std::vector<cli::Option> BringUpOptions(Options* o) {
       Valued("--speed", "RAD_S", "jog, check-direction: joint speed, 0..1 (default 0.2)",
              Number(&o->speed_rad_s, "rad/s"))
           .Only({"jog", "check-direction"}),
-      Valued("--amount", "RAD",
-             "check-direction: the step, 0..0.8 (default 0.1; 0.5 with --model)",
+      Valued("--amount", "RAD", "check-direction: the step, 0..0.8 (default 0.1; 0.5 with --model)",
              [o](auto& n, auto& v) {
                o->amount_rad = cli::ParseNumber(n, v, "rad");
                o->amount_given = true;
              })
           .Only({"check-direction"}),
-      Valued("--model", "FILE.xml",
-             "check-direction: judge by gravity with the robot's MJCF model",
+      Valued("--model", "FILE.xml", "check-direction: judge by gravity with the robot's MJCF model",
              [o](auto&, auto& v) { o->model = v; })
           .Only({"check-direction"})
           .Completes(cli::Files("*.xml")),
