@@ -24,12 +24,13 @@ std::string Indented(const std::string& help, std::size_t column) {
 }
 
 // One entry: "  LABEL" then its help at `column`, or on the next line when `wrap` and the label
-// reaches it (else two spaces after the label).
+// reaches it (else two spaces after the label), or when the help starts with "\n".
 std::string Entry(const std::string& label, const std::string& help, std::size_t column,
                   bool wrap) {
   std::string out = std::string(kIndent, ' ') + label;
   const std::size_t end = kIndent + Width(label);
   if (help.empty()) return out + "\n";
+  if (help.front() == '\n') return out + Indented(help, column) + "\n";  // the next line
   if (end + 2 <= column) {
     out += std::string(column - end, ' ');
   } else if (wrap) {
