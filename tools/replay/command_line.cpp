@@ -11,7 +11,8 @@ namespace {
 
 using cli::UsageError;
 
-constexpr const char* kDescription = R"(A run robot-edged recorded (an MCAP file of its flight recorder or black box,
+constexpr const char* kDescription =
+    R"(A run robot-edged recorded (an MCAP file of its flight recorder or black box,
 docs/recording-and-live-view.md), looked at again, driven again, or compared with its replay.
 )";
 
@@ -28,25 +29,26 @@ Examples:
 
 std::vector<cli::SubcommandGroup> Commands(Args* a) {
   auto select = [a](const char* name) { return [a, name] { a->command = name; }; };
-  return {{"Commands:",
-           {cli::Command("serve", "FILE",
-                         "play the file to the live view at its own pace: the dashboard at\n"
-                         "http://ADDRESS/ and Foxglove at ws://ADDRESS (Open connection), as for\n"
-                         "the live robot; starts 1 s after the first viewer connects")
-                .Arguments({cli::Files("*.mcap")})
-                .OnSelect(select("serve")),
-            cli::Command("drive", "FILE",
-                         "send the file's commands to a running robot-edged (the simulator, to\n"
-                         "reproduce a run), each at its recorded time after the first, each client\n"
-                         "as the controller it was; record that run to compare it")
-                .Arguments({cli::Files("*.mcap")})
-                .OnSelect(select("drive")),
-            cli::Command("compare", "RECORDED REPLAYED",
-                         "\nhow closely the replayed run's motor commands (q_des, kp, kd: what the\n"
-                         "CAN frames carried) match the recorded run's, aligned at each run's first\n"
-                         "command")
-                .Arguments({cli::Files("*.mcap")}, true)
-                .OnSelect(select("compare"))}}};
+  return {
+      {"Commands:",
+       {cli::Command("serve", "FILE",
+                     "play the file to the live view at its own pace: the dashboard at\n"
+                     "http://ADDRESS/ and Foxglove at ws://ADDRESS (Open connection), as for\n"
+                     "the live robot; starts 1 s after the first viewer connects")
+            .Arguments({cli::Files("*.mcap")})
+            .OnSelect(select("serve")),
+        cli::Command("drive", "FILE",
+                     "send the file's commands to a running robot-edged (the simulator, to\n"
+                     "reproduce a run), each at its recorded time after the first, each client\n"
+                     "as the controller it was; record that run to compare it")
+            .Arguments({cli::Files("*.mcap")})
+            .OnSelect(select("drive")),
+        cli::Command("compare", "RECORDED REPLAYED",
+                     "\nhow closely the replayed run's motor commands (q_des, kp, kd: what the\n"
+                     "CAN frames carried) match the recorded run's, aligned at each run's first\n"
+                     "command")
+            .Arguments({cli::Files("*.mcap")}, true)
+            .OnSelect(select("compare"))}}};
 }
 
 cli::Apply Set(std::string* field) {
@@ -57,8 +59,8 @@ std::vector<cli::Option> Options(Args* a) {
   using cli::Flag;
   using cli::Valued;
   return {
-      Valued("--address", "HOST:PORT", "serve: where to listen (default 127.0.0.1:8765; port 0 = any)",
-             Set(&a->address))
+      Valued("--address", "HOST:PORT",
+             "serve: where to listen (default 127.0.0.1:8765; port 0 = any)", Set(&a->address))
           .Only({"serve"}),
       Valued("--token-file", "FILE",
              "serve: viewers' token (required off loopback); drive: the controller's token\n"
@@ -82,8 +84,8 @@ std::vector<cli::Option> Options(Args* a) {
       Flag("--no-wait", "serve: play at once, without waiting for a viewer",
            [a](auto&, auto&) { a->wait = false; })
           .Only({"serve"}),
-      Valued("--config", "FILE", "serve: the robot's config, for a file without a robot description",
-             Set(&a->config))
+      Valued("--config", "FILE",
+             "serve: the robot's config, for a file without a robot description", Set(&a->config))
           .Only({"serve"})
           .Completes(cli::Files("*.yaml")),
       Valued("--web-root", "DIR", "serve: the dashboard's files (default: the installed ones)",
@@ -106,9 +108,9 @@ std::vector<cli::Option> Options(Args* a) {
       Flag("--json", "compare: one JSON object", [a](auto&, auto&) { a->json = true; })
           .Only({"compare"}),
       Flag("--help", "print this text", [a](auto&, auto&) { a->help = true; }).Short("-h").First(),
-      Flag("--version", "print robot-edge-replay's version", [a](auto&, auto&) {
-        a->version = true;
-      }).First(),
+      Flag("--version", "print robot-edge-replay's version",
+           [a](auto&, auto&) { a->version = true; })
+          .First(),
   };
 }
 

@@ -8,8 +8,8 @@
 namespace robot_edge::replay {
 
 struct Args {
-  std::string command;              ///< serve, drive or compare
-  std::vector<std::string> files;   ///< serve, drive: FILE; compare: RECORDED REPLAYED
+  std::string command;                     ///< serve, drive or compare
+  std::vector<std::string> files;          ///< serve, drive: FILE; compare: RECORDED REPLAYED
   std::string address = "127.0.0.1:8765";  ///< --address HOST:PORT (serve)
   std::string token_file, config, web_root, tcp;
   std::string socket;  ///< --socket PATH, env ROBOT_EDGE_SOCKET
