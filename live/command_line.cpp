@@ -34,32 +34,31 @@ cli::Spec Spec(CommandLine* c) {
       "[--config FILE] [--api-socket PATH] [--address HOST:PORT]\n"
       "                       [--web-root DIR] [--operator-token-file FILE]";
   spec.description = kDescription;
-  spec.options = {{"Options:",
-                   {Valued("--config", "FILE",
-                           "robot-edged's configuration, section live: (default\n"
-                           "/etc/robot-edge/robot-edge.yaml)",
-                           Set(&c->config))
-                        .Completes(cli::Files("*.yaml")),
-                    Valued("--api-socket", "PATH",
-                           "robot-edged's API socket (overrides api.unix_socket)",
-                           Set(&c->api_socket))
-                        .Completes(cli::Files()),
-                    Valued("--address", "HOST:PORT",
-                           "where to listen (overrides live.address; port 0 = any)",
-                           Set(&c->address)),
-                    Valued("--web-root", "DIR", "the dashboard's files (overrides live.web_root)",
-                           Set(&c->web_root))
-                        .Completes(cli::Dirs()),
-                    Valued("--operator-token-file", "FILE",
-                           "the operator's token (overrides live.operator_token_file)",
-                           Set(&c->operator_token_file))
-                        .Completes(cli::Files()),
-                    Flag("--help", "print this text", [c](auto&, auto&) { c->help = true; })
-                        .Short("-h")
-                        .First(),
-                    Flag("--version", "print robot-edge-live's version",
-                         [c](auto&, auto&) { c->version = true; })
-                        .First()}}};
+  spec.options = {
+      {"Options:",
+       {Valued("--config", "FILE",
+               "robot-edged's configuration, section live: (default\n"
+               "/etc/robot-edge/robot-edge.yaml)",
+               Set(&c->config))
+            .Completes(cli::Files("*.yaml")),
+        Valued("--api-socket", "PATH", "robot-edged's API socket (overrides api.unix_socket)",
+               Set(&c->api_socket))
+            .Completes(cli::Files()),
+        Valued("--address", "HOST:PORT", "where to listen (overrides live.address; port 0 = any)",
+               Set(&c->address)),
+        Valued("--web-root", "DIR", "the dashboard's files (overrides live.web_root)",
+               Set(&c->web_root))
+            .Completes(cli::Dirs()),
+        Valued("--operator-token-file", "FILE",
+               "the operator's token (overrides live.operator_token_file)",
+               Set(&c->operator_token_file))
+            .Completes(cli::Files()),
+        Flag("--help", "print this text", [c](auto&, auto&) { c->help = true; })
+            .Short("-h")
+            .First(),
+        Flag("--version", "print robot-edge-live's version", [c](auto&, auto&) {
+          c->version = true;
+        }).First()}}};
   spec.epilogue = kEpilogue;
   spec.help_column = 31;
   spec.unknown = "unknown argument";
