@@ -34,6 +34,19 @@ std::string Help(const Spec& spec);
 // their hints. Its functions and arrays are named _PROGRAM_*.
 std::string BashCompletion(const Spec& spec);
 
+// Help() and BashCompletion() of the Spec `make` builds on a throwaway T (its callbacks never
+// run): what a program's HelpText() and CompletionScript() return.
+template <typename T>
+std::string HelpOf(Spec (*make)(T*)) {
+  T unused;
+  return Help(make(&unused));
+}
+template <typename T>
+std::string CompletionOf(Spec (*make)(T*)) {
+  T unused;
+  return BashCompletion(make(&unused));
+}
+
 // The hidden option each program answers by printing BashCompletion() (CMake writes
 // build/completions/PROGRAM from it): true when args is exactly {"--bash-completion"}.
 bool WantsCompletion(std::span<const std::string> args);

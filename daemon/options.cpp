@@ -89,14 +89,8 @@ std::optional<CommandLine> ParseCommandLine(const std::vector<std::string>& args
   return cl;
 }
 
-std::string HelpText() {
-  CommandLine unused;
-  return cli::Help(Spec(&unused));
-}
+std::string HelpText() { return cli::HelpOf(&Spec); }
 
-std::string CompletionScript() {
-  CommandLine unused;
-  return cli::BashCompletion(Spec(&unused));
-}
+std::string CompletionScript() { return cli::CompletionOf(&Spec); }
 
 }  // namespace robot_edge::daemon

@@ -73,14 +73,8 @@ CommandLine ParseCommandLine(const std::vector<std::string>& args) {
   return c;
 }
 
-std::string HelpText() {
-  CommandLine unused;
-  return cli::Help(Spec(&unused));
-}
+std::string HelpText() { return cli::HelpOf(&Spec); }
 
-std::string CompletionScript() {
-  CommandLine unused;
-  return cli::BashCompletion(Spec(&unused));
-}
+std::string CompletionScript() { return cli::CompletionOf(&Spec); }
 
 }  // namespace robot_edge::live

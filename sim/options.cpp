@@ -125,14 +125,8 @@ CommandLineResult ParseCommandLine(std::span<const std::string_view> args) {
   return {c, {}};
 }
 
-std::string HelpText() {
-  CommandLine unused;
-  return cli::Help(Spec(&unused));
-}
+std::string HelpText() { return cli::HelpOf(&Spec); }
 
-std::string CompletionScript() {
-  CommandLine unused;
-  return cli::BashCompletion(Spec(&unused));
-}
+std::string CompletionScript() { return cli::CompletionOf(&Spec); }
 
 }  // namespace robot_edge::sim

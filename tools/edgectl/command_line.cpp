@@ -361,14 +361,8 @@ cli::Spec CommandLine(Options* o) {
   return spec;
 }
 
-std::string HelpText() {
-  Options unused;
-  return cli::Help(CommandLine(&unused));
-}
+std::string HelpText() { return cli::HelpOf(&CommandLine); }
 
-std::string CompletionScript() {
-  Options unused;
-  return cli::BashCompletion(CommandLine(&unused));
-}
+std::string CompletionScript() { return cli::CompletionOf(&CommandLine); }
 
 }  // namespace robot_edge::edgectl

@@ -141,14 +141,8 @@ Args Parse(const std::vector<std::string>& argv, const char* env_socket) {
   return a;
 }
 
-std::string HelpText() {
-  Args unused;
-  return cli::Help(Spec(&unused));
-}
+std::string HelpText() { return cli::HelpOf(&Spec); }
 
-std::string CompletionScript() {
-  Args unused;
-  return cli::BashCompletion(Spec(&unused));
-}
+std::string CompletionScript() { return cli::CompletionOf(&Spec); }
 
 }  // namespace robot_edge::replay
