@@ -75,20 +75,9 @@ std::size_t ParseMotors(const std::string& text) {
 std::vector<cli::Option> ConnectionOptions(Options* o) {
   using cli::Valued;
   return {
-      Valued("--socket", "PATH",
-             "robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else\n"
-             "/run/robot-edge/api.sock)",
-             [o](auto&, auto& v) { o->socket = v; })
-          .Completes(cli::Files()),
-      Valued("--tcp", "HOST:PORT",
-             "connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT",
-             [o](auto&, auto& v) {
-               config::HostPort address = tools::ParseTcpOption(v);
-               o->tcp_host = std::move(address.host);
-               o->tcp_port = address.port;
-             }),
-      Valued("--token", "TOKEN", "", [](auto& n, auto&) { tools::RefuseTokenOnCommandLine(n); })
-          .Hidden(),
+      tools::SocketOption(&o->socket),
+      tools::TcpOption(&o->tcp_host, &o->tcp_port),
+      tools::RefusedTokenOption(),
       Valued("--token-file", "FILE",
              "the controller's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;\n"
              "never --token TOKEN: a command line is visible to every user)",
@@ -98,8 +87,7 @@ std::vector<cli::Option> ConnectionOptions(Options* o) {
              "the controller it commands as, one of robot-edged's api.controllers\n"
              "(default dds: a controller of its own in api.access)",
              [o](auto&, auto& v) { o->controller = v; }),
-      Valued("--timeout", "S", "connect and answer timeout in seconds (default 2)",
-             [o](auto& n, auto& v) { o->timeout_s = cli::ParseNumber(n, v, "seconds"); }),
+      tools::TimeoutOption(&o->timeout_s),
   };
 }
 

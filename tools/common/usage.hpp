@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cli/spec.hpp"
 #include "cli/usage.hpp"
 #include "config/host_port.hpp"
 
@@ -28,5 +29,13 @@ config::HostPort ParseTcpOption(const std::string& text);
 // --token-file's value: the token in the file at `path`, trailing whitespace dropped. Throws
 // UsageError naming `option` and the file when it cannot be read or holds no token.
 std::string ReadTokenFileOption(const std::string& option, const std::string& path);
+
+// The options every client of robot-edged's API declares alike (cli/spec.hpp), with their help:
+// --socket PATH, --tcp HOST:PORT (ParseTcpOption), --token (hidden, refused:
+// RefuseTokenOnCommandLine) and --timeout S (> 0 is the program's check).
+cli::Option SocketOption(std::string* socket);
+cli::Option TcpOption(std::string* host, std::uint16_t* port);
+cli::Option RefusedTokenOption();
+cli::Option TimeoutOption(double* seconds);
 
 }  // namespace robot_edge::tools

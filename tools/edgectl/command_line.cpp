@@ -194,18 +194,8 @@ std::vector<cli::SubcommandGroup> Commands(Options* o) {
 std::vector<cli::Option> ConnectionOptions(Options* o) {
   auto set = [](std::string* field) { return [field](auto&, auto& v) { *field = v; }; };
   return {
-      Valued("--socket", "PATH",
-             "robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else\n"
-             "/run/robot-edge/api.sock)",
-             set(&o->socket))
-          .Completes(cli::Files()),
-      Valued("--tcp", "HOST:PORT",
-             "connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT",
-             [o](auto&, auto& v) {
-               config::HostPort address = tools::ParseTcpOption(v);
-               o->tcp_host = std::move(address.host);
-               o->tcp_port = address.port;
-             }),
+      tools::SocketOption(&o->socket),
+      tools::TcpOption(&o->tcp_host, &o->tcp_port),
       Valued("--tls-ca", "FILE",
              "with --tcp: speak TLS (the daemon's api.tls), trusting the CA in FILE",
              set(&o->tls_ca))
@@ -219,8 +209,7 @@ std::vector<cli::Option> ConnectionOptions(Options* o) {
           .Completes(cli::Files()),
       Valued("--tls-key", "FILE", "the key of --tls-cert", set(&o->tls_key))
           .Completes(cli::Files()),
-      Valued("--token", "TOKEN", "", [](auto& n, auto&) { tools::RefuseTokenOnCommandLine(n); })
-          .Hidden(),
+      tools::RefusedTokenOption(),
       Valued("--token-file", "FILE",
              "the controller's token over TCP, read from FILE (default $ROBOT_EDGE_TOKEN;\n"
              "api.access.<name>.token_file). Never --token TOKEN: a command line is\n"
@@ -231,8 +220,7 @@ std::vector<cli::Option> ConnectionOptions(Options* o) {
              "controller named in the Hello (default: cloud for stand, walk, move, hold, sine;\n"
              "observer \"\" for the others; --controller \"\" makes any command an observer)",
              [o](auto&, auto& v) { o->controller = v; }),
-      Valued("--timeout", "S", "connect and answer timeout in seconds (default 2)",
-             Number(&o->timeout_s, "seconds")),
+      tools::TimeoutOption(&o->timeout_s),
       Flag("--json",
            "print protobuf messages as JSON, one per line (proto field names; 64-bit\n"
            "integers are strings, as the protobuf JSON mapping says)",

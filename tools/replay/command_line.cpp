@@ -68,8 +68,7 @@ std::vector<cli::Option> Options(Args* a) {
              Set(&a->token_file))
           .Only({"serve", "drive"})
           .Completes(cli::Files()),
-      Valued("--token", "TOKEN", "", [](auto& n, auto&) { tools::RefuseTokenOnCommandLine(n); })
-          .Hidden(),
+      tools::RefusedTokenOption(),
       Valued("--speed", "X", "serve: play X times as fast (default 1)",
              [a](auto& n, auto& v) {
                char* end = nullptr;
