@@ -159,6 +159,19 @@ TEST(Help, ColumnAndUnknownWordOfTheProgram) {
   }
 }
 
+TEST(Help, ALongSubcommandKeepsItsHelpOnItsLineUnlessItStartsWithANewline) {
+  Spec spec;
+  spec.program = "p";
+  spec.synopsis = "COMMAND";
+  spec.commands = {{"Commands:",
+                    {Command("compare", "RECORDED REPLAYED", "\nhow closely"),
+                     Command("check-direction", "JOINT", "jog it")}}};
+  EXPECT_EQ(Help(spec),
+            "Usage: p COMMAND\n\n\nCommands:\n"
+            "  compare RECORDED REPLAYED\n                      how closely\n"
+            "  check-direction JOINT  jog it\n\n");
+}
+
 TEST(Completion, OnlyTheExactHiddenOption) {
   const std::vector<std::string> yes = {"--bash-completion"};
   const std::vector<std::string> no = {"--bash-completion", "x"};
