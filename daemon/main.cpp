@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "access/tls_config.hpp"
+#include "cli/cli.hpp"
 #include "config/config.hpp"
 #include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
@@ -34,14 +35,19 @@ int InvalidConfiguration(const std::exception& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (cli::WantsCompletion(args)) {
+    std::fputs(daemon::CompletionScript().c_str(), stdout);
+    return 0;
+  }
   std::string error;
-  const auto cl = daemon::ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), &error);
+  const auto cl = daemon::ParseCommandLine(args, &error);
   if (!cl) {
-    std::fprintf(stderr, "robot-edged: %s\n\n%s", error.c_str(), daemon::kUsage);
+    std::fprintf(stderr, "robot-edged: %s\n\n%s", error.c_str(), daemon::HelpText().c_str());
     return 2;
   }
   if (cl->help) {
-    std::fputs(daemon::kUsage, stdout);
+    std::fputs(daemon::HelpText().c_str(), stdout);
     return 0;
   }
   if (cl->version) {

@@ -21,6 +21,10 @@ struct CommandLine {
 std::optional<CommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                             std::string* error);
 
-extern const char* const kUsage;
+// The --help text (and so the man page's source).
+std::string HelpText();
+
+// The bash completion script (`robot-edged --bash-completion`).
+std::string CompletionScript();
 
 }  // namespace robot_edge::daemon

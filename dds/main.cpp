@@ -200,6 +200,10 @@ int Run(const Options& o, const sigset_t& signals) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (cli::WantsCompletion(args)) {
+    std::cout << CompletionScript();
+    return kExitOk;
+  }
   Options options;
   try {
     options = ParseCommandLine(

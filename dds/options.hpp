@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/cli.hpp"
 #include "edge_api.pb.h"
 #include "tools/common/usage.hpp"
 
@@ -60,8 +61,15 @@ struct Options {
 // can come from nowhere (no --security, no --insecure, $CYCLONEDDS_URI unset).
 Options ParseCommandLine(std::span<const std::string> args, const Environment& env);
 
+// The command line's Spec (command_line.cpp), its callbacks writing into *options: what
+// ParseCommandLine() parses with, and what the help and the completion are made from.
+cli::Spec CommandLine(Options* options);
+
 // The full --help text.
 std::string HelpText();
+
+// The bash completion script (`robot-edge-dds --bash-completion`).
+std::string CompletionScript();
 
 // What the options become once the daemon's Welcome is known: throws UsageError when the
 // robot contradicts them (--motors, --controller, --rate).

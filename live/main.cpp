@@ -2,7 +2,7 @@
 // its own, a client of robot-edged's API (bridge.hpp), so that nothing a viewer does costs
 // robot-edged memory, descriptors or loop time. Reads robot-edged's own config (its `live:`
 // section, api.unix_socket, control.rate_hz), checked by robot-edged's validator before anything
-// opens; runs until SIGTERM / SIGINT, taken by sigtimedwait on a thread of its own.
+// opens; runs until SIGTERM / SIGINT (cli/stop_signals.hpp). Its command line: command_line.hpp.
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -12,12 +12,16 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "access/tls_config.hpp"
 #include "access/tokens.hpp"
+#include "cli/cli.hpp"
+#include "cli/stop_signals.hpp"
 #include "config/config.hpp"
 #include "live/bridge.hpp"
+#include "live/command_line.hpp"
 #include "live/live_server.hpp"
 #include "live/robot_document.hpp"
 #include "live/web_root.hpp"
@@ -27,66 +31,6 @@ namespace {
 using namespace robot_edge;
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
-
-constexpr const char* kHelp =
-    "Usage: robot-edge-live [--config FILE] [--api-socket PATH] [--address HOST:PORT]\n"
-    "                       [--web-root DIR] [--operator-token-file FILE]\n"
-    "\n"
-    "The robot's live view: a Foxglove WebSocket server (foxglove.websocket.v1) and the\n"
-    "dashboard on the same port (https and wss with live.tls, else http and ws), fed by\n"
-    "robot-edged's state stream at the control rate over its API socket (as an observer).\n"
-    "The dashboard's DAMP, for whoever presents the operator token, is an observer's DAMP.\n"
-    "Reconnects, with a back-off, when robot-edged restarts.\n"
-    "\n"
-    "Options:\n"
-    "  --config FILE                robot-edged's configuration, section live: (default\n"
-    "                               /etc/robot-edge/robot-edge.yaml)\n"
-    "  --api-socket PATH            robot-edged's API socket (overrides api.unix_socket)\n"
-    "  --address HOST:PORT          where to listen (overrides live.address; port 0 = any)\n"
-    "  --web-root DIR               the dashboard's files (overrides live.web_root)\n"
-    "  --operator-token-file FILE   the operator's token (overrides live.operator_token_file)\n"
-    "  -h, --help                   print this text\n"
-    "  --version                    print robot-edge-live's version\n"
-    "\n"
-    "Exit status:\n"
-    "  0  stopped by a signal (SIGTERM, SIGINT)\n"
-    "  1  failed (the port could not be taken, a token file or live.tls's certificate or key\n"
-    "     could not be read, or the key does not match the certificate)\n"
-    "  2  bad command line or configuration, or live.address is empty (the live view is off)\n";
-
-struct CommandLine {
-  std::string config = "/etc/robot-edge/robot-edge.yaml";
-  std::string api_socket, address, web_root, operator_token_file;
-};
-
-// nullopt-like: returns an exit status >= 0 when main should return it.
-int Parse(const std::vector<std::string>& args, CommandLine* c) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kHelp;
-      return kExitOk;
-    }
-    if (a == "--version") {
-      std::cout << "robot-edge-live " << ROBOT_EDGE_VERSION << "\n";
-      return kExitOk;
-    }
-    std::string* value = a == "--config"                ? &c->config
-                         : a == "--api-socket"          ? &c->api_socket
-                         : a == "--address"             ? &c->address
-                         : a == "--web-root"            ? &c->web_root
-                         : a == "--operator-token-file" ? &c->operator_token_file
-                                                        : nullptr;
-    if (value == nullptr || i + 1 == args.size()) {
-      std::cerr << "robot-edge-live: " << (value ? "missing value after " : "unknown argument ")
-                << "'" << a << "'\n"
-                << kHelp;
-      return kExitUsage;
-    }
-    *value = args[++i];
-  }
-  return -1;
-}
 
 // "host:port" -> live.host, live.port (the config parser's rule: the port is last).
 bool ApplyAddress(const std::string& address, config::LiveConfig* live) {
@@ -173,11 +117,32 @@ int Serve(const config::Config& config, const std::atomic<bool>& stop) {
   return kExitOk;
 }
 
+// The command line, or an exit status when main() should return it (--help, --version, a bad
+// command line).
+std::variant<live::CommandLine, int> Parse(const std::vector<std::string>& args) {
+  if (cli::WantsCompletion(args)) {
+    std::cout << live::CompletionScript();
+    return kExitOk;
+  }
+  live::CommandLine cl;
+  try {
+    cl = live::ParseCommandLine(args);
+  } catch (const cli::UsageError& e) {
+    std::cerr << "robot-edge-live: " << e.what() << "\n" << live::HelpText();
+    return kExitUsage;
+  }
+  if (cl.help) std::cout << live::HelpText();
+  if (cl.version) std::cout << "robot-edge-live " << ROBOT_EDGE_VERSION << "\n";
+  if (cl.help || cl.version) return kExitOk;
+  return cl;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CommandLine cl;
-  if (const int status = Parse({argv + 1, argv + argc}, &cl); status >= 0) return status;
+  const auto parsed = Parse({argv + 1, argv + argc});
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const live::CommandLine& cl = std::get<live::CommandLine>(parsed);
   spdlog::set_default_logger(spdlog::stderr_color_mt("robot-edge-live"));
   config::Config config;
   try {
@@ -198,25 +163,11 @@ int main(int argc, char** argv) {
               << ": the live view is off\n";
     return kExitUsage;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started later inherits it
-  std::atomic<bool> stop{false};
-  std::thread waiter([&] {
-    const timespec poll{0, 100'000'000};
-    while (!stop) {
-      if (sigtimedwait(&signals, nullptr, &poll) > 0) stop = true;
-    }
-  });
-  int status = kExitFailed;
+  const cli::StopSignals signals;  // before any other thread starts
   try {
-    status = Serve(config, stop);
+    return Serve(config, signals.stop());
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
   }
-  stop = true;
-  waiter.join();
-  return status;
+  return kExitFailed;
 }

@@ -109,14 +109,19 @@ int RunSimulator(const CommandLine& c) {
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished reader is an error code, not a death
   const std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (args.size() == 1 && args[0] == "--bash-completion") {
+    std::fputs(robot_edge::sim::CompletionScript().c_str(), stdout);
+    return 0;
+  }
   const auto parsed = robot_edge::sim::ParseCommandLine(args);
   if (!parsed.command_line) {
-    std::fprintf(stderr, "robot-edge-sim: %s\n%s", parsed.error.c_str(), robot_edge::sim::kUsage);
+    std::fprintf(stderr, "robot-edge-sim: %s\n%s", parsed.error.c_str(),
+                 robot_edge::sim::HelpText().c_str());
     return 2;
   }
   const CommandLine& c = *parsed.command_line;
   if (c.help) {
-    std::fputs(robot_edge::sim::kUsage, stdout);
+    std::fputs(robot_edge::sim::HelpText().c_str(), stdout);
     return 0;
   }
   if (c.version) {

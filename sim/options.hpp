@@ -14,8 +14,6 @@
 
 namespace robot_edge::sim {
 
-extern const char* const kUsage;
-
 struct CommandLine {
   std::string config_path;                // --config (required unless --help)
   std::string control_path;               // --control; "" = no control socket
@@ -37,5 +35,11 @@ struct CommandLineResult {
 
 // `args` excludes the program name.
 CommandLineResult ParseCommandLine(std::span<const std::string_view> args);
+
+// The --help text (and so the man page's source).
+std::string HelpText();
+
+// The bash completion script (`robot-edge-sim --bash-completion`).
+std::string CompletionScript();
 
 }  // namespace robot_edge::sim

@@ -479,7 +479,7 @@ void Log(const std::string& line) {
   std::cerr << ("robot-edge-uplink: " + line + "\n") << std::flush;
 }
 
-int RunUplink(const UplinkOptions& options, std::atomic<bool>& stop) {
+int RunUplink(const UplinkOptions& options, const std::atomic<bool>& stop) {
   try {
     Uplink uplink(options);
     uplink.Run(stop);

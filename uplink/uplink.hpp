@@ -27,6 +27,6 @@ inline constexpr int kExitUsage = 2;
 // One line on stderr (the journal under systemd).
 void Log(const std::string& line);
 
-int RunUplink(const UplinkOptions& options, std::atomic<bool>& stop);
+int RunUplink(const UplinkOptions& options, const std::atomic<bool>& stop);
 
 }  // namespace robot_edge::uplink

@@ -40,4 +40,32 @@ std::string ReadTokenFileOption(const std::string& option, const std::string& pa
   return token;
 }
 
+cli::Option SocketOption(std::string* socket) {
+  return cli::Valued("--socket", "PATH",
+                     "robot-edged's Unix socket (default $ROBOT_EDGE_SOCKET, else\n"
+                     "/run/robot-edge/api.sock)",
+                     [socket](auto&, auto& v) { *socket = v; })
+      .Completes(cli::Files());
+}
+
+cli::Option TcpOption(std::string* host, std::uint16_t* port) {
+  return cli::Valued("--tcp", "HOST:PORT",
+                     "connect over TCP instead (the daemon's api.tcp); IPv6 as [ADDR]:PORT",
+                     [host, port](auto&, auto& v) {
+                       config::HostPort address = ParseTcpOption(v);
+                       *host = std::move(address.host);
+                       *port = address.port;
+                     });
+}
+
+cli::Option RefusedTokenOption() {
+  return cli::Valued("--token", "TOKEN", "", [](auto& n, auto&) { RefuseTokenOnCommandLine(n); })
+      .Hidden();
+}
+
+cli::Option TimeoutOption(double* seconds) {
+  return cli::Valued("--timeout", "S", "connect and answer timeout in seconds (default 2)",
+                     [seconds](auto& n, auto& v) { *seconds = cli::ParseNumber(n, v, "seconds"); });
+}
+
 }  // namespace robot_edge::tools

@@ -3,9 +3,10 @@
 // token is given (--token-file or $ROBOT_EDGE_TOKEN, never --token).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "cli/spec.hpp"
+#include "cli/usage.hpp"
 #include "config/host_port.hpp"
 
 namespace robot_edge::tools {
@@ -15,10 +16,7 @@ namespace robot_edge::tools {
 inline constexpr const char* kDefaultSocket = "/run/robot-edge/api.sock";
 
 // A command-line mistake; main() prints it and exits with the program's usage status (2).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 // --tcp's value: HOST:PORT, IPv6 as [addr]:PORT, the port 1..65535. Throws UsageError saying so.
 config::HostPort ParseTcpOption(const std::string& text);
@@ -31,5 +29,13 @@ config::HostPort ParseTcpOption(const std::string& text);
 // --token-file's value: the token in the file at `path`, trailing whitespace dropped. Throws
 // UsageError naming `option` and the file when it cannot be read or holds no token.
 std::string ReadTokenFileOption(const std::string& option, const std::string& path);
+
+// The options every client of robot-edged's API declares alike (cli/spec.hpp), with their help:
+// --socket PATH, --tcp HOST:PORT (ParseTcpOption), --token (hidden, refused:
+// RefuseTokenOnCommandLine) and --timeout S (> 0 is the program's check).
+cli::Option SocketOption(std::string* socket);
+cli::Option TcpOption(std::string* host, std::uint16_t* port);
+cli::Option RefusedTokenOption();
+cli::Option TimeoutOption(double* seconds);
 
 }  // namespace robot_edge::tools

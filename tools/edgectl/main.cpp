@@ -1,4 +1,4 @@
-// robot-edgectl: command-line client of robot-edged's local API. See HelpText() (help.cpp).
+// robot-edgectl: command-line client of robot-edged's local API. See HelpText() (command_line.cpp).
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -36,6 +36,10 @@ std::string Getenv(const char* name) {
 int main(int argc, char** argv) {
   using namespace robot_edge::edgectl;
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (robot_edge::cli::WantsCompletion(args)) {
+    std::cout << CompletionScript();
+    return kExitOk;
+  }
   Options options;
   try {
     options = ParseCommandLine(args, {Getenv("ROBOT_EDGE_SOCKET"), Getenv("ROBOT_EDGE_TOKEN")});

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.hpp"
 #include "edge_api.pb.h"
 #include "tools/common/usage.hpp"
 
@@ -120,7 +121,15 @@ Options ParseCommandLine(std::span<const std::string> args, const Environment& e
 // telemetry for events / diag, --resume.
 edge::Hello MakeHello(const Options& options);
 
+// The command line's Spec (command_line.cpp), its callbacks writing into *options: what
+// ParseCommandLine() parses with, and what the help and the completion are made from.
+cli::Spec CommandLine(Options* options);
+
 // The full --help text.
 std::string HelpText();
+
+// The bash completion script (`robot-edgectl --bash-completion`): subcommands, the options of
+// the subcommand on the line, and joint names from the configuration.
+std::string CompletionScript();
 
 }  // namespace robot_edge::edgectl
