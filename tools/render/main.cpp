@@ -6,14 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <mujoco/mujoco.h>
 
+#include "cli/cli.hpp"
 #include "config/config.hpp"
 #include "image.hpp"
 #include "offscreen.hpp"
@@ -25,27 +24,6 @@
 namespace robot_edge::render {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: robot-edge-render [--config FILE] [--model FILE.xml] (--out DIR | --compare DIR)\n"
-    "       robot-edge-render --same A.png B.png\n"
-    "       robot-edge-render --strip QPOS_LOG --model FILE.xml --out FILE.png [--from S]\n"
-    "                         [--every S]\n"
-    "  Renders standing.png (the robot on its own feet after the gantry released it) and\n"
-    "  damp.png (3 s after DAMP) with MuJoCo offscreen (EGL, no display needed).\n"
-    "  --out DIR      write the pictures into DIR\n"
-    "  --compare DIR  render them and compare with DIR's: exit 1 when more than 0.5 % of a\n"
-    "                 picture's pixels differ (the new ones are written to a temporary\n"
-    "                 directory, named in the output: look at them, then use --out)\n"
-    "  --same A B     exit 1 when more than 0.5 % of the two pictures' pixels differ\n"
-    "  --strip LOG    six frames of a real run side by side (1200 x 360 px) into --out FILE.png:\n"
-    "                 the states LOG recorded (scripts/sim2sim --qpos-log), from --from S\n"
-    "                 (default 10) every --every S (default 0.15), the camera at the robot's "
-    "side;\n"
-    "                 the model is loaded as robot-edge-sim loads it (MuJoCo 3's MJCF translated)\n"
-    "  --help         print this help and exit\n"
-    "  --version      print the version and exit\n"
-    "Exit status: 0 done (pictures alike); 1 pictures differ, or a failure (config, model, EGL,\n"
-    "PNG); 2 bad command line.\n";
 constexpr int kWidth = 640, kHeight = 480;
 constexpr double kMaxDiffering = 0.005;  // of the pixels (the robot alone covers ~10 %)
 constexpr int kChannelThreshold = 32;    // of 255: anti-aliasing and rasteriser differences pass
@@ -60,38 +38,94 @@ struct Options {
   StripOptions strip_options;
 };
 
-// "--from 10" and the like: a finite number of seconds, not negative.
-bool ParseSeconds(const char* text, double* seconds) {
-  char* end = nullptr;
-  *seconds = std::strtod(text, &end);
-  return end != text && *end == '\0' && std::isfinite(*seconds) && *seconds >= 0;
+struct CommandLine {
+  Options options;
+  bool same = false, help = false, version = false;
+};
+
+// The command line, declared once (cli/spec.hpp): its parser and --help come from this Spec.
+cli::Spec RenderSpec(CommandLine* c) {
+  Options* o = &c->options;
+  auto text = [](std::string* field) {
+    return [field](const std::string& n, const std::string& v) {
+      if (v.empty()) throw cli::UsageError(n + " needs a value");
+      *field = v;
+    };
+  };
+  auto seconds = [](double* field) {
+    return [field](const std::string& n, const std::string& v) {
+      *field = cli::ParseNumber(n, v, "seconds");
+      if (*field < 0) throw cli::UsageError(n + ": '" + v + "' is negative");
+    };
+  };
+  cli::Spec spec;
+  spec.program = "robot-edge-render";
+  spec.synopsis =
+      "[--config FILE] [--model FILE.xml] (--out DIR | --compare DIR)\n"
+      "  or:  robot-edge-render --same A.png B.png\n"
+      "  or:  robot-edge-render --strip QPOS_LOG --model FILE.xml --out FILE.png [--from S]\n"
+      "                         [--every S]";
+  spec.description =
+      "Renders standing.png (the robot on its own feet after the gantry released it) and\n"
+      "damp.png (3 s after DAMP) with MuJoCo offscreen (EGL, no display needed).\n";
+  spec.arguments = true;  // --same's two pictures
+  spec.argument_hints = {cli::Files("*.png")};
+  spec.options = {
+      {"Options:",
+       {cli::Valued("--config", "FILE", "the robot-edge config (default: the repository's)",
+                    text(&o->config))
+            .Completes(cli::Files("*.yaml")),
+        cli::Valued("--model", "FILE.xml", "the MJCF model (default: the built-in humanoid)",
+                    text(&o->model))
+            .Completes(cli::Files("*.xml")),
+        cli::Valued("--out", "DIR", "write the pictures into DIR (with --strip: the PNG)",
+                    text(&o->out))
+            .Completes(cli::Files()),
+        cli::Valued("--compare", "DIR",
+                    "render them and compare with DIR's: exit 1 when more than 0.5 % of a\n"
+                    "picture's pixels differ (the new ones are written to a temporary\n"
+                    "directory, named in the output: look at them, then use --out)",
+                    text(&o->compare))
+            .Completes(cli::Dirs()),
+        cli::Flag("--same", "A B: exit 1 when more than 0.5 % of the two pictures' pixels differ",
+                  [c](auto&, auto&) { c->same = true; }),
+        cli::Valued("--strip", "LOG",
+                    "six frames of a real run side by side (1200 x 360 px) into --out\n"
+                    "FILE.png: the states LOG recorded (scripts/sim2sim --qpos-log), the\n"
+                    "camera at the robot's side; the model is loaded as robot-edge-sim\n"
+                    "loads it (MuJoCo 3's MJCF translated)",
+                    text(&o->strip))
+            .Completes(cli::Files()),
+        cli::Valued("--from", "S", "--strip: the first frame at S seconds (default 10)",
+                    seconds(&o->strip_options.from_s)),
+        cli::Valued("--every", "S", "--strip: a frame every S seconds (default 0.15)",
+                    seconds(&o->strip_options.every_s)),
+        cli::Flag("--help", "print this help and exit", [c](auto&, auto&) { c->help = true; })
+            .First(),
+        cli::Flag("--version", "print the version and exit", [c](auto&, auto&) {
+          c->version = true;
+        }).First()}}};
+  spec.epilogue =
+      "Exit status:\n"
+      "  0  done (pictures alike)\n"
+      "  1  pictures differ, or a failure (config, model, EGL, PNG)\n"
+      "  2  bad command line\n";
+  spec.help_column = 19;
+  return spec;
 }
 
-std::optional<Options> Parse(int argc, char** argv) {
-  Options o;
-  if (argc == 4 && std::string(argv[1]) == "--same") {
-    o.same_a = argv[2];
-    o.same_b = argv[3];
-    return o;
+// The checks across options; throws cli::UsageError.
+void Check(CommandLine* c, const std::vector<std::string>& arguments) {
+  if (c->same) {
+    if (arguments.size() != 2) throw cli::UsageError("--same takes two pictures: A.png B.png");
+    c->options.same_a = arguments[0];
+    c->options.same_b = arguments[1];
+    return;
   }
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--from" || arg == "--every") && i + 1 < argc) {
-      double* target = arg == "--from" ? &o.strip_options.from_s : &o.strip_options.every_s;
-      if (!ParseSeconds(argv[++i], target)) return std::nullopt;
-      continue;
-    }
-    std::string* target = arg == "--config"    ? &o.config
-                          : arg == "--model"   ? &o.model
-                          : arg == "--out"     ? &o.out
-                          : arg == "--compare" ? &o.compare
-                          : arg == "--strip"   ? &o.strip
-                                               : nullptr;
-    if (!target || i + 1 >= argc) return std::nullopt;
-    *target = argv[++i];
+  if (!arguments.empty()) throw cli::UsageError("unexpected argument '" + arguments[0] + "'");
+  if (c->options.out.empty() == c->options.compare.empty()) {
+    throw cli::UsageError("give one of --out and --compare");
   }
-  if (o.out.empty() == o.compare.empty()) return std::nullopt;
-  return o;
 }
 
 struct Picture {
@@ -170,19 +204,30 @@ int WriteStrip(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace robot_edge::render;
-  if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
-    std::fputs(kUsage, stdout);
+  namespace cli = robot_edge::cli;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  CommandLine c;
+  const cli::Spec spec = RenderSpec(&c);
+  if (cli::WantsCompletion(args)) {
+    std::fputs(cli::BashCompletion(spec).c_str(), stdout);
     return 0;
   }
-  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+  try {
+    const cli::Parsed parsed = cli::Parse(spec, args);
+    if (!parsed.first) Check(&c, parsed.arguments);
+  } catch (const cli::UsageError& e) {
+    std::fprintf(stderr, "robot-edge-render: %s\n%s", e.what(), cli::Help(spec).c_str());
+    return 2;
+  }
+  if (c.help) {
+    std::fputs(cli::Help(spec).c_str(), stdout);
+    return 0;
+  }
+  if (c.version) {
     std::printf("robot-edge-render %s\n", ROBOT_EDGE_VERSION);
     return 0;
   }
-  const std::optional<Options> options = Parse(argc, argv);
-  if (!options) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  const Options* options = &c.options;
   try {
     if (!options->same_a.empty()) {
       const double differing =

@@ -19,7 +19,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "cli/cli.hpp"
 #include "image.hpp"
 #include "scene.hpp"
 #include "sim/mjcf_compat.hpp"
@@ -28,34 +30,52 @@
 namespace robot_edge::render {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: robot-edge-viewer [--model FILE.xml] [--control SOCKET] [--screenshot FILE.png]\n"
-    "  A window on the simulated robot: with --control, the live state of robot-edge-sim\n"
-    "  (robot-edge-sim --viewer starts it so); without, the model's stand keyframe.\n"
-    "  Left drag turns the camera, the wheel zooms. --screenshot writes the window's third\n"
-    "  frame to FILE.png and exits (a check that the window draws).\n"
-    "  --help, --version  print this help, or the version, and exit\n"
-    "Exit status: 0 window closed or simulator stopped; 1 a failure (model, display, the\n"
-    "simulator's state does not fit the model); 2 bad command line.\n";
-
 struct Options {
   std::string model = sim::DefaultModelPath();
   std::string control;
   std::string screenshot;
+  bool help = false, version = false;
 };
 
-std::optional<Options> Parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    std::string* target = arg == "--model"        ? &o.model
-                          : arg == "--control"    ? &o.control
-                          : arg == "--screenshot" ? &o.screenshot
-                                                  : nullptr;
-    if (!target || i + 1 >= argc) return std::nullopt;
-    *target = argv[++i];
-  }
-  return o;
+// The command line, declared once (cli/spec.hpp): its parser and --help come from this Spec.
+cli::Spec ViewerSpec(Options* o) {
+  auto text = [](std::string* field) {
+    return [field](const std::string& n, const std::string& v) {
+      if (v.empty()) throw cli::UsageError(n + " needs a value");
+      *field = v;
+    };
+  };
+  cli::Spec spec;
+  spec.program = "robot-edge-viewer";
+  spec.synopsis = "[--model FILE.xml] [--control SOCKET] [--screenshot FILE.png]";
+  spec.description =
+      "A window on the simulated robot: with --control, the live state of robot-edge-sim\n"
+      "(robot-edge-sim --viewer starts it so); without, the model's stand keyframe. Left drag\n"
+      "turns the camera, the wheel zooms.\n";
+  spec.options = {
+      {"Options:",
+       {cli::Valued("--model", "FILE.xml", "the MJCF model (default: the built-in humanoid)",
+                    text(&o->model))
+            .Completes(cli::Files("*.xml")),
+        cli::Valued("--control", "SOCKET", "robot-edge-sim's control socket", text(&o->control))
+            .Completes(cli::Files()),
+        cli::Valued("--screenshot", "FILE.png",
+                    "write the window's third frame to FILE.png and exit (a check\n"
+                    "that the window draws)",
+                    text(&o->screenshot))
+            .Completes(cli::Files("*.png")),
+        cli::Flag("--help", "print this help and exit", [o](auto&, auto&) { o->help = true; })
+            .First(),
+        cli::Flag("--version", "print the version and exit", [o](auto&, auto&) {
+          o->version = true;
+        }).First()}}};
+  spec.epilogue =
+      "Exit status:\n"
+      "  0  window closed or simulator stopped\n"
+      "  1  a failure (model, display, the simulator's state does not fit the model)\n"
+      "  2  bad command line\n";
+  spec.help_column = 25;
+  return spec;
 }
 
 // robot-edge-sim's control socket, one line out and one back.
@@ -208,21 +228,30 @@ int Run(const Options& o) {
 }  // namespace robot_edge::render
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "--help") == 0) {
-    std::fputs(robot_edge::render::kUsage, stdout);
+  using namespace robot_edge;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  render::Options options;
+  const cli::Spec spec = render::ViewerSpec(&options);
+  if (cli::WantsCompletion(args)) {
+    std::fputs(cli::BashCompletion(spec).c_str(), stdout);
     return 0;
   }
-  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+  try {
+    cli::Parse(spec, args);
+  } catch (const cli::UsageError& e) {
+    std::fprintf(stderr, "robot-edge-viewer: %s\n%s", e.what(), cli::Help(spec).c_str());
+    return 2;
+  }
+  if (options.help) {
+    std::fputs(cli::Help(spec).c_str(), stdout);
+    return 0;
+  }
+  if (options.version) {
     std::printf("robot-edge-viewer %s\n", ROBOT_EDGE_VERSION);
     return 0;
   }
-  const auto options = robot_edge::render::Parse(argc, argv);
-  if (!options) {
-    std::fputs(robot_edge::render::kUsage, stderr);
-    return 2;
-  }
   try {
-    return robot_edge::render::Run(*options);
+    return render::Run(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "robot-edge-viewer: %s\n", e.what());
     return 1;
