@@ -76,6 +76,15 @@ SystemCallCost MeasureSystemCallCost() {
 }
 
 double CpuSeconds(pid_t pid) {
+  // The kernel's CPU-time clock of the process or thread (the scheduler's run time, in ns; the
+  // clockid layout is the kernel's ABI: ~id << 3, 4 = a thread, 2 = CPUCLOCK_SCHED). /proc's
+  // utime and stime count 10 ms ticks, too coarse for a process using 0.1 % of a CPU.
+  const clockid_t clock = pid < 0 ? static_cast<clockid_t>((~static_cast<unsigned>(-pid) << 3) | 6)
+                                  : static_cast<clockid_t>((~static_cast<unsigned>(pid) << 3) | 2);
+  timespec ts{};
+  if (clock_gettime(clock, &ts) == 0) {
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  }
   // A negative pid is a thread of this process.
   return CpuSecondsOf(pid < 0 ? "/proc/self/task/" + std::to_string(-pid) + "/stat"
                               : "/proc/" + std::to_string(pid) + "/stat");

@@ -32,8 +32,9 @@ using test::Child;
 std::unique_ptr<Child> StartLiveView(const std::string& config_path, const std::string& api_socket,
                                      const std::string& log_prefix, std::uint16_t* port);
 
-// CPU time (user + system) used so far, in seconds, from /proc/<pid>/stat or, for one thread of
-// this process, /proc/self/task/<tid>/stat.
+// CPU time used so far, in seconds, from the kernel's CPU-time clock of the process or, for one
+// thread of this process, of the thread (/proc/.../stat's utime + stime when that clock is
+// refused).
 double CpuSeconds(pid_t pid);
 double ThreadCpuSeconds(pid_t tid);
 // CPU time (s) of the thread named `name` (its comm, as pthread_setname_np set it) of process

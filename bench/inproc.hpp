@@ -71,6 +71,7 @@ class InProcessDaemon final : public Target {
   ~InProcessDaemon() override;
 
   const config::Config& config() const override { return config_; }
+  const std::string& api_socket() const { return socket_; }
   client::Client Connect(const std::string& controller, bool want_results, bool telemetry) override;
   std::unique_ptr<FrameSource> Tap(const std::string& interface,
                                    const std::vector<canid_t>& ids) override {
