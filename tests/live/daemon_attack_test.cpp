@@ -165,10 +165,10 @@ Periods MeasureLoop(const std::string& api_socket, std::chrono::milliseconds win
 }
 
 // robot-edged's loop p99 during an attack on the live view stays what it was before: within four
-// times (at least 2.5 ms) and 2 ms. Measured on 2 shared cores: 2042 -> 2079 µs with robot-edge-live
-// apart; 2044 -> 3676 µs with the live view in robot-edged; and, with the unit tests beside it,
-// "before" windows from 2140 to 3490 µs, and on a host loaded by a build, a p99 over the older
-// bound of twice and 1 ms once. So this bound catches only a loop the attack stalls:
+// times (at least 2.5 ms) and 2 ms. Measured on 2 shared cores: 2042 -> 2079 µs with
+// robot-edge-live apart; 2044 -> 3676 µs with the live view in robot-edged; and, with the unit
+// tests beside it, "before" windows from 2140 to 3490 µs, and on a host loaded by a build, a p99
+// over the older bound of twice and 1 ms once. So this bound catches only a loop the attack stalls:
 // the thread and descriptor checks are the ones that tell the live view is out of robot-edged.
 void ExpectLoopUnchanged(const Periods& before, const Periods& during) {
   ASSERT_GT(before.count, 100u);

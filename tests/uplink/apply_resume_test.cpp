@@ -16,52 +16,19 @@ constexpr int kApplyTimeoutS = 12;
 
 TEST(BrokerUplink, AnApplyGoesOnAcrossAnUplinkKilledMidway) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const std::string dir = MakeTempDir("uplink-resume");
-  const std::string pki = dir + "/pki";
-  ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
-  const int port = FreePort();
-  RobotOptions o;
-  o.config_edits = {{"apply_config_controllers: []", "apply_config_controllers: [fleet]"}};
-  Robot robot(o);
-  robot.RestartLikeSystemd();
-  const std::string config_path = robot.dir() + "/robot-edge.yaml";
-  const std::string original = ReadFile(config_path);
-  MosquittoBroker broker = TlsBroker(dir, pki, port);
-  broker.Start();
-  Fleet fleet(pki, port);
-  Uplink uplink(
-      dir, pki, port, robot.api_socket(), "",
-      "  config: " + config_path + "\n  apply_timeout_s: " + std::to_string(kApplyTimeoutS) + "\n");
+  FleetConfigRig rig("uplink-resume",
+                     "  apply_timeout_s: " + std::to_string(kApplyTimeoutS) + "\n");
+  Robot& robot = rig.robot;
+  const std::string& config_path = rig.config_path;
+  const std::string& original = rig.original;
+  Fleet& fleet = rig.fleet;
+  Uplink& uplink = rig.uplink;
   const std::string record = uplink.spool_dir() + "/apply-pending";
-  auto results = [&] {
-    std::vector<std::string> out;
-    for (const Received& m : fleet.Messages()) {
-      if (m.topic == "robot-edge/r1/status" &&
-          m.payload.find("config_result") != std::string::npos) {
-        out.push_back(m.payload);
-      }
-    }
-    return out;
-  };
-  auto telemetry_count = [&] {
-    std::size_t n = 0;
-    for (const Received& m : fleet.Messages()) n += m.topic == "robot-edge/r1/telemetry";
-    return n;
-  };
-  auto welcome_name = [&] {
-    try {
-      edge::Welcome w;
-      robot.Connect("", 0, &w);
-      return w.robot_name();
-    } catch (const std::exception&) {
-      return std::string();  // robot-edged is restarting
-    }
-  };
   // Publishes `document` and kills the uplink as soon as robot-edged accepted the restart.
   auto publish_and_kill = [&](const std::string& document) {
     uplink.Start();
-    const std::size_t before = telemetry_count();
-    ASSERT_TRUE(Eventually([&] { return telemetry_count() > before; }, 20s)) << uplink.Log();
+    const std::size_t before = rig.TelemetryCount();
+    ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > before; }, 20s)) << uplink.Log();
     std::this_thread::sleep_for(1500ms);  // the uplink's newest telemetry says DAMP
     fleet.Publish("robot-edge/r1/config", document, 60);
     ASSERT_TRUE(Eventually(
@@ -75,19 +42,20 @@ TEST(BrokerUplink, AnApplyGoesOnAcrossAnUplinkKilledMidway) {
   // first Welcome carries its digest: applied, once.
   const std::string renamed = Replaced(original, "name: asimov-sim", "name: asimov-fleet");
   publish_and_kill(renamed);
-  ASSERT_TRUE(Eventually([&] { return welcome_name() == "asimov-fleet"; }, 30s))
+  ASSERT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 30s))
       << robot.DaemonLog();
-  EXPECT_TRUE(results().empty());
+  EXPECT_TRUE(rig.ConfigResults().empty());
   uplink.Start();
-  ASSERT_TRUE(Eventually([&] { return !results().empty(); }, 20s)) << uplink.Log();
+  ASSERT_TRUE(Eventually([&] { return !rig.ConfigResults().empty(); }, 20s)) << uplink.Log();
   std::this_thread::sleep_for(2s);  // a repeat would arrive meanwhile
-  ASSERT_EQ(results().size(), 1u) << results()[1];
-  EXPECT_NE(results()[0].find("\"applied\":true"), std::string::npos) << results()[0];
-  EXPECT_NE(results()[0].find("\"request_id\":"), std::string::npos) << results()[0];
+  std::vector<std::string> results = rig.ConfigResults();
+  ASSERT_EQ(results.size(), 1u) << Joined(results);
+  EXPECT_NE(results[0].find("\"applied\":true"), std::string::npos) << results[0];
+  EXPECT_NE(results[0].find("\"request_id\":"), std::string::npos) << results[0];
   EXPECT_NE(uplink.Log().find("resuming apply"), std::string::npos) << uplink.Log();
   EXPECT_FALSE(std::filesystem::exists(record));
   EXPECT_EQ(ReadFile(config_path), renamed);
-  std::printf("resumed, applied: %s\n", results()[0].c_str());
+  std::printf("resumed, applied: %s\n", results[0].c_str());
   uplink.Kill();
 
   // 2. Killed after asking for a file robot-edged cannot start on (vcan9); started again at
@@ -97,21 +65,22 @@ TEST(BrokerUplink, AnApplyGoesOnAcrossAnUplinkKilledMidway) {
   publish_and_kill(broken);
   const auto killed = std::chrono::steady_clock::now();  // under 1 s after the ask
   uplink.Start();
-  ASSERT_TRUE(Eventually([&] { return results().size() >= 2; }, 40s))
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() >= 2; }, 40s))
       << uplink.Log() << robot.DaemonLog();
   const double seen_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   std::this_thread::sleep_for(2s);
-  ASSERT_EQ(results().size(), 2u) << results()[2];
-  EXPECT_NE(results()[1].find("\"rolled_back\":true"), std::string::npos) << results()[1];
+  results = rig.ConfigResults();
+  ASSERT_EQ(results.size(), 2u) << Joined(results);
+  EXPECT_NE(results[1].find("\"rolled_back\":true"), std::string::npos) << results[1];
   EXPECT_GE(seen_s, kApplyTimeoutS - 2.0) << "rolled back before the recorded deadline";
   EXPECT_FALSE(std::filesystem::exists(record));
   EXPECT_EQ(ReadFile(config_path), renamed);
-  EXPECT_TRUE(Eventually([&] { return welcome_name() == "asimov-fleet"; }, 20s))
+  EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
       << robot.DaemonLog();
-  std::printf("resumed, rolled back %.1f s after the kill: %s\n", seen_s, results()[1].c_str());
+  std::printf("resumed, rolled back %.1f s after the kill: %s\n", seen_s, results[1].c_str());
   uplink.Stop();
-  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
 }
 
 }  // namespace

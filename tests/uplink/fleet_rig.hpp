@@ -49,6 +49,9 @@ class Fleet {
     mosquitto_lib_init();
     mosq_ = mosquitto_new("fleet-test", false, this);
     mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+    // As the uplink: without it a publish can wait behind Nagle for the broker's delayed ACK of
+    // the client's last PUBACK (~20 ms, seen in bench_uplink_cost's fleet -> wire latency).
+    mosquitto_int_option(mosq_, MOSQ_OPT_TCP_NODELAY, 1);
     mosquitto_tls_set(mosq_, (pki + "/ca.pem").c_str(), nullptr, (pki + "/fleet.pem").c_str(),
                       (pki + "/fleet.key").c_str(), nullptr);
     mosquitto_connect_v5_callback_set(
@@ -122,7 +125,7 @@ inline MosquittoBroker TlsBroker(const std::string& dir, const std::string& pki,
                              pki + "/server.key\nrequire_certificate true\n" +
                              "use_identity_as_username true\nallow_anonymous false\n" +
                              "persistence true\npersistence_location " + dir +
-                             "/\nautosave_interval 1\nuser root\n");
+                             "/\nautosave_interval 1\nuser root\nset_tcp_nodelay true\n");
 }
 
 class Uplink {
@@ -159,6 +162,84 @@ class Uplink {
   std::string dir_;
   int runs_ = 0;
   std::unique_ptr<Child> child_;
+};
+
+// `messages`, one a line (for a failure's message).
+inline std::string Joined(const std::vector<std::string>& messages) {
+  std::string out;
+  for (const std::string& m : messages) out += m + "\n";
+  return out;
+}
+
+// The rig of the fleet-configuration tests: a robot whose `fleet` may ask for restarts
+// (api.apply_config_controllers: [fleet]) and that the rig restarts as systemd would
+// (RestartLikeSystemd, called before anything else starts), a mutual-TLS
+// mosquitto (started), a fleet client, and an uplink (not started) that writes fleet
+// configurations over robot-edged's own file. `robot_edged_keys`: more keys of the uplink's
+// robot_edged section (indented), after `config:`.
+class FleetConfigRig {
+ public:
+  FleetConfigRig(const char* name, const std::string& robot_edged_keys)
+      : dir(MakeTempDir(name)),
+        pki(MakePki(dir)),
+        port(FreePort()),
+        robot(ApplyingRobot()),
+        config_path((robot.RestartLikeSystemd(), robot.dir() + "/robot-edge.yaml")),
+        original(ReadFile(config_path)),
+        broker(TlsBroker(dir, pki, port)),
+        fleet((broker.Start(), pki), port),  // the broker started first
+        uplink(dir, pki, port, robot.api_socket(), "",
+               "  config: " + config_path + "\n" + robot_edged_keys) {}
+
+  // The config_result payloads on `status` so far, in order (repeats included).
+  std::vector<std::string> ConfigResults() {
+    std::vector<std::string> out;
+    for (const Received& m : fleet.Messages()) {
+      if (m.topic == "robot-edge/r1/status" &&
+          m.payload.find("config_result") != std::string::npos) {
+        out.push_back(m.payload);
+      }
+    }
+    return out;
+  }
+  std::size_t TelemetryCount() {
+    std::size_t n = 0;
+    for (const Received& m : fleet.Messages()) n += m.topic == "robot-edge/r1/telemetry";
+    return n;
+  }
+  // The robot's name in a new Welcome; "" while robot-edged restarts.
+  std::string WelcomeName() {
+    try {
+      edge::Welcome w;
+      robot.Connect("", 0, &w);
+      return w.robot_name();
+    } catch (const std::exception&) {
+      return "";
+    }
+  }
+
+  const std::string dir, pki;
+  const int port;
+  Robot robot;
+  const std::string config_path;
+  const std::string original;  // the robot's config file as the rig wrote it
+  MosquittoBroker broker;
+  Fleet fleet;
+  Uplink uplink;
+
+ private:
+  static std::string MakePki(const std::string& dir) {
+    const std::string pki = dir + "/pki";
+    if (std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()) != 0) {
+      throw std::runtime_error("make_test_pki.sh failed");
+    }
+    return pki;
+  }
+  static RobotOptions ApplyingRobot() {
+    RobotOptions o;
+    o.config_edits = {{"apply_config_controllers: []", "apply_config_controllers: [fleet]"}};
+    return o;
+  }
 };
 
 }  // namespace robot_edge::test

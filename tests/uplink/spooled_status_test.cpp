@@ -14,19 +14,11 @@ namespace {
 
 TEST(BrokerUplink, AConfigResultMadeWhileTheBrokerIsDownArrivesInOrderOnce) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const std::string dir = MakeTempDir("uplink-spooled");
-  const std::string pki = dir + "/pki";
-  ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
-  const int port = FreePort();
-  RobotOptions o;
-  o.config_edits = {{"apply_config_controllers: []", "apply_config_controllers: [fleet]"}};
-  Robot robot(o);
-  robot.RestartLikeSystemd();
-  const std::string config_path = robot.dir() + "/robot-edge.yaml";
-  MosquittoBroker broker = TlsBroker(dir, pki, port);
-  broker.Start();
-  Fleet fleet(pki, port);
-  Uplink uplink(dir, pki, port, robot.api_socket(), "", "  config: " + config_path + "\n");
+  FleetConfigRig rig("uplink-spooled", "");
+  Robot& robot = rig.robot;
+  MosquittoBroker& broker = rig.broker;
+  Fleet& fleet = rig.fleet;
+  Uplink& uplink = rig.uplink;
   uplink.Start();
   auto count = [&](const std::string& topic, const std::string& text) {
     std::set<std::uint64_t> seqs;  // at least once: repeats dropped by seq
@@ -41,7 +33,7 @@ TEST(BrokerUplink, AConfigResultMadeWhileTheBrokerIsDownArrivesInOrderOnce) {
   std::this_thread::sleep_for(1500ms);  // the uplink's newest telemetry says DAMP
 
   const std::string renamed =
-      Replaced(ReadFile(config_path), "name: asimov-sim", "name: asimov-fleet");
+      Replaced(ReadFile(rig.config_path), "name: asimov-sim", "name: asimov-fleet");
   fleet.Publish("robot-edge/r1/config", renamed, 60);
   ASSERT_TRUE(Eventually(
       [&] { return uplink.Log().find("robot-edged restarts on it") != std::string::npos; }, 10s))
@@ -91,7 +83,7 @@ TEST(BrokerUplink, AConfigResultMadeWhileTheBrokerIsDownArrivesInOrderOnce) {
               static_cast<unsigned long long>(result_seq),
               static_cast<unsigned long long>(last_event_seq));
   uplink.Stop();
-  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
 }
 
 }  // namespace
