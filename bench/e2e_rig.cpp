@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +102,21 @@ double NamedThreadCpuSeconds(pid_t pid, const std::string& name) {
     if (comm == name) return CpuSecondsOf(entry.path().string() + "/stat");
   }
   return std::nan("");
+}
+
+std::string ThreadCpuList(pid_t pid) {
+  std::string out;
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::string comm = ReadFile(entry.path().string() + "/comm");
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    char line[128];
+    std::snprintf(line, sizeof line, "%s %.2f s; ", comm.c_str(),
+                  CpuSecondsOf(entry.path().string() + "/stat"));
+    out += line;
+  }
+  return out;
 }
 
 std::unique_ptr<Child> StartLiveView(const std::string& config_path, const std::string& api_socket,

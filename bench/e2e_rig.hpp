@@ -40,6 +40,8 @@ double ThreadCpuSeconds(pid_t tid);
 // CPU time (s) of the thread named `name` (its comm, as pthread_setname_np set it) of process
 // `pid` (0: this process); NaN when it has none.
 double NamedThreadCpuSeconds(pid_t pid, const std::string& name);
+// Each thread of process `pid` with its CPU time so far: "name 1.23 s; ..." (for a log line).
+std::string ThreadCpuList(pid_t pid);
 // The whole machine's CPU time from /proc/stat, in seconds summed over its CPUs: `busy` (every
 // state but idle and iowait) and `total`.
 struct MachineCpu {

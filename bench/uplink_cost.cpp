@@ -156,8 +156,10 @@ Window Measure(Daemon& robot, test::MosquittoBroker& broker, test::Fleet& fleet,
   Periods(robot, t0, t1, &w);
   if (w.uplink_cpu > 0.05) {  // an outlier: what the uplink was doing
     const std::string log = uplink->Stderr();
-    std::fprintf(stderr, "  the uplink used %.1f %% of a CPU; its log ends:\n%s\n",
-                 100 * w.uplink_cpu, log.substr(log.size() > 2000 ? log.size() - 2000 : 0).c_str());
+    std::fprintf(stderr,
+                 "  the uplink used %.1f %% of a CPU; its threads: %s\n  its log ends:\n%s\n",
+                 100 * w.uplink_cpu, ThreadCpuList(uplink->pid()).c_str(),
+                 log.substr(log.size() > 2000 ? log.size() - 2000 : 0).c_str());
   }
   if (uplink && uplink->Stop(SIGTERM, 10s) != 0) {
     std::fprintf(stderr, "the uplink did not stop cleanly:\n%s\n", uplink->Stderr().c_str());

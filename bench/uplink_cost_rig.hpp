@@ -1,6 +1,6 @@
-// What bench_uplink_cost runs its windows beside: robot-edged on vcan (the test rig) or robot-edged's
-// parts in the bench's process on the host kernel (inproc.hpp), each seen the same way: its API
-// socket, its CPU time, and joint 0's command frames as robot-edged sent them.
+// What bench_uplink_cost runs its windows beside: robot-edged on vcan (the test rig) or
+// robot-edged's parts in the bench's process on the host kernel (inproc.hpp), each seen the same
+// way: its API socket, its CPU time, and joint 0's command frames as robot-edged sent them.
 #pragma once
 
 #include <cstdint>
