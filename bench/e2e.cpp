@@ -445,7 +445,7 @@ class ClientPool {
       for (auto& c : clients_) fds.push_back({c.fd(), POLLIN, 0});
       ::poll(fds.data(), fds.size(), 2);
       for (std::size_t i = 0; i < clients_.size(); ++i) {
-        if ((fds[i].revents & POLLIN) == 0 && !clients_[i].HasBufferedData()) continue;
+        if ((fds[i].revents & POLLIN) == 0 && !clients_[i].HasBufferedMessage()) continue;
         try {
           while (const auto m = clients_[i].Read(0ms)) {
             if (m->has_telemetry()) ++telemetry;

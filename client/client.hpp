@@ -138,10 +138,12 @@ class Client {
   // when an answer does not come within `timeout`.
   ClockOffset SyncClock(int exchanges, Millis timeout);
 
-  // The socket, for poll(). Check HasBufferedData() first: bytes already read from the socket
-  // (possibly whole messages) do not make it readable again.
+  // The socket, for poll(). Check HasBufferedMessage() first: whole messages already read from
+  // the socket do not make it readable again.
   int fd() const { return fd_; }
-  bool HasBufferedData() const { return decoder_.buffered_bytes() > 0; }
+  // Whether Read(0ms) has a message (or the stream's error) without the socket. Half a message
+  // buffered is not one: poll() the socket for the rest, or the loop spins until it arrives.
+  bool HasBufferedMessage() const { return decoder_.Ready(); }
   // "/run/robot-edge/api.sock" or "host:port", as used in messages.
   const std::string& peer() const { return peer_; }
 

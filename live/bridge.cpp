@@ -111,7 +111,7 @@ void Bridge::Serve(const std::atomic<bool>& stop) {
   while (!stop.load(std::memory_order_relaxed)) {
     if (damp_asked_.exchange(false, std::memory_order_relaxed)) SendDamp();
     pollfd fds[3] = {{wake_fd_, POLLIN, 0}, {stream_->fd(), POLLIN, 0}, {damp_->fd(), POLLIN, 0}};
-    const bool buffered = stream_->HasBufferedData() || damp_->HasBufferedData();
+    const bool buffered = stream_->HasBufferedMessage() || damp_->HasBufferedMessage();
     if (::poll(fds, 3, buffered ? 0 : kPollMs) < 0 && errno != EINTR) {
       throw client::ClientError(client::ErrorKind::kIo, "poll failed");
     }

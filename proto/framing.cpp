@@ -66,6 +66,16 @@ FrameDecoder::Status FrameDecoder::Next(std::span<const std::uint8_t>* payload) 
   return Status::kMessage;
 }
 
+bool FrameDecoder::Ready() const {
+  if (error_ != Status::kNeedMore) return true;
+  const std::span<const std::uint8_t> pending(buffer_.data() + read_pos_,
+                                              buffer_.size() - read_pos_);
+  std::uint64_t length = 0;
+  const int prefix = DecodeVarint(pending, &length);
+  if (prefix <= 0) return prefix < 0;  // a bad prefix is an error Next() returns at once
+  return length > max_message_bytes_ || pending.size() >= prefix + length;
+}
+
 void FrameDecoder::Compact() {
   if (read_pos_ == 0) return;
   buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(read_pos_));

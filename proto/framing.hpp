@@ -43,6 +43,10 @@ class FrameDecoder {
   // Feed() or Next(). After kOversize or kBadLength every later call returns the same error.
   Status Next(std::span<const std::uint8_t>* payload);
 
+  // Whether Next() would now return a message or an error, not kNeedMore: what a reader checks
+  // before it waits on its socket (half a message buffered is a reason to wait, not to spin).
+  bool Ready() const;
+
   // Length the oversize message announced (valid after kOversize).
   std::uint64_t announced_length() const { return announced_length_; }
   std::size_t buffered_bytes() const { return buffer_.size() - read_pos_; }

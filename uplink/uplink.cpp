@@ -170,8 +170,8 @@ class Uplink {
   // Sleeps until robot-edged sends something, the network thread queued something (its
   // eventfd), or the next telemetry is due (at most kMaxWaitMs).
   void Wait(std::int64_t now) {
-    if ((observer_ && observer_->HasBufferedData()) ||
-        (commander_ && commander_->HasBufferedData())) {
+    if ((observer_ && observer_->HasBufferedMessage()) ||
+        (commander_ && commander_->HasBufferedMessage())) {
       return;
     }
     std::int64_t wait_ms = kMaxWaitMs;

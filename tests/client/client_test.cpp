@@ -108,11 +108,13 @@ TEST(ClientRead, ReassemblesAMessageSplitAcrossWritesAndKeepsOrder) {
   proto::AppendDelimited(fake::Result(9, true), &second);
   peer.SendRaw(first.substr(0, 7));
   EXPECT_FALSE(client.Read(20ms).has_value());  // half a message is not a message
+  // nor a reason to skip poll(): the uplink and the live view then spun until the rest arrived
+  EXPECT_FALSE(client.HasBufferedMessage());
   peer.SendRaw(first.substr(7) + second);
   const auto a = client.Read(1s);
   ASSERT_TRUE(a && a->has_telemetry());
   EXPECT_EQ(a->telemetry().sequence(), 1u);
-  EXPECT_TRUE(client.HasBufferedData());  // the second arrived in the same read
+  EXPECT_TRUE(client.HasBufferedMessage());  // the second arrived in the same read
   const auto b = client.Read(0ms);
   ASSERT_TRUE(b && b->has_command_result());
   EXPECT_EQ(b->command_result().sequence(), 9u);

@@ -77,6 +77,36 @@ TEST(FrameDecoder, ByteAtATime) {
   EXPECT_EQ(got[0], std::string(300, 'x'));
 }
 
+// Ready() says whether Next() would give something now, at every cut of a two-byte-prefix frame:
+// not before the last byte, then yes until the message is taken.
+TEST(FrameDecoder, ReadyOnlyWhenAWholeMessageIsBuffered) {
+  const std::string stream = Framed(std::string(300, 'x'));
+  FrameDecoder d;
+  EXPECT_FALSE(d.Ready());
+  for (std::size_t i = 0; i < stream.size(); ++i) {
+    EXPECT_FALSE(d.Ready()) << "after " << i << " bytes";
+    d.Feed(std::string_view(stream).substr(i, 1));
+  }
+  EXPECT_TRUE(d.Ready());
+  std::span<const std::uint8_t> payload;
+  ASSERT_EQ(d.Next(&payload), Status::kMessage);
+  EXPECT_FALSE(d.Ready());
+}
+
+TEST(FrameDecoder, ReadyOnAStreamErrorSoThatTheReaderSeesIt) {
+  FrameDecoder bad;
+  bad.Feed(std::string(6, '\xFF'));  // a varint longer than five bytes
+  EXPECT_TRUE(bad.Ready());
+  FrameDecoder oversize(16);
+  std::string prefix;
+  AppendVarint(17, &prefix);
+  oversize.Feed(prefix);  // announces more than the limit: no need to wait for the body
+  EXPECT_TRUE(oversize.Ready());
+  std::span<const std::uint8_t> payload;
+  EXPECT_EQ(oversize.Next(&payload), Status::kOversize);
+  EXPECT_TRUE(oversize.Ready());
+}
+
 TEST(FrameDecoder, ManyMessagesMergedInOneRead) {
   std::string stream;
   for (int i = 0; i < 50; ++i) stream += Framed("m" + std::to_string(i));
