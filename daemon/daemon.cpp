@@ -28,6 +28,7 @@
 #include "daemon/api/flight_recorder.hpp"
 #include "daemon/api/hub.hpp"
 #include "daemon/api/listener.hpp"
+#include "daemon/api/stop_latch_file.hpp"
 #include "daemon/bus_lock.hpp"
 #include "daemon/channels/injected_throw.hpp"
 #include "daemon/control/control_loop.hpp"
@@ -123,6 +124,7 @@ class Daemon {
     hub_ =
         std::make_unique<Hub>(io_, config_, channels_.get(), bus_health_.get(), ::dup(wake_fd_),
                               kVersion, access_.get(), policy_.get(), recorder_.get(), live_url_);
+    RestoreStopLatch();
     hub_->SetRestartToApply([this] {
       asio::post(io_, [this] {  // after the answer is queued: Shutdown() flushes it
         exit_code_ = kExitRestartToApply;
@@ -241,6 +243,21 @@ class Daemon {
 
   // The frames --emergency-damp (ExecStopPost) sends once this process is gone, whatever the
   // config has become by then. Not fatal: that command falls back to the config.
+  // A stop latched before this start (a crash, a kill, a restart, a boot) is in force again.
+  void RestoreStopLatch() {
+    const std::string& path = options_.stop_latch_path;
+    if (path.empty()) return;
+    std::string problem;
+    const std::optional<sm::StopLatch> kept = ReadStopLatch(path, &problem);
+    if (!problem.empty()) spdlog::error("stop record {}: {}", path, problem);
+    if (kept) {
+      loop_->RestoreStopLatch(*kept);
+      spdlog::warn("a stop latched before this start holds (by {}): {}", kept->stopped_by.data(),
+                   StopLatchedRefusal(*kept));
+    }
+    hub_->KeepStopLatch(path, kept.value_or(sm::StopLatch{}));
+  }
+
   void WriteDampPlanFile() {
     const std::string& path = options_.damp_plan_path;
     if (path.empty()) return;

@@ -20,6 +20,9 @@ struct DaemonOptions {
   // Where the DAMP plan for --emergency-damp is written at start (daemon/damp_plan.hpp); empty:
   // none.
   std::string damp_plan_path;
+  // Where a latched stop is kept across restarts (daemon/api/stop_latch_file.hpp); empty: a stop
+  // lasts only the process.
+  std::string stop_latch_path;
 };
 
 // What the control thread drives: the configured SocketCAN interfaces (OpenCanBuses), or in the

@@ -12,6 +12,7 @@
 #include "config/config.hpp"
 #include "config/library_options.hpp"
 #include "daemon/api/access.hpp"
+#include "daemon/api/stop_latch_file.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/damp_plan.hpp"
 #include "daemon/emergency_damp.hpp"
@@ -100,5 +101,9 @@ int main(int argc, char** argv) {
   }
   for (const std::string& w : warnings) spdlog::warn("{}", w);
   return daemon::RunDaemon(
-      config, daemon::DaemonOptions{.api_socket = cl->api_socket, .damp_plan_path = PlanPath()});
+      config,
+      daemon::DaemonOptions{
+          .api_socket = cl->api_socket,
+          .damp_plan_path = PlanPath(),
+          .stop_latch_path = daemon::StopLatchPath(std::getenv("STATE_DIRECTORY"), PlanPath())});
 }

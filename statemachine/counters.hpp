@@ -47,6 +47,8 @@ enum class Reason : std::uint8_t {
   kQueueFull,              // the control thread's command queue was full
   kNoTimestamp,            // CloudCommand.timestamp_us is 0: its age cannot be judged
   kCommandStale,           // older than api.max_command_age_ms (command_freshness.hpp)
+  kCommandClockOffset,     // timestamp_us off robot-edged's wall clock by more than
+                           // api.max_clock_offset_ms (+ max_command_age_ms when older)
   kSequenceNotIncreasing,  // sequence not above the last one from this client: a replay,
                            // a duplicate or a reordered packet
   // Adjustments: the command was applied, but not exactly as sent.

@@ -27,6 +27,8 @@ enum class CommandKind : std::uint8_t {
   kJointStream,  // a JointCommand (joint_stream.hpp); robot-edge's extension
   kZeroSet,      // internal: a motor's own zero was set (robot-edgectl zero): the joint offsets are
                  // stale until the calibration is read again (a restart); nothing leaves DAMP
+  kReleaseStop,  // a local operator's or maintainer's release of a latched stop (robot-edgectl
+                 // release-stop); the robot stays in DAMP
 };
 
 // A packet of a client's stream (MOVE/TRAJECTORY, MOVE/JOINT_STREAM): it renews the watchdog.
@@ -77,11 +79,23 @@ struct Command {
   JogRequest jog;                                    // kJog
   const JointStreamCommand* joint_stream = nullptr;  // kJointStream; read during Submit() only
   // The stop latch (config safety.latch_external_damp). `from_controller`: the client in control
-  // sent it (only its ModeCommand(STAND) releases a latched stop). `latches`: a DAMP from anyone
-  // else, which latches; `sender` names them in MODE_BLOCKED.
+  // sent it. `holder`: the controller name (api.controllers) holding control when it was sent,
+  // empty when none did. `latches`: a DAMP from anyone but the client in control, which latches;
+  // `sender` names them in MODE_BLOCKED. A latched stop is released only by a ModeCommand(STAND)
+  // from the client in control whose `holder` is the one recorded when it latched, or by
+  // kReleaseStop.
   bool from_controller = false;
   bool latches = false;
   SenderLabel sender{};
+  SenderLabel holder{};
+};
+
+// A latched stop (state_machine.hpp): who stopped the robot, and the controller that held
+// control then (the only one whose STAND releases it; empty: only a local release does).
+struct StopLatch {
+  bool latched = false;
+  SenderLabel stopped_by{};
+  SenderLabel holder{};
 };
 
 struct SubmitResult {

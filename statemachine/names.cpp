@@ -68,6 +68,7 @@ const char* ToString(Reason reason) {
     case Reason::kQueueFull: return "queue_full";
     case Reason::kNoTimestamp: return "no_timestamp";
     case Reason::kCommandStale: return "command_stale";
+    case Reason::kCommandClockOffset: return "command_clock_offset";
     case Reason::kSequenceNotIncreasing: return "sequence_not_increasing";
     case Reason::kVelocityClamped: return "velocity_clamped";
     case Reason::kGainsDefaulted: return "gains_defaulted";

@@ -64,7 +64,7 @@ SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
     return {false, *refused, mode_};
   }
   Apply(now_us, command, t.next);
-  if (stop_latched_ && ReleasesLatch(command)) stop_latched_ = false;
+  if (latch_.latched && ReleasesLatch(command)) latch_ = StopLatch{};
   if (command.latches && t.next == Mode::kDamp) LatchStop(command);
   if (command.source == CommandSource::kClient) last_command_sequence_ = command.sequence;
   return {true, Reason::kCount, mode_};
@@ -95,7 +95,7 @@ std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Com
   e.from = Mode::kDamp;
   e.to = requested;
   if (blocking != nullptr) e.alert = *blocking;
-  if (reason == Reason::kStopLatched) e.stopped_by = stopped_by_;
+  if (reason == Reason::kStopLatched) e.stopped_by = latch_.stopped_by;
   // A blocked stream reports once per stream and reason, not at 50 Hz.
   if (!streamed || e.reason != stream_block_reason_) events_.Push(e);
   if (streamed) stream_block_reason_ = e.reason;
@@ -108,7 +108,7 @@ Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) c
   if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
   if (!alerts_.imu_received()) return Reason::kImuNotReady;
   if (calibration_stale_) return Reason::kCalibrationStale;
-  if (stop_latched_ && !ReleasesLatch(command)) return Reason::kStopLatched;
+  if (latch_.latched && !ReleasesLatch(command)) return Reason::kStopLatched;
   if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
   if (IsStreamPacket(command.kind) && stream_damped_) {
     return Reason::kTrajectoryStreamDamped;
@@ -117,14 +117,26 @@ Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) c
 }
 
 bool StateMachine::ReleasesLatch(const Command& command) const {
+  if (command.kind == CommandKind::kReleaseStop) return true;
+  // Only the controller that held control when the robot was stopped, and holds it now: not one
+  // that overrode it, nor one that took control after it idled or left.
   return command.kind == CommandKind::kMode && command.mode == ModeRequest::kStand &&
-         command.from_controller;
+         command.from_controller && latch_.holder[0] != '\0' && command.holder == latch_.holder;
 }
 
 void StateMachine::LatchStop(const Command& command) {
   if (!latch_enabled_) return;
-  stop_latched_ = true;
-  stopped_by_ = command.sender;
+  if (latch_.latched) return;  // the first stop is the one to release: later DAMPs keep it
+  latch_.latched = true;
+  latch_.stopped_by = command.sender;
+  latch_.holder = command.holder;
+}
+
+void StateMachine::RestoreStopLatch(const StopLatch& latch) {
+  if (!latch.latched) return;
+  latch_ = latch;
+  latch_.stopped_by.back() = '\0';
+  latch_.holder.back() = '\0';
 }
 
 bool StateMachine::StreamRunning(std::int64_t now_us) const {
@@ -153,6 +165,7 @@ void StateMachine::Apply(std::int64_t now_us, const Command& command, Mode next)
       break;
     case CommandKind::kStopWalking: velocity_ = Velocity{}; break;
     case CommandKind::kZeroSet: calibration_stale_ = true; break;
+    case CommandKind::kReleaseStop: break;  // the latch is cleared by Submit()
   }
   if (next != mode_) EnterMode(now_us, next, Cause::kCommand);
 }

@@ -67,6 +67,12 @@ class StateMachine {
   const Counters& counters() const { return counters_; }
   std::uint64_t events_dropped() const { return events_.dropped(); }
 
+  // The stop latch, for the owner to keep on disk (daemon/stop_latch_file.hpp) so that a stop
+  // outlives the process; RestoreStopLatch() puts back a kept one before the first tick (a
+  // restored latch holds even with safety.latch_external_damp off: it was latched when on).
+  const StopLatch& stop_latch() const { return latch_; }
+  void RestoreStopLatch(const StopLatch& latch);
+
  private:
   // Blocks leaving DAMP while a critical alert is active, a motor never replied or the IMU never
   // reported; a command sent before DAMP was entered (a late packet of any stream, the
@@ -75,7 +81,8 @@ class StateMachine {
   std::optional<Reason> BlockedInDamp(std::int64_t now_us, const Command& command, Mode requested,
                                       bool continues_stream);
   Reason WhyBlocked(const Command& command, const Alert* blocking) const;
-  // The stop latch: a latching DAMP sets it; only the controlling client's STAND clears it.
+  // The stop latch: a latching DAMP sets it; the STAND of the client in control clears it when
+  // that client is the controller that held control when it latched; kReleaseStop always does.
   bool ReleasesLatch(const Command& command) const;
   void LatchStop(const Command& command);
   bool StreamRunning(std::int64_t now_us) const;
@@ -151,8 +158,7 @@ class StateMachine {
   // A motor's zero was set since the calibration was read: leaving DAMP (and jogging) is refused.
   bool calibration_stale_ = false;
   bool latch_enabled_;
-  bool stop_latched_ = false;
-  SenderLabel stopped_by_{};
+  StopLatch latch_;
 
   std::vector<JointTarget> targets_;
   // Last targets that reached the motors: a non-finite position holds the joint's last one.

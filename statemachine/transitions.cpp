@@ -45,7 +45,8 @@ Transition Decide(Mode from, CommandKind kind, ModeRequest request, bool policy_
     case CommandKind::kTrajectory: return DecideTrajectory(from);
     case CommandKind::kJointStream: return DecideJointStream(from);
     case CommandKind::kStopWalking:
-    case CommandKind::kZeroSet: return To(from);
+    case CommandKind::kZeroSet:
+    case CommandKind::kReleaseStop: return To(from);
     case CommandKind::kJog:
       return from == Mode::kDamp ? To(Mode::kDamp) : Refuse(Reason::kJogNotInDamp);
   }

@@ -215,7 +215,7 @@ void Hub::Intake(Session& session, const Command& command) {
   // The flight recorder wants every verdict, asked for or not.
   const CommandIntake::Client client{session.id(), session.controller(),
                                      session.wants_results() || recorder_ != nullptr,
-                                     session.peer()};
+                                     session.peer(), session.transport() == Transport::kUnix};
   auto outcome = intake_.Submit(client, command, SteadyMicros());
   if (recorder_ != nullptr) RecordCommand(session, command, outcome);
   AfterIntake(session, command.sequence(), std::move(outcome));
@@ -260,7 +260,7 @@ void Hub::OnMaintenance(Session& session, const edge::MaintenanceRequest& reques
     return;
   }
   const CommandIntake::Client client{session.id(), session.controller(), session.wants_results(),
-                                     session.peer()};
+                                     session.peer(), session.transport() == Transport::kUnix};
   auto answer = maintenance_.Handle(client, request, SteadyMicros());
   if (answer.change) EmitControllerChange(*answer.change);
   if (!answer.result) return;  // a scan: answered by PollMaintenance()
@@ -409,6 +409,25 @@ void Hub::DrainControlEvents() {
     events_lost_reported_ = lost;
   }
   stream_.Drain(Now());
+  KeepStopLatchOnDisk();
+}
+
+void Hub::KeepStopLatchOnDisk() {
+  if (!stop_latch_) return;
+  const ControlSnapshot& s = channels_->snapshots.Latest();
+  if (s.tick_us < 0) return;  // before the first tick: what is on disk stands
+  using Kind = StopLatchKeeper::Change::Kind;
+  const StopLatchKeeper::Change change = stop_latch_->Observe(s.stop_latch);
+  if (change.kind == Kind::kFailed && change.error != stop_latch_error_) {
+    spdlog::error("the latched stop cannot be kept across restarts: {}", change.error);
+  }
+  stop_latch_error_ = change.kind == Kind::kFailed ? change.error : std::string();
+  if (change.kind == Kind::kWritten) {
+    spdlog::warn("stop latched by {}: kept in {} until released", s.stop_latch.stopped_by.data(),
+                 stop_latch_->path());
+  } else if (change.kind == Kind::kRemoved) {
+    spdlog::info("the latched stop was released");
+  }
 }
 
 void Hub::OnStateMachineEvent(const sm::Event& event) {
@@ -518,6 +537,10 @@ void Hub::EveryDiagnosticsPeriod() {
   x.set_connected_clients(clients);
   x.set_uptime_s(static_cast<std::uint64_t>((now.steady_us - start_us_) / 1'000'000));
   FillLoopDiagnostics(s, intake_.counters(), &x);
+  if (s.stop_latch.latched) {
+    x.set_stop_latched_by(s.stop_latch.stopped_by.data());
+    x.set_stop_release_holder(s.stop_latch.holder.data());
+  }
   spdlog::debug(
       "loop {:.1f} Hz, max period {} us, max latency {} us, max work {} us, "
       "overruns {}, mode {}, {} clients",

@@ -27,6 +27,7 @@
 #include "daemon/api/messages.hpp"
 #include "daemon/api/session.hpp"
 #include "daemon/api/state_stream.hpp"
+#include "daemon/api/stop_latch_file.hpp"
 #include "daemon/api/telemetry_frames.hpp"
 #include "daemon/channels/control_channels.hpp"
 #include "policy/inference_stats.hpp"
@@ -65,6 +66,10 @@ class Hub final : public SessionEvents {
   // Called (API thread) once an ApplyConfigRequest was accepted and its answer queued: the
   // daemon then shuts down and exits with kExitRestartToApply (daemon/api/apply_config.hpp).
   void SetRestartToApply(std::function<void()> restart) { restart_to_apply_ = std::move(restart); }
+  // Keeps the stop latch in `path` (stop_latch_file.hpp) from now on; `initial` is on disk now.
+  void KeepStopLatch(std::string path, const sm::StopLatch& initial) {
+    stop_latch_.emplace(std::move(path), initial);
+  }
 
   std::size_t client_count() const { return sessions_.size(); }
   const std::string& controller() const { return intake_.arbiter().current(); }
@@ -92,6 +97,8 @@ class Hub final : public SessionEvents {
 
   void WaitForControlEvents();
   void DrainControlEvents();
+  // The latest snapshot's stop latch onto disk when it changed (written or removed), logged.
+  void KeepStopLatchOnDisk();
   void OnStateMachineEvent(const sm::Event& event);
   void OnCommandResult(const ControlEvent& event);
   void EmitControllerChange(const ControllerChange& change);
@@ -145,6 +152,8 @@ class Hub final : public SessionEvents {
   StateStream stream_;
   std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
   std::function<void()> restart_to_apply_;  // none: an accepted request only logs
+  std::optional<StopLatchKeeper> stop_latch_;  // none: a stop lasts only this process
+  std::string stop_latch_error_;               // the last failure to keep it, logged once
 };
 
 }  // namespace robot_edge::daemon

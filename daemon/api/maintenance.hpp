@@ -10,6 +10,8 @@
 //   - calibrate: computed here from the latest snapshot, written to the config's calibration
 //     file (atomically: a temporary file renamed over it). It takes effect at the next start.
 //   - zero: with confirm only; the control thread sends the motor's set-zero request.
+//   - release-stop: lifts a latched stop, for a client on the Unix socket only (someone on the
+//     robot); queued to the control thread, the robot stays in DAMP.
 //   - clear-fault: damiao and robstride motors (AK has none: refused); the control thread sends
 //     the motor's clear-fault request, then enable.
 //
@@ -67,6 +69,10 @@ class MaintenanceDesk {
                                     const ControlSnapshot& snapshot) const;
   edge::MaintenanceResult Zero(const edge::MaintenanceRequest& request) const;
   edge::MaintenanceResult ClearFault(const edge::MaintenanceRequest& request) const;
+  // A latched stop lifted by someone on the robot (client.local); the robot stays in DAMP.
+  edge::MaintenanceResult ReleaseStop(const CommandIntake::Client& client,
+                                      const edge::MaintenanceRequest& request,
+                                      const ControlSnapshot& s, std::int64_t now_us);
   edge::MaintenanceResult ScanResult(const PendingScan& pending, const ScanReport& report);
 
   const config::Config& config_;

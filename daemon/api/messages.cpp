@@ -124,7 +124,9 @@ std::string BlockedText(const sm::Event& e, const config::Config& c) {
              "robot-edgectl calibrate, then restart robot-edged";
     case sm::Reason::kStopLatched:
       return std::string("the robot was stopped by ") + e.stopped_by.data() +
-             "; the client in control releases the stop with ModeCommand(STAND)";
+             "; the controller that held control then releases the stop with its "
+             "ModeCommand(STAND), or someone on the robot with robot-edgectl release-stop "
+             "(the stop outlives restarts)";
     case sm::Reason::kSentBeforeDamp:
       return "the command was sent before the robot went to DAMP (a late packet); send a new one";
     default:

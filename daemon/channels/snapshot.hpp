@@ -34,6 +34,7 @@ struct ControlSnapshot {
   std::array<sm::Alert, kMaxAlerts> alerts{};
   std::size_t alert_count = 0;
   sm::Counters counters;  // the state machine's drops and adjustments
+  sm::StopLatch stop_latch;  // the stop latch (kept on disk by the API thread)
   std::uint64_t events_dropped = 0;
   std::uint64_t ticks = 0;
   std::uint64_t overruns = 0;

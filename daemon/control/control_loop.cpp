@@ -338,6 +338,7 @@ void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
   s.alert_count = std::min(out.alerts.size(), s.alerts.size());
   std::copy_n(out.alerts.begin(), s.alert_count, s.alerts.begin());
   s.counters = state_machine_.counters();
+  s.stop_latch = state_machine_.stop_latch();
   s.events_dropped = state_machine_.events_dropped();
   s.ticks = timing_.ticks();
   s.overruns = timing_.overruns();

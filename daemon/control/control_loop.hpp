@@ -46,6 +46,9 @@ class ControlLoop {
   // DAMP on every motor, then exit motor mode (FD).
   void Shutdown(std::int64_t now_us);
 
+  // Before Run(): a stop latched in an earlier run (daemon/api/stop_latch_file.hpp) is in force.
+  void RestoreStopLatch(const sm::StopLatch& latch) { state_machine_.RestoreStopLatch(latch); }
+
   // Heartbeat for the systemd watchdog: end of the last tick (steady µs), -1 before the first.
   std::int64_t last_tick_us() const { return last_tick_us_.load(std::memory_order_relaxed); }
   const can::MotorScheduler& scheduler() const { return scheduler_; }

@@ -167,6 +167,12 @@ bool NotifySocket::WaitFor(const std::string& text, Millis timeout) {
   return false;
 }
 
+std::size_t NotifySocket::Count(const std::string& text, Millis timeout) {
+  std::size_t n = 0;
+  for (const auto& m : Messages(timeout)) n += m.find(text) != std::string::npos ? 1 : 0;
+  return n;
+}
+
 // ---- Robot ----
 
 std::string Robot::ConfigText(RobotOptions options) {
@@ -331,6 +337,35 @@ void Robot::RestartLikeSystemd() {
           daemon_argv_, dir_ + "/daemon-" + std::to_string(++daemon_runs_), daemon_env_);
     }
   });
+}
+
+void Robot::SignalDaemon(int signal) {
+  std::lock_guard lock(daemon_mutex_);
+  if (daemon_->Running()) ::kill(daemon_->pid(), signal);
+}
+
+void Robot::StartDaemonAgain() {
+  std::lock_guard lock(daemon_mutex_);
+  const std::size_t ready_before = notify_->Count("READY=1");
+  daemon_ = std::make_unique<Child>(daemon_argv_, dir_ + "/daemon-" + std::to_string(++daemon_runs_),
+                                    daemon_env_);
+  if (!Eventually([&] { return notify_->Count("READY=1") > ready_before; }, 20s)) {
+    throw std::runtime_error("robot-edged did not report READY=1 again:\n" + daemon_->Stderr());
+  }
+}
+
+client::Client Robot::ConnectWhenUp(const std::string& controller, Millis timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    try {
+      return Connect(controller);
+    } catch (const std::exception& e) {
+      if (std::chrono::steady_clock::now() > until) {
+        throw std::runtime_error(std::string("robot-edged did not come back: ") + e.what());
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+  }
 }
 
 std::vector<int> Robot::DaemonExits() {

@@ -77,6 +77,8 @@ class NotifySocket {
   // Every datagram received so far plus those arriving within `timeout`, in order.
   std::vector<std::string> Messages(Millis timeout);
   bool WaitFor(const std::string& text, Millis timeout);
+  // How many datagrams so far (and within `timeout`) contain `text`.
+  std::size_t Count(const std::string& text, Millis timeout = Millis(50));
 
  private:
   std::string path_;
@@ -143,6 +145,15 @@ class Robot {
   void RestartLikeSystemd();
   // The exit statuses of the daemons that ended under RestartLikeSystemd(), in order.
   std::vector<int> DaemonExits();
+  // `signal` to the daemon running now, also under RestartLikeSystemd() (which then restarts it
+  // when it dies of it).
+  void SignalDaemon(int signal);
+  // After StopDaemon(): starts robot-edged again as `systemctl start` would (same command line,
+  // config and directories); returns once it reported READY=1 again (throws after 20 s).
+  void StartDaemonAgain();
+  // A client connected as `controller` once the daemon accepts connections again (after a
+  // restart), within `timeout`; throws after it.
+  client::Client ConnectWhenUp(const std::string& controller, Millis timeout = 20s);
   // robot-edge-live's log ("" without RobotOptions::live_view).
   std::string LiveLog() const { return live_ ? live_->Stderr() : ""; }
   std::string SimLog() const { return sim_->Stderr(); }

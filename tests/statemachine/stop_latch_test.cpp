@@ -1,5 +1,6 @@
 // The stop latch (safety.latch_external_damp): a DAMP from anyone but the client in control holds
-// until that client sends ModeCommand(STAND), across pauses of any length.
+// until that client sends ModeCommand(STAND), across pauses of any length; another controller's
+// STAND never releases it; a local release (kReleaseStop) does; a kept latch is restored.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,15 +18,25 @@ using test::kS;
 using test::Machine;
 using test::ModeCmd;
 
-// The controlling client's commands carry from_controller; an observer's DAMP latches.
-Command FromController(Command c) {
+// The controlling client's commands carry from_controller and its name ("cloud" unless told);
+// an observer's DAMP latches, recording who held control then ("cloud" unless told).
+Command FromController(Command c, const char* controller = "cloud") {
   c.from_controller = true;
+  c.holder = MakeSenderLabel(controller);
   return c;
 }
-Command ObserverDamp(std::int64_t t) {
+Command ObserverDamp(std::int64_t t, const char* holder = "cloud") {
   Command c = ModeCmd(ModeRequest::kDamp, t);
   c.latches = true;
   c.sender = MakeSenderLabel("an observer (client 7)");
+  c.holder = MakeSenderLabel(holder);
+  return c;
+}
+Command ReleaseStop(std::int64_t t) {
+  Command c;
+  c.kind = CommandKind::kReleaseStop;
+  c.source = CommandSource::kDaemon;
+  c.received_us = c.sent_us = t;
   return c;
 }
 
@@ -86,6 +97,76 @@ TEST(StopLatch, OnlyTheControllersStandReleasesIt) {
   EXPECT_EQ(m.Step(50 * kMs).mode, Mode::kStand);
   EXPECT_TRUE(m.sm.Submit(60 * kMs, FromController(m.traj.Zero(60 * kMs))).accepted);
   EXPECT_EQ(m.Step(60 * kMs).mode, Mode::kMoveTrajectory);
+}
+
+// M1 of issue 38: 'ble' overriding, or the fleet taking control after 'cloud' idled, released
+// the latch with its own STAND.
+TEST(StopLatch, AnotherControllersStandDoesNotReleaseIt) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.sm.Submit(10 * kMs, ObserverDamp(10 * kMs, "cloud"));
+  m.Step(10 * kMs);
+  for (const char* other : {"ble", "fleet"}) {
+    EXPECT_EQ(m.sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs), other))
+                  .reason,
+              Reason::kStopLatched)
+        << other;
+  }
+  EXPECT_EQ(m.Step(20 * kMs).mode, Mode::kDamp);
+  EXPECT_TRUE(
+      m.sm.Submit(30 * kMs, FromController(ModeCmd(ModeRequest::kStand, 30 * kMs))).accepted)
+      << "cloud held control when it latched";
+}
+
+TEST(StopLatch, WithNobodyInControlOnlyALocalReleaseLiftsIt) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.sm.Submit(10 * kMs, ObserverDamp(10 * kMs, ""));
+  m.Step(10 * kMs);
+  EXPECT_EQ(m.sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs))).reason,
+            Reason::kStopLatched);
+  ASSERT_TRUE(m.sm.Submit(30 * kMs, ReleaseStop(30 * kMs)).accepted);
+  EXPECT_FALSE(m.sm.stop_latch().latched);
+  EXPECT_EQ(m.Step(30 * kMs).mode, Mode::kDamp) << "a release does not move the robot";
+  EXPECT_TRUE(
+      m.sm.Submit(40 * kMs, FromController(ModeCmd(ModeRequest::kStand, 40 * kMs))).accepted);
+}
+
+TEST(StopLatch, ALaterDampKeepsTheFirstStopsRecord) {
+  Machine m;
+  m.BringTo(Mode::kStand, 0);
+  m.sm.Submit(10 * kMs, ObserverDamp(10 * kMs, "cloud"));
+  Command second = ObserverDamp(20 * kMs, "ble");
+  second.sender = MakeSenderLabel("someone else");
+  m.sm.Submit(20 * kMs, second);
+  EXPECT_STREQ(m.sm.stop_latch().stopped_by.data(), "an observer (client 7)");
+  EXPECT_STREQ(m.sm.stop_latch().holder.data(), "cloud");
+}
+
+// C2 of issue 38: the latch is restored from disk at start, and holds against a reconnecting
+// stream, even with the latch turned off in the config that starts now.
+TEST(StopLatch, ARestoredLatchHoldsUntilReleased) {
+  for (const bool latch_enabled : {true, false}) {
+    config::Config c = test::UnlimitedConfig();
+    c.safety.latch_external_damp = latch_enabled;
+    test::Robot robot;
+    StateMachine sm(config::MachineOptionsOf(c), config::BuildJointTable(c), nullptr);
+    test::TrajectoryMaker traj;
+    StopLatch kept;
+    kept.latched = true;
+    kept.stopped_by = MakeSenderLabel("an observer (client 3)");
+    kept.holder = MakeSenderLabel("cloud");
+    sm.RestoreStopLatch(kept);
+    sm.Step(0, robot.At(0));
+    EXPECT_EQ(sm.Submit(10 * kMs, FromController(traj.Zero(10 * kMs))).reason,
+              Reason::kStopLatched);
+    EXPECT_EQ(
+        sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs), "ble")).reason,
+        Reason::kStopLatched);
+    EXPECT_EQ(sm.Step(20 * kMs, robot.At(20 * kMs)).mode, Mode::kDamp);
+    EXPECT_TRUE(sm.Submit(30 * kMs, FromController(ModeCmd(ModeRequest::kStand, 30 * kMs))).accepted)
+        << "latch_external_damp " << latch_enabled;
+  }
 }
 
 TEST(StopLatch, AStandSentBeforeTheStopDoesNotReleaseIt) {

@@ -105,7 +105,8 @@ TEST_P(TransitionTable, ThroughTheStateMachine) {
     case CommandKind::kTrajectory: c = m.traj.Zero(20 * kMs); break;
     case CommandKind::kJointStream: c = m.joint.Zero(20 * kMs); break;
     case CommandKind::kStopWalking:
-    case CommandKind::kZeroSet: break;
+    case CommandKind::kZeroSet:
+    case CommandKind::kReleaseStop: break;
     case CommandKind::kJog:
       c.kind = CommandKind::kJog;
       c.jog = {3, 0.5f, 0.2f};

@@ -1,5 +1,5 @@
 // robot-edgectl's bring-up subcommands (edge_api.proto MaintenanceRequest): scan, jog,
-// calibrate, zero, clear-fault (check-direction: check_direction.cpp). Each runs through
+// calibrate, zero, clear-fault, release-stop (check-direction: check_direction.cpp). Each runs through
 // robot-edged (one process owns the buses), in DAMP only, as a controller of
 // api.maintenance_controllers ("maintainer" by default).
 // docs/bring-up.md.
@@ -140,6 +140,14 @@ int RunClearFault(Context& ctx) {
   if (!result) return kExitFailed;
   if (!ctx.options.json)
     *ctx.out << ctx.options.joint << ": " << result->clear_fault().note() << "\n";
+  return kExitOk;
+}
+
+int RunReleaseStop(Context& ctx) {
+  edge::MaintenanceRequest request;
+  request.mutable_release_stop();
+  if (!Ask(ctx, request, ctx.timeout())) return kExitFailed;
+  if (!ctx.options.json) *ctx.out << "the latched stop is released; the robot stays in DAMP\n";
   return kExitOk;
 }
 

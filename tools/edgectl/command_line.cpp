@@ -135,6 +135,9 @@ std::vector<cli::Subcommand> BringUpCommands(Options* o) {
           "clear a latched fault in a Damiao or Robstride motor's firmware, then\n"
           "enable it (AK motors have none: power-cycle them)")
           .Arguments({Joints()}),
+      Sub(o, S::kReleaseStop, "",
+          "lift a latched stop (someone else's DAMP; it outlives restarts); on the\n"
+          "robot's Unix socket only; the robot stays in DAMP until a STAND"),
   };
 }
 

@@ -299,6 +299,12 @@ std::string FormatDiagnostics(const edge::EdgeEvent& e, const edge::DiagnosticsE
          Fmt(", %u clients, provisioned %s, cloud %s, ble %s\n", x.connected_clients(),
              d.provisioned() ? "yes" : "no", d.cloud_connected() ? "yes" : "no",
              d.ble_connected() ? "yes" : "no");
+  if (!x.stop_latched_by().empty()) {
+    out += "stop        latched by " + x.stop_latched_by() + "; released by " +
+           (x.stop_release_holder().empty() ? std::string()
+                                            : "'" + x.stop_release_holder() + "''s STAND or ") +
+           "robot-edgectl release-stop\n";
+  }
   out +=
       Fmt("loop        %.1f Hz, %llu overruns since start, jitter %.1f us, longest period "
           "%.1f us\n",

@@ -29,6 +29,7 @@ constexpr SubcommandName kSubcommands[] = {
     {"calibrate", S::kCalibrate},
     {"zero", S::kZero},
     {"clear-fault", S::kClearFault},
+    {"release-stop", S::kReleaseStop},
     {"record", S::kRecord},
     {"blackbox", S::kBlackBox},
 };
@@ -141,7 +142,7 @@ bool Commands(Subcommand s) {
 
 bool Maintains(Subcommand s) {
   return s == S::kScan || s == S::kJog || s == S::kCheckDirection || s == S::kCalibrate ||
-         s == S::kZero || s == S::kClearFault;
+         s == S::kZero || s == S::kClearFault || s == S::kReleaseStop;
 }
 
 // --tls-* speak of a TLS connection: to a TCP address, trusting a CA.

@@ -41,6 +41,7 @@ enum class Subcommand {
   kCalibrate,
   kZero,
   kClearFault,
+  kReleaseStop,
   // Recording (record.cpp): the status and the list for anyone, the rest for a controller.
   kRecord,
   kBlackBox,

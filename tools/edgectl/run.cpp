@@ -36,6 +36,7 @@ int Dispatch(Context& ctx) {
     case Subcommand::kCalibrate: return RunCalibrate(ctx);
     case Subcommand::kZero: return RunZero(ctx);
     case Subcommand::kClearFault: return RunClearFault(ctx);
+    case Subcommand::kReleaseStop: return RunReleaseStop(ctx);
     case Subcommand::kRecord: return RunRecord(ctx);
     case Subcommand::kBlackBox: return RunBlackBox(ctx);
   }

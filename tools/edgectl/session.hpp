@@ -46,6 +46,7 @@ int RunCheckDirection(Context& ctx);
 int RunCalibrate(Context& ctx);
 int RunZero(Context& ctx);
 int RunClearFault(Context& ctx);
+int RunReleaseStop(Context& ctx);
 int RunRecord(Context& ctx);  // record.cpp
 int RunBlackBox(Context& ctx);
 
