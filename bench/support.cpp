@@ -213,9 +213,10 @@ std::span<const std::uint8_t> FreshCommand::Next(std::int64_t now_us) {
 
 CommandPath::CommandPath(const config::Config& config)
     : channels_(config, /*command_slots=*/32, /*event_capacity=*/16),  // as daemon.cpp
-      intake_(config, &channels_) {}
+      intake_(config, &channels_, [this] { return wall_us_; }) {}
 
 bool CommandPath::Handle(std::span<const std::uint8_t> bytes, std::int64_t now_us) {
+  wall_us_ = static_cast<std::int64_t>(kWallBaseUs) + now_us;  // the clocks agree
   bool accepted = true;
   const auto status = reader_.Feed(bytes, [&](const edge::ClientMessage& message) {
     daemon::CommandIntake::Outcome outcome;

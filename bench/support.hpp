@@ -126,6 +126,7 @@ class CommandPath {
 
  private:
   daemon::ControlChannels channels_;
+  std::int64_t wall_us_ = 0;  // robot-edged's wall clock, as FreshCommand stamps (its base + now)
   daemon::CommandIntake intake_;
   daemon::MessageReader reader_;
   const daemon::CommandIntake::Client client_{1, "cloud", true, ""};

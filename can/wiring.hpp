@@ -54,6 +54,8 @@ struct MotorModel {
                                      ///< long without a command it stops driving. What keeps a
                                      ///< motor safe when nothing sends DAMP. 0 = none or
                                      ///< unknown (a start-up warning)
+
+  bool operator==(const MotorModel&) const = default;
 };
 
 // One CAN bus. yaml: buses[i]
@@ -64,6 +66,8 @@ struct BusConfig {
   std::uint32_t restart_ms = 100;   ///< restart_ms: kernel auto-restart after bus-off; 0 = the
                                     ///< daemon restarts the controller itself
   std::uint32_t master_id = 0;      ///< master_id: CAN id the motors send their replies to
+
+  bool operator==(const BusConfig&) const = default;
 };
 
 // The motor of one joint (yaml: joints[i]'s name, bus, can_id, motor, offset, direction,

@@ -77,6 +77,8 @@ struct JointConfig {
   bool calibrated = false;        ///< offset came from the calibration file
   double sim_inertia_kgm2 = 0.0;  ///< inertia: simulator only; 0 = sim.joint_inertia
   double sim_friction_nms = 0.0;  ///< friction: simulator only; 0 = sim.joint_friction
+
+  bool operator==(const JointConfig&) const = default;
 };
 
 // Guards on the targets a client streams, for a group of joints (the model: Agibot A2's arm
@@ -91,6 +93,8 @@ struct TargetLimitConfig {
   double max_velocity = 0.0;             ///< max_velocity (rad/s); 0 = none
   double max_acceleration = 0.0;         ///< max_acceleration (rad/s²); 0 = none
   double low_pass = 1.0;                 ///< low_pass: a, 0 < a <= 1; 1 = none
+
+  bool operator==(const TargetLimitConfig&) const = default;
 };
 
 // The IMU on a CAN bus. yaml: imu
@@ -104,6 +108,8 @@ struct ImuConfig {
   std::uint32_t gyro_id = 0x102;   ///< gyro_id: CAN id of the angular-velocity frame
   std::uint32_t accel_id = 0;      ///< accel_id: CAN id of the accelerometer frame; 0 = none
   std::uint32_t timeout_ms = 100;  ///< timeout_ms: IMU_TIMEOUT alert after this silence
+
+  bool operator==(const ImuConfig&) const = default;
 };
 
 // The battery's state, for the state stream, diagnostics and the BATTERY_LOW alert. yaml: battery
@@ -139,6 +145,8 @@ struct ControlConfig {
   bool shape_trajectory = false;  ///< shape_trajectory: target_limits also shape MOVE/TRAJECTORY
                                   ///< (a departure from seed 000, whose targets apply as sent);
                                   ///< they always shape MOVE/JOINT_STREAM
+
+  bool operator==(const ControlConfig&) const = default;
 };
 
 // Real-time settings for the control thread only. yaml: realtime
@@ -146,6 +154,8 @@ struct RealtimeConfig {
   int priority = 0;          ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
   int cpu = -1;              ///< cpu: pin the control thread to this CPU; -1 = no pinning
   bool lock_memory = false;  ///< lock_memory: mlockall(MCL_CURRENT | MCL_FUTURE)
+
+  bool operator==(const RealtimeConfig&) const = default;
 };
 
 // yaml: telemetry
@@ -176,6 +186,8 @@ struct SafetyConfig {
                                      ///< control (an observer, another client, the live view, a
                                      ///< bridge) holds until that client sends ModeCommand(STAND);
                                      ///< false = seed 000's rule (any later command may leave DAMP)
+
+  bool operator==(const SafetyConfig&) const = default;
 };
 
 // Velocity ranges; commands are clamped to them. yaml: velocity. Within the API's ranges.
@@ -183,6 +195,8 @@ struct VelocityLimits {
   double vx_max = kApiVxMax;      ///< vx_max (m/s): vx clamped to ±vx_max
   double vy_max = kApiVyMax;      ///< vy_max (m/s)
   double vyaw_max = kApiVyawMax;  ///< vyaw_max (rad/s)
+
+  bool operator==(const VelocityLimits&) const = default;
 };
 
 // What a client's Hello may name: a controller of api.controllers, or none, which makes it an
@@ -203,6 +217,8 @@ struct ClientAccess {
   std::string token_file;           ///< token_file: file holding the controller's TCP token
                                     ///< (relative to the config file's directory)
   std::string token_path;           ///< token_file, resolved
+
+  bool operator==(const ClientAccess&) const = default;
 };
 
 // TLS on a TCP listener (api.tls, live.tls). Paths are relative to the config file's directory.
@@ -213,6 +229,8 @@ struct TlsConfig {
   std::string client_ca;  ///< client_ca: PEM CA(s); set = clients must show a certificate it signed
   std::string certificate_path, private_key_path, client_ca_path;  ///< the three, resolved
   bool enabled() const { return !certificate.empty(); }
+
+  bool operator==(const TlsConfig&) const = default;
 };
 
 // The client API. yaml: api
@@ -230,6 +248,8 @@ struct ApiConfig {
   std::vector<std::string> maintenance_controllers;   ///< maintenance_controllers: controllers
                                                       ///< that may run the bring-up tools (scan,
                                                       ///< jog, calibrate, zero), in DAMP only
+  std::vector<std::string> fleet_may_change;  ///< fleet_may_change: protected sections a fleet
+                                              ///< document may change after all (fleet_guard.hpp)
   std::vector<std::string> apply_config_controllers;  ///< apply_config_controllers: controllers
                                                       ///< that may, besides the maintenance ones,
                                                       ///< ask for a restart to apply the
@@ -241,6 +261,10 @@ struct ApiConfig {
   std::uint32_t max_command_age_ms = 100;     ///< max_command_age_ms: a command that arrives later
                                               ///< than this beyond the quickest one seen from its
                                               ///< client is dropped (command_freshness.hpp)
+  std::uint32_t max_clock_offset_ms = 1000;   ///< max_clock_offset_ms: a command whose timestamp_us
+                                              ///< is older than the wall clock by more than this
+                                              ///< + max_command_age_ms, or ahead by more than
+                                              ///< this, is dropped (command_freshness.hpp)
   std::uint32_t controller_idle_timeout_ms = 10000;  ///< controller_idle_timeout_ms: control is
                                                      ///< released after this long without a command
   bool stop_on_disconnect = true;  ///< stop_on_disconnect: zero the walking velocity when the
@@ -252,6 +276,8 @@ struct ApiConfig {
   std::uint32_t event_history = 1024;       ///< event_history: events kept for resume_after_event
   std::uint32_t client_backlog_kib = 4096;  ///< client_backlog_kib: a client with more unsent
                                             ///< events than this is disconnected (KiB)
+
+  bool operator==(const ApiConfig&) const = default;
 };
 
 // A motor on the simulated buses that joints[] does not name (robot-edge-sim answers for it, as
@@ -288,6 +314,8 @@ struct RecorderConfig {
   double black_box_after_seconds = 5.0;    ///< black_box_after_seconds: written after it (s)
   std::uint32_t black_box_memory_mb = 64;  ///< black_box_memory_mb: its memory bound (MiB)
   std::uint32_t black_box_files = 50;      ///< black_box_files: oldest deleted beyond
+
+  bool operator==(const RecorderConfig&) const = default;
 };
 
 // The live view (live/): a Foxglove WebSocket server and the dashboard. yaml: live. Like the
@@ -313,6 +341,8 @@ struct LiveConfig {
   // open the WebSocket ("https://app.foxglove.dev").
   std::uint32_t max_connections = 16;
   std::vector<std::string> allowed_origins;
+
+  bool operator==(const LiveConfig&) const = default;
 };
 
 // The motor model actually fitted at a joint when the config's joints[].motor names another (a

@@ -316,9 +316,11 @@ void ParseApi(const YAML::Node& node, ParseContext* ctx, ApiConfig* c) {
   r.Read("controllers", &c->controllers);
   r.Read("maintenance_controllers", &c->maintenance_controllers);
   r.Read("apply_config_controllers", &c->apply_config_controllers);
+  r.Read("fleet_may_change", &c->fleet_may_change);
   ParseAccess(r.Child("access"), ctx, c);
   r.Read("allow_loopback_without_token", &c->allow_loopback_without_token);
   r.Read("max_command_age_ms", &c->max_command_age_ms);
+  r.Read("max_clock_offset_ms", &c->max_clock_offset_ms);
   r.Read("controller_idle_timeout_ms", &c->controller_idle_timeout_ms);
   r.Read("stop_on_disconnect", &c->stop_on_disconnect);
   r.Read("walking_silence_ms", &c->walking_silence_ms);

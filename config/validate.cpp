@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config/config.hpp"
+#include "config/fleet_guard.hpp"
 
 namespace robot_edge::config {
 namespace {
@@ -374,6 +375,13 @@ void CheckApi(const Config& c, Checker* k) {
       k->Fail("api.apply_config_controllers", "'" + name + "' is not a name of api.controllers");
     }
   }
+  for (const std::string& name : api.fleet_may_change) {
+    if (std::find(kFleetProtected.begin(), kFleetProtected.end(), name) == kFleetProtected.end()) {
+      std::string known;
+      for (std::string_view s : kFleetProtected) known += (known.empty() ? "" : ", ") + std::string(s);
+      k->Fail("api.fleet_may_change", "'" + name + "' is not a protected section (" + known + ")");
+    }
+  }
   for (const ClientAccess& a : api.access) {
     const std::string p = "api.access." + a.name;
     if (a.name != kObserver && !names.count(a.name)) {
@@ -390,6 +398,7 @@ void CheckApi(const Config& c, Checker* k) {
     }
   }
   k->Range("api.max_command_age_ms", api.max_command_age_ms, 10, 10000);
+  k->Range("api.max_clock_offset_ms", api.max_clock_offset_ms, 10, 600000);
   k->Range("api.controller_idle_timeout_ms", api.controller_idle_timeout_ms, 100, 3600000);
   if (api.walking_silence_ms != 0) {
     k->Range("api.walking_silence_ms", api.walking_silence_ms, 100, 60000);

@@ -1,7 +1,9 @@
 #include "daemon/api/apply_config.hpp"
 
 #include <algorithm>
+#include <cstring>
 
+#include "config/fleet_guard.hpp"
 #include "daemon/api/maintenance.hpp"
 
 namespace robot_edge::daemon {
@@ -23,6 +25,14 @@ std::string KeyOf(const std::string& line) {
 
 }  // namespace
 
+std::string StopLatchedRefusal(const sm::StopLatch& latch) {
+  const std::string holder(latch.holder.data(), ::strnlen(latch.holder.data(), latch.holder.size()));
+  return std::string("a stop is latched (by ") + latch.stopped_by.data() +
+         "): refused until it is released by " +
+         (holder.empty() ? std::string() : "a STAND from '" + holder + "' or ") +
+         "robot-edgectl release-stop on the robot";
+}
+
 edge::MaintenanceResult CheckApplyConfig(const config::Config& running,
                                          const std::string& controller, const ControlSnapshot& s,
                                          const edge::MaintenanceRequest& request) {
@@ -39,6 +49,7 @@ edge::MaintenanceResult CheckApplyConfig(const config::Config& running,
                             std::string("not in DAMP: the robot is in ") + sm::ToString(s.mode));
   }
   if (s.jogging_joint >= 0) return MaintenanceError(id, "not while a jog moves a joint");
+  if (s.stop_latch.latched) return MaintenanceError(id, StopLatchedRefusal(s.stop_latch));
   edge::MaintenanceResult r;
   r.set_request_id(id);
   edge::ApplyConfigResult* out = r.mutable_apply_config();
@@ -46,6 +57,20 @@ edge::MaintenanceResult CheckApplyConfig(const config::Config& running,
   try {
     const config::Config next = config::LoadConfig(running.source);
     out->set_digest(next.digest);
+    // The fleet's controller may not change what decides safety and access; a maintenance
+    // controller (someone on the robot) may.
+    if (!Listed(running.api.maintenance_controllers, controller)) {
+      const std::vector<std::string> changed = config::FleetProtectedChanges(running, next);
+      for (const std::string& key : changed) {
+        edge::ConfigProblem* p = out->add_problems();
+        p->set_key(key);
+        p->set_message(running.source + ": " + key + ": a fleet configuration may not change it");
+      }
+      if (!changed.empty()) {
+        r.set_error(config::FleetRefusal(changed));
+        return r;
+      }
+    }
   } catch (const config::ConfigError& e) {
     for (const std::string& line : e.problems()) {
       edge::ConfigProblem* p = out->add_problems();

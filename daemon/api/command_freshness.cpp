@@ -39,13 +39,14 @@ bool CommandFreshness::TrackStaleRun(std::int64_t received_us, std::int64_t offs
   return true;
 }
 
-CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us,
+CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us, std::int64_t wall_us,
                                                   std::uint64_t timestamp_us,
                                                   std::uint32_t sequence, bool is_damp) {
   Verdict v;
   v.sent_us = received_us;
   if (timestamp_us > kMaxTimestampUs) timestamp_us = 0;  // unjudgeable, as if it had none
   if (timestamp_us != 0) {
+    v.clock_offset_us = wall_us - static_cast<std::int64_t>(timestamp_us);
     const std::int64_t offset_us = received_us - static_cast<std::int64_t>(timestamp_us);
     UpdateFloor(received_us, offset_us);
     v.age_us = offset_us - floor_us_;
@@ -63,6 +64,8 @@ CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us,
   if (!is_damp) {
     if (timestamp_us == 0) {
       v.drop = sm::Reason::kNoTimestamp;
+    } else if (ClockDisagrees(v.clock_offset_us)) {
+      v.drop = sm::Reason::kCommandClockOffset;
     } else if (!SequenceAdvances(sequence)) {
       v.drop = sm::Reason::kSequenceNotIncreasing;
     } else if (v.age_us > max_age_us_) {

@@ -5,6 +5,13 @@
 //   no_timestamp             CloudCommand.timestamp_us is 0, or above kMaxTimestampUs (2^62 µs,
 //                            146 000 years: a hostile or broken client): its age cannot be
 //                            judged. The bound keeps every difference below in int64 range.
+//   command_clock_offset     its timestamp_us, read against robot-edged's own wall clock, is
+//                            older than max_age + max_clock_offset, or ahead by more than
+//                            max_clock_offset. This holds on any connection and for its first
+//                            command too, which the floor below cannot judge (a command queued
+//                            or retained for an hour, replayed on a new connection, is refused
+//                            here). It asks the client's clock and the robot's to agree within
+//                            max_clock_offset (NTP / chrony keep them within milliseconds).
 //   sequence_not_increasing  its sequence is not above the last one accepted from this
 //                            connection, in serial-number arithmetic (RFC 1982: a is above b
 //                            when 0 < a − b < 2^31, so the counter may wrap): a replay, a
@@ -50,18 +57,22 @@ class CommandFreshness {
   static constexpr std::uint64_t kMaxTimestampUs = std::uint64_t{1} << 62;
 
   struct Verdict {
-    std::optional<sm::Reason> drop;  // kNoTimestamp, kSequenceNotIncreasing or kCommandStale
-    std::int64_t sent_us = 0;        // estimated send time (µs, the receive clock)
-    std::int64_t age_us = 0;         // later than the quickest delivery by this much
+    // kNoTimestamp, kCommandClockOffset, kSequenceNotIncreasing or kCommandStale
+    std::optional<sm::Reason> drop;
+    std::int64_t sent_us = 0;  // estimated send time (µs, the receive clock)
+    std::int64_t age_us = 0;   // later than the quickest delivery by this much
+    std::int64_t clock_offset_us = 0;  // robot-edged's wall clock − timestamp_us (0: none)
     std::optional<std::int64_t> resync_step_us;  // the floor just moved by this (a clock step)
   };
 
-  explicit CommandFreshness(std::int64_t max_age_us) : max_age_us_(max_age_us) {}
+  CommandFreshness(std::int64_t max_age_us, std::int64_t max_clock_offset_us)
+      : max_age_us_(max_age_us), max_clock_offset_us_(max_clock_offset_us) {}
 
-  // `received_us`: our steady clock; `timestamp_us`: CloudCommand.timestamp_us (the client's
-  // clock); `is_damp`: a ModeCommand(DAMP), never dropped.
-  Verdict Judge(std::int64_t received_us, std::uint64_t timestamp_us, std::uint32_t sequence,
-                bool is_damp);
+  // `received_us`: our steady clock; `wall_us`: our wall clock (µs since the Unix epoch) at the
+  // same moment; `timestamp_us`: CloudCommand.timestamp_us (the client's clock); `is_damp`: a
+  // ModeCommand(DAMP), never dropped.
+  Verdict Judge(std::int64_t received_us, std::int64_t wall_us, std::uint64_t timestamp_us,
+                std::uint32_t sequence, bool is_damp);
 
  private:
   bool SequenceAdvances(std::uint32_t sequence) const;
@@ -69,7 +80,13 @@ class CommandFreshness {
   // A stale command: extends the run of stale ones; true when it resynchronised the floor.
   bool TrackStaleRun(std::int64_t received_us, std::int64_t offset_us);
 
+  bool ClockDisagrees(std::int64_t clock_offset_us) const {
+    return clock_offset_us > max_age_us_ + max_clock_offset_us_ ||
+           clock_offset_us < -max_clock_offset_us_;
+  }
+
   std::int64_t max_age_us_;
+  std::int64_t max_clock_offset_us_;
   bool have_sequence_ = false;
   std::uint32_t last_sequence_ = 0;
   bool have_floor_ = false;

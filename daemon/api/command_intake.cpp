@@ -1,6 +1,9 @@
 #include "daemon/api/command_intake.hpp"
 
+#include <cstdlib>
+
 #include "daemon/api/messages.hpp"
+#include "daemon/channels/clock.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -20,6 +23,16 @@ edge::EdgeError BurstError(const config::Config& c, const std::string& controlle
                     " later than its quickest (limit api.max_command_age_ms " +
                     std::to_string(c.api.max_command_age_ms) +
                     " ms): dropped until fresh ones come (a network stall?)");
+      break;
+    case sm::Reason::kCommandClockOffset:
+      e.set_code("COMMAND_CLOCK_OFFSET");
+      e.set_message("commands from " + who + " are stamped " + Ms(std::abs(v.clock_offset_us)) +
+                    (v.clock_offset_us >= 0 ? " behind" : " ahead of") +
+                    " robot-edged's clock (limit api.max_clock_offset_ms " +
+                    std::to_string(c.api.max_clock_offset_ms) + " ms + max_command_age_ms " +
+                    std::to_string(c.api.max_command_age_ms) +
+                    " ms): dropped (an old, queued or retained command, or a client clock "
+                    "that is not synchronised)");
       break;
     case sm::Reason::kSequenceNotIncreasing:
       e.set_code("COMMAND_OUT_OF_ORDER");
@@ -50,9 +63,13 @@ bool IsDamp(const edge::CloudCommand& command) {
   return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
 }
 
-CommandIntake::CommandIntake(const config::Config& config, ControlChannels* channels)
+std::int64_t CommandIntake::DaemonWallClock() { return static_cast<std::int64_t>(WallMicros()); }
+
+CommandIntake::CommandIntake(const config::Config& config, ControlChannels* channels,
+                             WallClock wall_clock)
     : config_(config),
       channels_(channels),
+      wall_clock_(std::move(wall_clock)),
       arbiter_(config.api.controllers,
                static_cast<std::int64_t>(config.api.controller_idle_timeout_ms) * 1000),
       validator_(config, config::BuildJointTable(config)) {}
@@ -62,7 +79,9 @@ CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
   if (it == clients_.end()) {
     const std::int64_t max_age_us =
         static_cast<std::int64_t>(config_.api.max_command_age_ms) * 1000;
-    it = clients_.emplace(client, ClientState(max_age_us)).first;
+    const std::int64_t max_offset_us =
+        static_cast<std::int64_t>(config_.api.max_clock_offset_ms) * 1000;
+    it = clients_.emplace(client, ClientState(max_age_us, max_offset_us)).first;
   }
   return it->second;
 }
@@ -92,6 +111,13 @@ CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
                                             std::uint64_t timestamp_us, std::uint32_t sequence,
                                             std::int64_t now_us, Validate validate) {
   Outcome outcome;
+  // Freshness first: a command too old, replayed or out of order takes no control.
+  ClientState& state = StateOf(client.id);
+  const CommandFreshness::Verdict v =
+      state.freshness.Judge(now_us, wall_clock_(), timestamp_us, sequence, damp);
+  if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
+  if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
+  state.burst = sm::Reason::kCount;
   auto decision = arbiter_.OnCommand(client.id, client.controller, damp, now_us);
   outcome.change = std::move(decision.change);
   if (!decision.accepted) {
@@ -101,11 +127,6 @@ CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
   }
   // Whoever walked the robot no longer holds control: it stops before the new holder commands.
   if (outcome.change && !outcome.change->previous.empty()) StopWalking(now_us);
-  ClientState& state = StateOf(client.id);
-  const CommandFreshness::Verdict v = state.freshness.Judge(now_us, timestamp_us, sequence, damp);
-  if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
-  if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
-  state.burst = sm::Reason::kCount;
   return HandOver(client, damp, v.sent_us, std::move(outcome), validate);
 }
 
@@ -187,6 +208,27 @@ CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::
   return outcome;
 }
 
+CommandIntake::Outcome CommandIntake::SubmitReleaseStop(std::int64_t now_us) {
+  Outcome outcome;
+  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
+  spare_ = nullptr;
+  if (slot == nullptr) {
+    counters_.Count(sm::Reason::kQueueFull);
+    outcome.reason = sm::Reason::kQueueFull;
+    return outcome;
+  }
+  slot->command = sm::Command{};
+  slot->command.kind = sm::CommandKind::kReleaseStop;
+  slot->command.source = sm::CommandSource::kDaemon;
+  slot->command.received_us = now_us;
+  slot->command.sent_us = now_us;
+  slot->client_id = 0;
+  slot->want_result = false;
+  channels_->commands.Send(slot);
+  outcome.kind = Outcome::Kind::kQueued;
+  return outcome;
+}
+
 std::optional<ControllerChange> CommandIntake::Disconnect(std::uint64_t client,
                                                           std::int64_t now_us) {
   clients_.erase(client);
@@ -197,6 +239,7 @@ std::optional<ControllerChange> CommandIntake::Disconnect(std::uint64_t client,
 
 void CommandIntake::MarkSender(const Client& client, bool damp, sm::Command* command) const {
   command->from_controller = client.id == arbiter_.holder();
+  command->holder = sm::MakeSenderLabel(arbiter_.holder() == 0 ? "" : arbiter_.current());
   command->latches = damp && !command->from_controller;
   if (!command->latches) return;
   std::string who = client.controller.empty() ? "an observer" : "'" + client.controller + "'";

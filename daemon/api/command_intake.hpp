@@ -1,8 +1,9 @@
 // The API thread's command path, without sockets: from a client's decoded CloudCommand to the
 // control thread's queue. Hub calls it for every command; bench/ and the tests call the same code.
 //
-//   1. who may command (ControllerArbiter): the controlling client, or anyone for DAMP;
-//   2. freshness (CommandFreshness, one per client): timestamp, sequence and age;
+//   1. freshness (CommandFreshness, one per client): timestamp, robot-edged's wall clock,
+//      sequence and age; a command dropped here takes no control;
+//   2. who may command (ControllerArbiter): the controlling client, or anyone for DAMP;
 //   3. seed 000's validation (CommandValidator) into a free CommandPipe slot;
 //   4. the hand-off to the control thread. DAMP is never dropped: when every slot is in flight it
 //      takes the urgent mailbox, which the control thread reads every tick.
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +39,7 @@ class CommandIntake {
     std::string controller;  // the role its Hello took ("" = observer)
     bool wants_result = false;
     std::string peer;  // who is at the other end ("uid 1000 pid 42", "127.0.0.1:5000"), for texts
+    bool local = false;  // on the Unix socket: someone on the robot itself
   };
 
   struct Outcome {
@@ -51,8 +54,13 @@ class CommandIntake {
     std::optional<edge::EdgeError> error;    // to broadcast: a burst of drops began, or a resync
   };
 
+  // robot-edged's wall clock, µs since the Unix epoch (channels/clock.hpp's WallMicros; a test's
+  // own).
+  using WallClock = std::function<std::int64_t()>;
+
   // `config` and `channels` outlive the intake.
-  CommandIntake(const config::Config& config, ControlChannels* channels);
+  CommandIntake(const config::Config& config, ControlChannels* channels,
+                WallClock wall_clock = DaemonWallClock);
 
   Outcome Submit(const Client& client, const edge::CloudCommand& command, std::int64_t now_us);
   // A joint command (edge_api.proto JointCommand): the same path, never a DAMP.
@@ -60,6 +68,9 @@ class CommandIntake {
   // A bring-up jog (daemon/api/maintenance.hpp has checked it): the client must hold or take
   // control, as for any motion; queued as the daemon's own command (no sequence, no result).
   Outcome SubmitJog(const Client& client, const sm::JogRequest& jog, std::int64_t now_us);
+  // A local release of a latched stop (maintenance.hpp has checked who asks): queued as the
+  // daemon's own command; it takes no control and the robot stays in DAMP.
+  Outcome SubmitReleaseStop(std::int64_t now_us);
 
   // The client's connection closed: forgets it. When it held control, control is released and,
   // with api.stop_on_disconnect, walking stops.
@@ -73,8 +84,11 @@ class CommandIntake {
   const sm::Counters& counters() const { return counters_; }
 
  private:
+  static std::int64_t DaemonWallClock();
+
   struct ClientState {
-    explicit ClientState(std::int64_t max_age_us) : freshness(max_age_us) {}
+    ClientState(std::int64_t max_age_us, std::int64_t max_clock_offset_us)
+        : freshness(max_age_us, max_clock_offset_us) {}
     CommandFreshness freshness;
     sm::Reason burst = sm::Reason::kCount;  // the reason of the current burst of drops
   };
@@ -98,6 +112,7 @@ class CommandIntake {
 
   const config::Config& config_;
   ControlChannels* channels_;
+  WallClock wall_clock_;
   ControllerArbiter arbiter_;
   CommandValidator validator_;
   sm::Counters counters_;

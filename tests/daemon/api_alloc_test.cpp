@@ -22,12 +22,15 @@ const config::Config& Config() {
   return c;
 }
 
+// The client's wall clock and robot-edged's: steady time + this.
+constexpr std::int64_t kClientClock = 1'800'000'000'000'000;
+
 // A framed trajectory command at the stand pose with gains, sequence `s`, sent at `t_us`.
 std::string TrajectoryBytes(std::uint32_t s, std::int64_t t_us) {
   edge::ClientMessage m;
   edge::CloudCommand& c = *m.mutable_command();
   c.set_sequence(s);
-  c.set_timestamp_us(1'800'000'000'000'000ull + static_cast<std::uint64_t>(t_us));
+  c.set_timestamp_us(static_cast<std::uint64_t>(kClientClock + t_us));
   auto* segment = c.mutable_trajectory()->mutable_full()->add_segments();
   for (const auto& j : Config().joints) {
     segment->add_positions(static_cast<float>(j.stand_rad));
@@ -41,7 +44,8 @@ std::string TrajectoryBytes(std::uint32_t s, std::int64_t t_us) {
 
 TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
   ControlChannels channels(Config(), 8, 64);
-  CommandIntake intake(Config(), &channels);
+  std::int64_t wall_us = kClientClock;
+  CommandIntake intake(Config(), &channels, [&wall_us] { return wall_us; });
   MessageReader reader;
   const CommandIntake::Client client{1, "cloud", true, ""};
   std::vector<std::string> commands;
@@ -49,6 +53,7 @@ TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
   std::size_t queued = 0;
   const auto feed = [&](std::size_t i) {
     const std::int64_t now_us = 20'000 * static_cast<std::int64_t>(i + 1) + 500;
+    wall_us = kClientClock + now_us;
     reader.Feed(
         std::span(reinterpret_cast<const std::uint8_t*>(commands[i].data()), commands[i].size()),
         [&](const edge::ClientMessage& m) {

@@ -89,5 +89,65 @@ TEST_F(ApplyConfigTest, AnotherFileThanExpectedIsRefused) {
   EXPECT_TRUE(Ask("fleet").ok());
 }
 
+// C2 of issue 38: a restart must not be a way around an operator's stop.
+TEST_F(ApplyConfigTest, WhileAStopIsLatchedItIsRefused) {
+  snapshot_.stop_latch.latched = true;
+  snapshot_.stop_latch.stopped_by = sm::MakeSenderLabel("an observer (client 4)");
+  snapshot_.stop_latch.holder = sm::MakeSenderLabel("cloud");
+  for (const char* who : {"fleet", "maintainer"}) {
+    const edge::MaintenanceResult r = Ask(who);
+    EXPECT_FALSE(r.ok()) << who;
+    EXPECT_NE(r.error().find("a stop is latched (by an observer (client 4))"), std::string::npos)
+        << r.error();
+    EXPECT_NE(r.error().find("a STAND from 'cloud'"), std::string::npos) << r.error();
+  }
+}
+
+// M2 of issue 38: one fleet document switched safety off, widened the motors' ranges, made the
+// fleet the first controller and pointed the recorder elsewhere, and was applied.
+TEST_F(ApplyConfigTest, TheFleetMayNotChangeWhatDecidesSafetyAndAccess) {
+  const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> edits = {
+      {"safety", {"latch_external_damp: true", "latch_external_damp: false"}},
+      {"safety", {"control_stall_ms: 20", "control_stall_ms: 0"}},
+      {"control", {"trajectory_timeout_ms: 200", "trajectory_timeout_ms: 2000"}},
+      {"motors", {"t_max: 18.0", "t_max: 1000.0"}},
+      {"api", {"controllers: [ble, cloud, maintainer, dds, fleet]",
+               "controllers: [fleet, ble, cloud, maintainer, dds]"}},
+      {"api", {"fleet_may_change: []", "fleet_may_change: [safety]"}},
+      {"recorder.directory",
+       {"directory: /var/lib/robot-edge/recordings", "directory: /etc/robot-edge"}},
+  };
+  const std::string original = text_;
+  for (const auto& [key, edit] : edits) {
+    text_ = original;
+    Replace(edit.first, edit.second);
+    std::ofstream(path_) << text_;
+    const edge::MaintenanceResult r = Ask("fleet");
+    EXPECT_FALSE(r.ok()) << edit.second;
+    EXPECT_NE(r.error().find("may not change " + key), std::string::npos) << r.error();
+    ASSERT_GE(r.apply_config().problems_size(), 1) << edit.second;
+    EXPECT_EQ(r.apply_config().problems(0).key(), key);
+    EXPECT_TRUE(Ask("maintainer").ok()) << "someone on the robot may: " << edit.second;
+  }
+  // What the fleet is for: the telemetry rate, say (the policy, the recorder's settings).
+  text_ = original;
+  Replace("  rate_hz: 10\n", "  rate_hz: 20\n");
+  std::ofstream(path_) << text_;
+  const edge::MaintenanceResult r = Ask("fleet");
+  EXPECT_TRUE(r.ok()) << r.error();
+}
+
+TEST_F(ApplyConfigTest, OnlyTheRobotsOwnFileWidensWhatTheFleetMayChange) {
+  Replace("fleet_may_change: []", "fleet_may_change: [safety]");
+  std::ofstream(path_) << text_;
+  running_ = config::LoadConfig(path_);  // edited on the robot, and running
+  Replace("control_stall_ms: 20", "control_stall_ms: 50");
+  std::ofstream(path_) << text_;
+  EXPECT_TRUE(Ask("fleet").ok()) << Ask("fleet").error();
+  Replace("trajectory_timeout_ms: 200", "trajectory_timeout_ms: 300");
+  std::ofstream(path_) << text_;
+  EXPECT_NE(Ask("fleet").error().find("may not change control"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace robot_edge::daemon

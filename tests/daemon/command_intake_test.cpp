@@ -17,7 +17,11 @@ class Intake : public testing::Test {
   Intake()
       : config_(config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG)),
         channels_(config_, 4, 64),
-        intake_(config_, &channels_) {}
+        intake_(config_, &channels_, [this] { return wall_us_; }) {
+    // The relative rules (stalls of seconds) are tested here, so the wall clock rule is loosened
+    // to 10 min; an hour-old command still meets it.
+    config_.api.max_clock_offset_ms = 600'000;
+  }
 
   // A STAND from `client`, sent at `sent_us` (our clock), received at `now_us`.
   CommandIntake::Outcome Stand(const CommandIntake::Client& client, std::uint32_t sequence,
@@ -26,6 +30,7 @@ class Intake : public testing::Test {
     c.set_sequence(sequence);
     c.set_timestamp_us(kClientClock + static_cast<std::uint64_t>(sent_us));
     c.mutable_mode()->set_mode(edge::MODE_STAND);
+    wall_us_ = static_cast<std::int64_t>(kClientClock) + now_us;  // the clocks agree
     return intake_.Submit(client, c, now_us);
   }
   CommandIntake::Outcome Damp(const CommandIntake::Client& client, std::int64_t now_us) {
@@ -45,11 +50,40 @@ class Intake : public testing::Test {
 
   config::Config config_;
   ControlChannels channels_;
+  std::int64_t wall_us_ = static_cast<std::int64_t>(kClientClock);  // robot-edged's wall clock
   CommandIntake intake_;
   sm::Command last_;
   const CommandIntake::Client cloud_{1, "cloud", true, ""};
   const CommandIntake::Client observer_{2, "", false, ""};
 };
+
+// C1 of issue 38: an hour-old STAND (retained on a broker, queued while a link was down) as the
+// first command of a new connection is dropped, says why, and takes no control.
+TEST_F(Intake, AnHourOldFirstCommandIsDroppedAndTakesNoControl) {
+  const std::int64_t now = 5000 * kMs;
+  const auto out = Stand(cloud_, 1, now, now - 3600 * 1000 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_EQ(out.reason, sm::Reason::kCommandClockOffset);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code(), "COMMAND_CLOCK_OFFSET");
+  EXPECT_NE(out.error->message().find("3600000 ms behind"), std::string::npos)
+      << out.error->message();
+  EXPECT_FALSE(out.change);
+  EXPECT_EQ(intake_.arbiter().holder(), 0u) << "a dropped command takes no control";
+  EXPECT_EQ(Drain(), 0u);
+  EXPECT_EQ(Stand(cloud_, 2, now + kMs, now).kind, Kind::kQueued) << "a fresh one still runs";
+}
+
+// M1 of issue 38: a latching DAMP records the controller that held control then.
+TEST_F(Intake, ALatchingDampRecordsWhoHeldControl) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  EXPECT_STREQ(last_.holder.data(), "cloud");
+  Damp(observer_, 10 * kMs);
+  ASSERT_EQ(Drain(), 1u);
+  EXPECT_TRUE(last_.latches);
+  EXPECT_STREQ(last_.holder.data(), "cloud");
+}
 
 TEST_F(Intake, AFreshCommandIsQueuedWithItsEstimatedSendTime) {
   Stand(cloud_, 1, 0, 0);  // the quickest delivery: 0 ms

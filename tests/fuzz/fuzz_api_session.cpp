@@ -24,7 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static daemon::MessageReader reader;
   reader.Reset();
   channels.urgent.store(0);
-  daemon::CommandIntake intake(config, &channels);
+  // robot-edged's wall clock where the seeds' timestamps are (tests/fuzz/make_seeds.cpp), so that
+  // their commands reach the validator and the state machine.
+  std::int64_t now_us = 1'000'000;
+  daemon::CommandIntake intake(config, &channels,
+                               [&now_us] { return 1'800'000'000'000'000 + 10 * (now_us - 1'000'000); });
   sm::StateMachine machine(config::MachineOptionsOf(config), config::BuildJointTable(config),
                            /*policy=*/nullptr);
   fuzz::HealthyRobot robot(config);
@@ -34,7 +38,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   peer.has_credentials = true;
   peer.uid = ::getuid();
   peer.loopback = true;
-  std::int64_t now_us = 1'000'000;
   machine.Step(now_us, robot.At(now_us));
   bool welcomed = false;
   daemon::CommandIntake::Client client{1, "", true, ""};
