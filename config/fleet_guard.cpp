@@ -23,13 +23,20 @@ bool Differs(std::string_view key, const Config& a, const Config& b) {
 
 }  // namespace
 
-std::vector<std::string> FleetProtectedChanges(const Config& running, const Config& next) {
-  const auto& allowed = running.api.fleet_may_change;
+std::vector<std::string> ProtectedDifferences(const Config& running, const Config& next) {
   std::vector<std::string> changed;
   for (std::string_view key : kFleetProtected) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     if (Differs(key, running, next)) changed.emplace_back(key);
   }
+  return changed;
+}
+
+std::vector<std::string> FleetProtectedChanges(const Config& running, const Config& next) {
+  const auto& allowed = running.api.fleet_may_change;
+  std::vector<std::string> changed = ProtectedDifferences(running, next);
+  std::erase_if(changed, [&](const std::string& key) {
+    return std::find(allowed.begin(), allowed.end(), key) != allowed.end();
+  });
   return changed;
 }
 

@@ -25,8 +25,9 @@ inline constexpr std::array<std::string_view, 12> kFleetProtected = {
     "safety",  "control",       "realtime", "velocity", "motors", "buses",
     "joints",  "target_limits", "imu",      "api",      "live",   "recorder.directory"};
 
-// The protected sections that differ between `running` and `next`, in kFleetProtected's order,
-// without those `running.api.fleet_may_change` names. Empty: the fleet may apply `next`.
+// The protected sections that differ between `running` and `next`, in kFleetProtected's order.
+std::vector<std::string> ProtectedDifferences(const Config& running, const Config& next);
+// The same without those `running.api.fleet_may_change` names. Empty: the fleet may apply `next`.
 std::vector<std::string> FleetProtectedChanges(const Config& running, const Config& next);
 
 // One line for a result or a log: "the fleet may not change safety, api (...)".

@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "config/config.hpp"
+#include "config/fleet_guard.hpp"
 
 namespace robot_edge::uplink {
 
@@ -35,6 +38,14 @@ std::string Escape(const std::string& text) {
   return out;
 }
 
+std::string JsonStrings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i ? ",\"" : "\"") + Escape(items[i]) + "\"";
+  }
+  return out + "]";
+}
+
 bool WriteDurably(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (fd < 0) return false;
@@ -60,6 +71,40 @@ std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text) {
   return problems;
 }
 
+namespace {
+
+// Against the file robot-edged runs (`path`): identical, or what a fleet may not change. False
+// with outcome->reason set when the document must not be written.
+bool MayReplace(const std::string& yaml_text, const std::string& path, ConfigOutcome* outcome) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return true;  // nothing there yet (first provisioning): nothing to protect
+  std::stringstream current;
+  current << file.rdbuf();
+  if (current.str() == yaml_text) {
+    outcome->reason = "already running";
+    return false;
+  }
+  try {
+    // Both parsed as the same file, so that relative paths resolve alike.
+    const config::Config running = config::ParseConfig(current.str(), path);
+    const config::Config next = config::ParseConfig(yaml_text, path);
+    outcome->warnings = config::Warnings(next);
+    outcome->changed = config::ProtectedDifferences(running, next);
+    const std::vector<std::string> refused = config::FleetProtectedChanges(running, next);
+    if (refused.empty()) return true;
+    outcome->reason = config::FleetRefusal(refused);
+    for (const std::string& key : refused) {
+      outcome->problems.push_back({key, key + ": a fleet configuration may not change it"});
+    }
+  } catch (const config::ConfigError& e) {
+    outcome->reason = "the running configuration " + path +
+                      " cannot be read to compare with: " + std::string(e.what());
+  }
+  return false;
+}
+
+}  // namespace
+
 ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path,
                                bool in_damp) {
   ConfigOutcome outcome;
@@ -68,6 +113,7 @@ ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& 
     outcome.reason = "invalid";
     return outcome;
   }
+  if (!MayReplace(yaml_text, path, &outcome)) return outcome;
   if (!in_damp) {
     outcome.reason = "not in DAMP";
     return outcome;
@@ -117,6 +163,7 @@ std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   return "{\"type\":\"config_result\",\"applied\":" + std::string(o.applied ? "true" : "false") +
          ",\"reason\":\"" + Escape(o.reason) + "\",\"errors\":[" + errors + "],\"previous\":\"" +
          Escape(o.previous) + "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
+         ",\"warnings\":" + JsonStrings(o.warnings) + ",\"changed\":" + JsonStrings(o.changed) +
          (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") +
          (o.request_id != 0 ? ",\"request_id\":" + std::to_string(o.request_id) : "") + "}";
 }

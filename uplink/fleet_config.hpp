@@ -23,13 +23,18 @@ struct ConfigOutcome {
   bool rolled_back = false;             // the previous file was put back
   std::int64_t restart_ms = -1;         // applied: from the request to robot-edged back on it
   std::uint64_t request_id = 0;         // the apply's id once robot-edged was asked (0 = not asked)
+  std::vector<std::string> warnings;    // config::Warnings of the document
+  std::vector<std::string> changed;     // protected sections it changes (api.fleet_may_change)
 };
 
 // robot-edged's checks on `yaml_text`: every problem, by key ("" = valid).
 std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text);
 
 // Checks `yaml_text` and, when valid and `in_damp`, writes it to `path` (temporary file, fsync,
-// rename), after copying the current file to `path`.previous.
+// rename), after copying the current file to `path`.previous. Refused without writing: a
+// document identical to `path` ("already running": no restart), one that changes a section a
+// fleet may not change against `path` (config/fleet_guard.hpp; the same rule robot-edged
+// enforces), or any document when `path` exists but cannot be read as a configuration.
 ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path, bool in_damp);
 
 // Puts `path`.previous back as `path` (rename, then fsync of the directory); without one, removes
@@ -37,8 +42,8 @@ ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& 
 bool RestorePrevious(const std::string& path);
 
 // The outcome as `status` JSON: {"type":"config_result","applied":…,"reason":…,
-// "errors":[{"key":…,"message":…}],"previous":…,"rolled_back":…[,"restart_ms":N]
-// [,"request_id":N]}.
+// "errors":[{"key":…,"message":…}],"previous":…,"rolled_back":…,"warnings":[…],"changed":[…]
+// [,"restart_ms":N][,"request_id":N]}.
 std::string ConfigOutcomeJson(const ConfigOutcome& outcome);
 
 }  // namespace robot_edge::uplink

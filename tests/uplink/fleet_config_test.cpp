@@ -29,11 +29,17 @@ class FleetConfigTest : public testing::Test {
     ASSERT_NE(::mkdtemp(dir.data()), nullptr);
     dir_ = dir;
     path_ = dir_ + "/robot-edge.yaml";
-    std::ofstream(path_) << "# the robot's current config\n";
     valid_ = Read(ROBOT_EDGE_DEFAULT_CONFIG);
+    current_ = "# the robot's current config\n" + valid_;  // the same, but for a comment
+    std::ofstream(path_) << current_;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_, path_, valid_;
+  static std::string Edited(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  }
+  std::string dir_, path_, valid_, current_;
 };
 
 TEST_F(FleetConfigTest, AValidDocumentInDampIsWrittenAndThePreviousKept) {
@@ -41,7 +47,7 @@ TEST_F(FleetConfigTest, AValidDocumentInDampIsWrittenAndThePreviousKept) {
   ASSERT_TRUE(o.applied) << o.reason;
   EXPECT_EQ(Read(path_), valid_);
   EXPECT_EQ(o.previous, path_ + ".previous");
-  EXPECT_EQ(Read(path_ + ".previous"), "# the robot's current config\n");
+  EXPECT_EQ(Read(path_ + ".previous"), current_);
   EXPECT_NE(ConfigOutcomeJson(o).find("\"applied\":true"), std::string::npos);
 }
 
@@ -49,7 +55,7 @@ TEST_F(FleetConfigTest, OutsideDampNothingIsWritten) {
   const ConfigOutcome o = ApplyFleetConfig(valid_, path_, false);
   EXPECT_FALSE(o.applied);
   EXPECT_EQ(o.reason, "not in DAMP");
-  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  EXPECT_EQ(Read(path_), current_);
   EXPECT_FALSE(std::filesystem::exists(path_ + ".previous"));
 }
 
@@ -63,7 +69,7 @@ TEST_F(FleetConfigTest, AnInvalidDocumentIsRefusedNamingTheKey) {
   EXPECT_EQ(o.reason, "invalid");
   ASSERT_EQ(o.problems.size(), 1u);
   EXPECT_EQ(o.problems[0].key, "api.max_command_age_ms");
-  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  EXPECT_EQ(Read(path_), current_);
   const std::string json = ConfigOutcomeJson(o);
   EXPECT_NE(json.find("{\"key\":\"api.max_command_age_ms\",\"message\":"), std::string::npos)
       << json;
@@ -85,7 +91,7 @@ TEST_F(FleetConfigTest, ARestartIsAppliedWhenRobotEdgedIsBackOnTheNewFile) {
   ConfigRestart restart(path_, 30'000'000);
   restart.Begin(written, config::TextDigest(valid_), 1'000'000);
   EXPECT_TRUE(restart.pending());
-  EXPECT_FALSE(restart.OnWelcome(config::TextDigest("# the robot's current config\n"), 2'000'000));
+  EXPECT_FALSE(restart.OnWelcome(config::TextDigest(current_), 2'000'000));
   EXPECT_FALSE(restart.Poll(30'999'999));
   const auto applied = restart.OnWelcome(config::TextDigest(valid_), 5'500'000);
   ASSERT_TRUE(applied);
@@ -107,11 +113,52 @@ TEST_F(FleetConfigTest, ARestartNotBackInTimeIsRolledBack) {
   EXPECT_FALSE(result->applied);
   EXPECT_TRUE(result->rolled_back);
   EXPECT_NE(result->reason.find("within 30 s"), std::string::npos) << result->reason;
-  EXPECT_EQ(Read(path_), "# the robot's current config\n");
+  EXPECT_EQ(Read(path_), current_);
   EXPECT_FALSE(std::filesystem::exists(path_ + ".previous"));
   EXPECT_FALSE(restart.pending());
   EXPECT_FALSE(restart.OnWelcome(config::TextDigest(valid_), 32'000'000));  // too late
   EXPECT_NE(ConfigOutcomeJson(*result).find("\"rolled_back\":true"), std::string::npos);
+}
+
+// Item 3 of issue 38: an identical document restarts nothing.
+TEST_F(FleetConfigTest, AnIdenticalDocumentIsAlreadyRunning) {
+  const ConfigOutcome o = ApplyFleetConfig(current_, path_, true);
+  EXPECT_FALSE(o.applied);
+  EXPECT_EQ(o.reason, "already running");
+  EXPECT_FALSE(std::filesystem::exists(path_ + ".previous"));
+}
+
+// M2 of issue 38: the uplink refuses, without writing, what robot-edged would refuse.
+TEST_F(FleetConfigTest, ADocumentThatWeakensSafetyIsRefusedWithoutWriting) {
+  const ConfigOutcome o = ApplyFleetConfig(
+      Edited(valid_, "latch_external_damp: true", "latch_external_damp: false"), path_, true);
+  EXPECT_FALSE(o.applied);
+  EXPECT_NE(o.reason.find("may not change safety"), std::string::npos) << o.reason;
+  ASSERT_EQ(o.problems.size(), 1u);
+  EXPECT_EQ(o.problems[0].key, "safety");
+  EXPECT_EQ(Read(path_), current_);
+  EXPECT_NE(ConfigOutcomeJson(o).find("\"key\":\"safety\""), std::string::npos);
+}
+
+TEST_F(FleetConfigTest, WhatTheRobotAllowsIsAppliedAndReportedWithItsWarnings) {
+  current_ = Edited(current_, "fleet_may_change: []", "fleet_may_change: [safety]");
+  std::ofstream(path_) << current_;
+  std::string next = Edited(current_, "control_stall_ms: 20", "control_stall_ms: 0");
+  next = Edited(next, "# the robot's current config\n", "");
+  const ConfigOutcome o = ApplyFleetConfig(next, path_, true);
+  ASSERT_TRUE(o.applied) << o.reason;
+  ASSERT_EQ(o.changed.size(), 1u);
+  EXPECT_EQ(o.changed[0], "safety");
+  const std::string json = ConfigOutcomeJson(o);
+  EXPECT_NE(json.find("\"changed\":[\"safety\"]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"warnings\":["), std::string::npos) << json;
+}
+
+TEST_F(FleetConfigTest, ARunningFileThatCannotBeReadRefusesEveryDocument) {
+  std::ofstream(path_) << "{ not yaml";
+  const ConfigOutcome o = ApplyFleetConfig(valid_, path_, true);
+  EXPECT_FALSE(o.applied);
+  EXPECT_NE(o.reason.find("cannot be read to compare"), std::string::npos) << o.reason;
 }
 
 TEST_F(FleetConfigTest, RestoringWithoutAPreviousFileRemovesTheNewOne) {

@@ -30,14 +30,15 @@ class PendingApplyTest : public testing::Test {
     ASSERT_NE(::mkdtemp(dir.data()), nullptr);
     dir_ = dir;
     config_ = dir_ + "/robot-edge.yaml";
-    std::ofstream(config_) << "# the robot's current config\n";
     valid_ = Read(ROBOT_EDGE_DEFAULT_CONFIG);
+    current_ = "# the robot's current config\n" + valid_;  // a readable one (fleet_config.hpp)
+    std::ofstream(config_) << current_;
     ASSERT_TRUE(ApplyFleetConfig(valid_, config_, true).applied);  // .previous kept
     record_ = {1'700'000'000'000'000, config::TextDigest(valid_), config_,
                config_ + ".previous", 1'700'000'000'000'000,      1'700'000'010'000'000};
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_, config_, valid_;
+  std::string dir_, config_, valid_, current_;
   PendingApply record_;
 };
 
@@ -89,7 +90,7 @@ TEST_F(PendingApplyTest, AResumedApplyIsReportedAppliedOnTheNewDigest) {
   restart.Resume(record_, 500'000'000, record_.asked_unix_us + 3'000'000);
   EXPECT_TRUE(restart.pending());
   EXPECT_FALSE(
-      restart.OnWelcome(config::TextDigest("# the robot's current config\n"), 501'000'000));
+      restart.OnWelcome(config::TextDigest(current_), 501'000'000));
   EXPECT_FALSE(restart.Poll(506'999'999));  // the record's deadline: 10 s after the ask
   const auto applied = restart.OnWelcome(record_.digest, 501'500'000);
   ASSERT_TRUE(applied);
@@ -112,7 +113,7 @@ TEST_F(PendingApplyTest, AResumedApplyIsRolledBackAtTheRecordedDeadline) {
   EXPECT_FALSE(result->applied);
   EXPECT_TRUE(result->rolled_back);
   EXPECT_NE(result->reason.find("within 10 s"), std::string::npos) << result->reason;
-  EXPECT_EQ(Read(config_), "# the robot's current config\n");
+  EXPECT_EQ(Read(config_), current_);
   EXPECT_FALSE(restart.pending());
 }
 
@@ -128,7 +129,7 @@ TEST_F(PendingApplyTest, AResumedApplyPastItsDeadlineIsDecidedAtOnce) {
   const auto result = rolled.Poll(500'000'000);
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->rolled_back);
-  EXPECT_EQ(Read(config_), "# the robot's current config\n");
+  EXPECT_EQ(Read(config_), current_);
 }
 
 }  // namespace
