@@ -17,6 +17,7 @@ bool Differs(std::string_view key, const Config& a, const Config& b) {
   if (key == "target_limits") return a.target_limits != b.target_limits;
   if (key == "imu") return !(a.imu == b.imu);
   if (key == "api") return !(a.api == b.api);
+  if (key == "calibration") return a.calibration_path != b.calibration_path;
   if (key == "live") return !(a.live == b.live);
   return a.recorder.directory_path != b.recorder.directory_path;  // recorder.directory
 }

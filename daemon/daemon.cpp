@@ -248,8 +248,18 @@ class Daemon {
     const std::string& path = options_.stop_latch_path;
     if (path.empty()) return;
     std::string problem;
-    const std::optional<sm::StopLatch> kept = ReadStopLatch(path, &problem);
+    std::optional<sm::StopLatch> kept = ReadStopLatch(path, &problem);
     if (!problem.empty()) spdlog::error("stop record {}: {}", path, problem);
+    // A record that cannot be written could not have been either: a stop may be in force.
+    if (const std::string unwritable = StopLatchDirectoryProblem(path); !unwritable.empty()) {
+      spdlog::error("stop record {}: {}: starting latched (robot-edgectl release-stop lifts it)",
+                    path, unwritable);
+      if (!kept) {
+        kept.emplace();
+        kept->latched = true;
+        kept->stopped_by = sm::MakeSenderLabel("robot-edged: its stop record cannot be kept");
+      }
+    }
     if (kept) {
       loop_->RestoreStopLatch(*kept);
       spdlog::warn("a stop latched before this start holds (by {}): {}", kept->stopped_by.data(),

@@ -420,6 +420,12 @@ void Hub::KeepStopLatchOnDisk() {
   const StopLatchKeeper::Change change = stop_latch_->Observe(s.stop_latch);
   if (change.kind == Kind::kFailed && change.error != stop_latch_error_) {
     spdlog::error("the latched stop cannot be kept across restarts: {}", change.error);
+    edge::EdgeError e;
+    e.set_subsystem(edge::SUBSYSTEM_FIRMWARE);  // robot-edged itself
+    e.set_code("STOP_NOT_KEPT");
+    e.set_message("the latched stop is in force but cannot be kept across a restart: " +
+                  change.error);
+    BroadcastError(std::move(e));
   }
   stop_latch_error_ = change.kind == Kind::kFailed ? change.error : std::string();
   if (change.kind == Kind::kWritten) {

@@ -1,12 +1,11 @@
 #include "daemon/api/stop_latch_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "daemon/api/atomic_file.hpp"
 
@@ -109,18 +108,39 @@ sm::StopLatch DecodeStopLatch(std::string_view text, std::string* problem) {
 std::optional<sm::StopLatch> ReadStopLatch(const std::string& path, std::string* problem) {
   problem->clear();
   if (path.empty()) return std::nullopt;
-  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *problem = std::string("cannot read it: ") + std::strerror(errno);
-    sm::StopLatch latch;
-    latch.latched = true;
-    latch.stopped_by = sm::MakeSenderLabel("an unreadable stop record");
-    return latch;
+  sm::StopLatch unreadable;
+  unreadable.latched = true;
+  unreadable.stopped_by = sm::MakeSenderLabel("an unreadable stop record");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;  // only a missing name is "no stop"
+    *problem = std::string("cannot look at it: ") + std::strerror(errno);
+    return unreadable;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return DecodeStopLatch(text.str(), problem);
+  // Anything but a regular file (a symlink, dangling or not, a directory) is a stop.
+  const int fd = S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  if (fd < 0) {
+    *problem = S_ISREG(st.st_mode) ? std::string("cannot read it: ") + std::strerror(errno)
+                                   : std::string("not a regular file");
+    return unreadable;
+  }
+  std::string text;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof(buffer))) > 0 && text.size() < 4096;) {
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return DecodeStopLatch(text, problem);
+}
+
+std::string StopLatchDirectoryProblem(const std::string& path) {
+  if (path.empty()) return "";
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "";  // absent: not kept
+  if (::access(dir.c_str(), W_OK) != 0) return dir + " is not writable: " + std::strerror(errno);
+  return "";
 }
 
 StopLatchKeeper::StopLatchKeeper(std::string path, const sm::StopLatch& initial)

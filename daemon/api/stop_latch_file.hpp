@@ -7,9 +7,10 @@
 //   stopped_by 'observer' (client 7, uid 1000 pid 42)
 //   holder cloud                  the controller that held control ("" after the key: none)
 //   end
-// A file that exists but is not exactly that (empty, truncated, another version) still means a
-// stop: it reads as latched by "an unreadable stop record", with no holder, so that only a
-// local release (robot-edgectl release-stop) lifts it. Never half-trusted towards motion.
+// Anything at that name but exactly that in a regular file (empty, truncated, another version, a
+// symlink, dangling or not, a directory) still means a stop: it reads as latched by "an
+// unreadable stop record", with no holder, so that only a local release (robot-edgectl
+// release-stop) lifts it. Never half-trusted towards motion. Only a missing name is no stop.
 //
 // Where: $STATE_DIRECTORY/stop-latch under the unit (StateDirectory=robot-edge: persistent, so a
 // boot keeps it); run by hand without it, beside the DAMP plan in the runtime directory.
@@ -39,6 +40,12 @@ sm::StopLatch DecodeStopLatch(std::string_view text, std::string* problem);
 // Reads `path`: nullopt when there is no file (no stop); else the latch it holds (DecodeStopLatch)
 // and, in *problem, why it could not be read as written. An unreadable existing file is latched.
 std::optional<sm::StopLatch> ReadStopLatch(const std::string& path, std::string* problem);
+
+// Why a stop could not be kept in `path`'s directory though it exists (a read-only mount, no
+// write permission): "" when it can, or when the directory does not exist (run by hand, without
+// the unit's directories: a stop then lasts only the process). robot-edged starts latched
+// when it is not "": it cannot know that no stop was in force (fail closed).
+std::string StopLatchDirectoryProblem(const std::string& path);
 
 // Keeps the file in step with the state machine's latch: writes it when a stop latched (or its
 // record changed), removes it when released; a failure is tried again at the next Observe().

@@ -66,6 +66,32 @@ TEST_F(StopLatchFile, AnUnreadableRecordIsAStopOnlyALocalReleaseLifts) {
   }
 }
 
+// Found by the outside audit: a dangling symlink named stop-latch read as "no stop".
+TEST_F(StopLatchFile, AnythingButARegularFileIsAStop) {
+  ASSERT_EQ(::symlink((dir_ + "/nowhere").c_str(), path_.c_str()), 0);
+  std::string problem;
+  auto l = ReadStopLatch(path_, &problem);
+  ASSERT_TRUE(l) << "a dangling symlink";
+  EXPECT_TRUE(l->latched);
+  EXPECT_EQ(problem, "not a regular file");
+  std::filesystem::remove(path_);
+  Write(EncodeStopLatch(Latched("an observer", "cloud")));
+  ASSERT_EQ(::symlink(path_.c_str(), (dir_ + "/link").c_str()), 0);
+  l = ReadStopLatch(dir_ + "/link", &problem);
+  ASSERT_TRUE(l);
+  EXPECT_STREQ(l->holder.data(), "") << "a symlink to a valid record is not trusted either";
+  std::filesystem::remove(path_);
+  std::filesystem::create_directory(path_);
+  l = ReadStopLatch(path_, &problem);
+  ASSERT_TRUE(l) << "a directory";
+  EXPECT_TRUE(l->latched);
+}
+
+TEST_F(StopLatchFile, AMissingDirectoryKeepsNothingAndIsNoProblem) {
+  EXPECT_EQ(StopLatchDirectoryProblem(dir_ + "/absent/stop-latch"), "");
+  EXPECT_EQ(StopLatchDirectoryProblem(path_), "") << "a writable directory";
+}
+
 TEST_F(StopLatchFile, TheKeeperWritesOnLatchAndRemovesOnRelease) {
   StopLatchKeeper keeper(path_, sm::StopLatch{});
   using Kind = StopLatchKeeper::Change::Kind;

@@ -3,7 +3,10 @@
 // unit does) and after a clean stop and start, the reconnecting stream and another controller's
 // STAND are refused and no motor is driven; a restart to apply a config is refused while it
 // holds; only 'cloud''s STAND, or a local release, lifts it.
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -114,6 +117,37 @@ TEST(StopLatchAcrossRestarts, OnlySomeoneOnTheRobotReleasesItLocally) {
   // Released, not moved: the robot is still in DAMP, and 'ble' may now stand it up.
   auto ble = robot.Connect("ble");
   EXPECT_TRUE(StandWithin(ble));
+}
+
+// Found by the outside audit: with its state directory read-only, robot-edged could not keep a
+// stop and carried on; after a restart the stop was gone. Now it starts latched (it cannot know
+// that no stop is in force) and only a local release lifts it. Runs as root under vcan/run.
+TEST(StopLatchAcrossRestarts, AStateDirectoryThatCannotBeWrittenStartsLatched) {
+  char pattern[] = "/tmp/stop-latch-ro-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  ASSERT_EQ(std::system(("mount -t tmpfs -o ro,size=64k none " + dir).c_str()), 0)
+      << "mounting a read-only tmpfs (the test runs as root inside the vcan harness)";
+  {
+    RobotOptions options;
+    options.daemon_env = {"STATE_DIRECTORY=" + dir};
+    Robot robot(options);
+    auto cloud = robot.Connect("cloud");
+    WaitMotorsReady(cloud);
+    const auto stand = Command(cloud, Mode(edge::MODE_STAND));
+    EXPECT_FALSE(stand.accepted());
+    EXPECT_EQ(stand.reason(), "stop_latched");
+    EXPECT_NE(robot.DaemonLog().find("is not writable"), std::string::npos);
+    auto maintainer = robot.Connect("maintainer");
+    edge::MaintenanceRequest release;
+    release.mutable_release_stop();
+    const auto released = Ask(maintainer, release);
+    ASSERT_TRUE(released);
+    EXPECT_TRUE(released->ok()) << released->error();
+    EXPECT_TRUE(StandWithin(cloud)) << "released locally";
+  }
+  std::system(("umount " + dir).c_str());
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace
