@@ -86,11 +86,13 @@ class Fleet {
     std::lock_guard lock(mutex_);
     return received_;
   }
-  void Publish(const std::string& topic, const std::string& payload, std::uint32_t expiry_s) {
+  // QoS 1; `retain`: left on the broker for later subscribers (what a fleet must not do).
+  void Publish(const std::string& topic, const std::string& payload, std::uint32_t expiry_s,
+               bool retain = false) {
     mosquitto_property* props = nullptr;
     mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry_s);
     mosquitto_publish_v5(mosq_, nullptr, topic.c_str(), static_cast<int>(payload.size()),
-                         payload.data(), 1, false, props);
+                         payload.data(), 1, retain, props);
     mosquitto_property_free_all(&props);
   }
 
