@@ -1,5 +1,7 @@
 #include "uplink/mqtt.hpp"
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -50,6 +52,7 @@ Mqtt::Mqtt(const UplinkOptions& options, const std::string& will_topic,
   mosquitto_disconnect_v5_callback_set(mosq_, &Mqtt::OnDisconnect);
   mosquitto_publish_v5_callback_set(mosq_, &Mqtt::OnPublish);
   mosquitto_message_v5_callback_set(mosq_, &Mqtt::OnMessage);
+  mosquitto_log_callback_set(mosq_, &Mqtt::OnLog);
 }
 
 Mqtt::~Mqtt() {
@@ -65,6 +68,8 @@ Mqtt::~Mqtt() {
 void Mqtt::Start() {
   mosquitto_property* props = nullptr;
   mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, kSessionExpiryS);
+  mosquitto_property_add_int32(&props, MQTT_PROP_MAXIMUM_PACKET_SIZE,
+                               options_.broker.max_packet_kib * 1024);
   // Blocking (TCP and TLS); a broker that cannot be reached now is retried by the network
   // thread with the same CONNECT properties.
   const int rc = mosquitto_connect_bind_v5(
@@ -103,7 +108,8 @@ int Mqtt::Publish(const std::string& topic, std::string_view payload, int qos, b
 }
 
 void Mqtt::Subscribe(const std::string& topic, int qos) {
-  mosquitto_subscribe_v5(mosq_, nullptr, topic.c_str(), qos, 0, nullptr);
+  mosquitto_subscribe_v5(mosq_, nullptr, topic.c_str(), qos,
+                         MQTT_SUB_OPT_SEND_RETAIN_NEVER | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED, nullptr);
 }
 
 std::vector<MqttEvent> Mqtt::Take() {
@@ -140,7 +146,24 @@ void Mqtt::OnMessage(mosquitto*, void* self, const mosquitto_message* m,
                      const mosquitto_property*) {
   std::string payload(static_cast<const char*>(m->payload),
                       static_cast<std::size_t>(m->payloadlen));
-  static_cast<Mqtt*>(self)->Push({MqttEvent::Kind::kMessage, 0, 0, m->topic, std::move(payload)});
+  static_cast<Mqtt*>(self)->Push(
+      {MqttEvent::Kind::kMessage, 0, 0, m->topic, std::move(payload), m->retain});
+}
+
+// On the thread that runs libmosquitto at that moment (the network thread; the main thread in
+// Start()'s first connect). A failed TLS handshake is logged here while its SSL object still
+// exists: its verify result says why the broker's certificate was refused.
+void Mqtt::OnLog(mosquitto* mosq, void* self, int level, const char* text) {
+  if ((level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING)) == 0) return;
+  std::string line = std::string("libmosquitto: ") + text;
+  auto* ssl = static_cast<SSL*>(mosquitto_ssl_get(mosq));
+  const long verify = ssl != nullptr ? SSL_get_verify_result(ssl) : X509_V_OK;
+  if (verify != X509_V_OK) {
+    line += "; the broker's certificate was refused: " +
+            std::string(X509_verify_cert_error_string(verify)) +
+            " (it must be signed by broker.ca and name broker.host)";
+  }
+  static_cast<Mqtt*>(self)->Push({MqttEvent::Kind::kLog, level, 0, {}, std::move(line)});
 }
 
 }  // namespace robot_edge::uplink

@@ -29,12 +29,15 @@ class MqttError : public std::runtime_error {
 };
 
 struct MqttEvent {
-  enum class Kind { kConnected, kDisconnected, kPublished, kMessage };
+  // kLog: an error or warning of libmosquitto's (a TLS handshake that failed, the broker's
+  // certificate refused), its text in `payload`.
+  enum class Kind { kConnected, kDisconnected, kPublished, kMessage, kLog };
   Kind kind;
   int code = 0;         // kConnected / kDisconnected: the reason code; kPublished: PUBACK's reason
   int mid = 0;          // kPublished
   std::string topic;    // kMessage
-  std::string payload;  // kMessage
+  std::string payload;  // kMessage; kLog: the line
+  bool retained = false;  // kMessage: delivered with the retain flag (published retained)
 };
 
 // How long the broker keeps this robot's session (its subscription to `commands`, the commands
@@ -53,11 +56,17 @@ class Mqtt {
   Mqtt(const Mqtt&) = delete;
   Mqtt& operator=(const Mqtt&) = delete;
 
-  // Starts connecting and the network thread; reconnects on its own from then on.
+  // Starts connecting and the network thread; reconnects on its own from then on. CONNECT
+  // carries the session expiry and Maximum Packet Size broker.max_packet_kib: a compliant broker
+  // drops a larger message for this client instead of sending it (libmosquitto 2.0 itself does
+  // not bound what it reads).
   void Start();
   // The message id, or -1 when libmosquitto refused it (not connected, too large).
   int Publish(const std::string& topic, std::string_view payload, int qos, bool retain,
               const UserProperties& properties = {});
+  // For the fleet -> robot topics: "do not send retained" (the broker sends no stored retained
+  // message on subscribe) and "retain as published" (a message the fleet published retained
+  // arrives with its flag, so that the uplink can refuse it: command_gate.hpp).
   void Subscribe(const std::string& topic, int qos);
   // Why the last Publish() returned -1.
   const std::string& last_error() const { return last_error_; }
@@ -72,6 +81,7 @@ class Mqtt {
   static void OnPublish(mosquitto*, void* self, int mid, int rc, const mosquitto_property*);
   static void OnMessage(mosquitto*, void* self, const mosquitto_message* message,
                         const mosquitto_property*);
+  static void OnLog(mosquitto*, void* self, int level, const char* text);
   void Push(MqttEvent event);
   void RunNetwork();
 

@@ -1,10 +1,12 @@
 #include "uplink/options.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "access/tokens.hpp"
 #include "config/yaml_reader.hpp"
 #include "uplink/topics.hpp"
 
@@ -35,6 +37,7 @@ void ReadBroker(MapReader& root, BrokerOptions* b, ParseContext* ctx) {
   r.Require("key", &b->key);
   r.Read("keepalive_s", &b->keepalive_s);
   r.Read("reconnect_max_s", &b->reconnect_max_s);
+  r.Read("max_packet_kib", &b->max_packet_kib);
   r.Finish();
 }
 
@@ -70,6 +73,7 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
   }
   root.Read("commands", &o->commands);
   root.Read("controller", &o->controller);
+  root.Read("max_command_age_ms", &o->max_command_age_ms);
   root.Read("config_updates", &o->config_updates);
   root.Finish();
 }
@@ -115,6 +119,13 @@ void Validate(const UplinkOptions& o, Rules& r) {
           "must be 5..600 s");
   r.Check(o.broker.reconnect_max_s >= 1 && o.broker.reconnect_max_s <= 300,
           "broker.reconnect_max_s", "must be 1..300 s");
+  r.Check(o.broker.max_packet_kib >= 80 && o.broker.max_packet_kib <= 262143,
+          "broker.max_packet_kib", "must be 80..262143 KiB (a command is up to 64 KiB; MQTT's "
+          "own limit is just under 256 MiB)");
+  constexpr std::uint32_t kConfigPacketKib = config::detail::kMaxDocumentBytes / 1024 + 4;
+  r.Check(!o.config_updates || o.broker.max_packet_kib >= kConfigPacketKib, "broker.max_packet_kib",
+          "must be at least " + std::to_string(kConfigPacketKib) +
+              " KiB when config_updates is true (a fleet configuration may be 256 KiB)");
   r.Check(o.telemetry_rate_hz > 0 && o.telemetry_rate_hz <= kMaxTelemetryRateHz,
           "telemetry_rate_hz", "must be more than 0 and at most 10 Hz");
   r.Check(!o.spool.dir.empty() && o.spool.dir.front() == '/', "spool.dir",
@@ -135,6 +146,8 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(
       o.upload.chunk_kib >= 256 && o.upload.chunk_kib <= 1048576 && o.upload.chunk_kib % 256 == 0,
       "upload.chunk_kib", "must be a multiple of 256 in 256..1048576 KiB");
+  r.Check(o.max_command_age_ms >= 100 && o.max_command_age_ms <= 60000, "max_command_age_ms",
+          "must be 100..60000 ms");
   r.Check(!o.commands || !o.controller.empty(), "controller",
           "must name one of robot-edged's api.controllers when commands is true");
 }
@@ -193,6 +206,17 @@ void CheckFiles(const UplinkOptions& o) {
                        o.robot_edged.token_file);
   }
   if (!problems.empty()) throw UplinkConfigError(problems);
+}
+
+std::vector<std::string> FileWarnings(const UplinkOptions& o) {
+  std::vector<std::string> warnings;
+  struct stat st {};
+  if (::stat(o.broker.key.c_str(), &st) == 0) {
+    if (auto w = access::TokenFileExposure(o.source + ": broker.key", o.broker.key, st.st_mode)) {
+      warnings.push_back(*w);
+    }
+  }
+  return warnings;
 }
 
 }  // namespace robot_edge::uplink

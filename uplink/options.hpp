@@ -12,6 +12,9 @@ namespace robot_edge::uplink {
 
 inline constexpr const char* kDefaultConfigPath = "/etc/robot-edge/uplink.yaml";
 inline constexpr double kMaxTelemetryRateHz = 10.0;
+// broker.max_packet_kib's default: a fleet configuration at its largest (256 KiB,
+// config::detail::kMaxDocumentBytes) with 16 KiB for the topic and the properties.
+inline constexpr std::uint32_t kDefaultMaxPacketKib = 272;
 
 struct BrokerOptions {
   std::string host;                    ///< broker.host: name or address of the MQTT 5 broker
@@ -21,6 +24,10 @@ struct BrokerOptions {
   std::string key;                     ///< broker.key: its private key (PEM)
   std::uint32_t keepalive_s = 30;      ///< broker.keepalive_s: MQTT keep-alive, 5..600 s
   std::uint32_t reconnect_max_s = 30;  ///< broker.reconnect_max_s: back-off cap, 1..300 s
+  std::uint32_t max_packet_kib = kDefaultMaxPacketKib;  ///< broker.max_packet_kib: the MQTT 5
+                                                        ///< Maximum Packet Size sent in CONNECT
+                                                        ///< (KiB): the broker never sends a larger
+                                                        ///< packet, 80..262143 KiB
 };
 
 struct SpoolOptions {
@@ -62,6 +69,9 @@ struct UplinkOptions {
   RobotEdgedOptions robot_edged;
   bool commands = false;  ///< commands: forward `commands` to robot-edged as the controller `fleet`
   std::string controller = "fleet";  ///< controller: the controller commands are sent as
+  std::uint32_t max_command_age_ms = 1000;  ///< max_command_age_ms: a fleet command stamped more
+                                            ///< than this behind or ahead of the uplink's wall
+                                            ///< clock is refused (command_gate.hpp), 100..60000
   UploadOptions upload;
   bool config_updates = false;  ///< config_updates: apply robot-edge.yaml documents published on
                                 ///< `config` (fleet_config.hpp; in DAMP only)
@@ -84,5 +94,8 @@ UplinkOptions ParseUplinkConfig(const std::string& text, const std::string& sour
 UplinkOptions LoadUplinkConfig(const std::string& path);
 // The TLS files must be readable (UplinkConfigError naming the key otherwise).
 void CheckFiles(const UplinkOptions& options);
+// Warnings about the files (logged at start, not refused): broker.key readable or writable by
+// anyone but its owner (access::TokenFileExposure's rule and text, naming the key).
+std::vector<std::string> FileWarnings(const UplinkOptions& options);
 
 }  // namespace robot_edge::uplink

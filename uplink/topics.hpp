@@ -3,9 +3,12 @@
 //   telemetry    robot -> fleet  EdgeTelemetry bytes, QoS 0, at options.telemetry_rate_hz
 //   events       robot -> fleet  EdgeEvent bytes (error, controller), QoS 1, spooled
 //   diagnostics  robot -> fleet  EdgeEvent bytes whose diagnostics is set, QoS 1, spooled
-//   commands     fleet -> robot  CloudCommand bytes, QoS 1 (forwarded as the controller `fleet`)
+//   commands     fleet -> robot  CloudCommand bytes, QoS 1 (forwarded as the controller `fleet`
+//                                unless command_gate.hpp refuses it)
 //   config       fleet -> robot  a robot-edge.yaml document (applied in DAMP only)
 //   blackbox     fleet -> robot  an upload request (JSON; docs/fleet-uploads.md)
+//                (the three fleet -> robot topics: subscribed without retained messages, and one
+//                published retained is refused: mqtt.hpp Subscribe)
 //   status       robot -> fleet  JSON: online / offline (retained; the last will), spool
 //                                evictions, command results, config and upload results
 #pragma once

@@ -16,12 +16,14 @@
 #include "client/time_sync.hpp"
 #include "config/config.hpp"
 #include "uplink/blackbox_service.hpp"
+#include "uplink/command_gate.hpp"
 #include "uplink/config_restart.hpp"
 #include "uplink/fleet_config.hpp"
 #include "uplink/mqtt.hpp"
 #include "uplink/pending_apply.hpp"
 #include "uplink/spool.hpp"
 #include "uplink/topics.hpp"
+#include "uplink/upload_request.hpp"
 
 namespace robot_edge::uplink {
 
@@ -34,6 +36,7 @@ constexpr std::int64_t kResendAfterUs = 10'000'000;  // no PUBACK this long, con
 constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable: retry after
 constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend check run between
 constexpr auto kRobotTimeout = 2000ms;  // connect and Hello
+constexpr std::int64_t kLogRepeatUs = 60'000'000;  // the same libmosquitto line at most this often
 
 std::string Escape(const std::string& text) {
   std::string out;
@@ -80,6 +83,7 @@ class Uplink {
         apply_record_(PendingApplyPath(o.spool.dir)) {}
 
   void Run(const std::atomic<bool>& stop) {
+    for (const std::string& w : FileWarnings(o_)) Log("warning: " + w);
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
         std::to_string(spool_.evicted()) + " evicted so far" +
         (spool_.torn_bytes() > 0
@@ -223,9 +227,26 @@ class Uplink {
           connected_ = false;
           break;
         case MqttEvent::Kind::kPublished: OnPublished(e.mid, e.code); break;
-        case MqttEvent::Kind::kMessage: OnMessage(e.topic, e.payload); break;
+        case MqttEvent::Kind::kMessage: OnMessage(e.topic, e.payload, e.retained); break;
+        case MqttEvent::Kind::kLog: LogMqtt(e.payload, now); break;
       }
     }
+  }
+
+  // A line of libmosquitto's (a refused certificate, a failed handshake): logged, but the same
+  // line again (each reconnect) at most every kLogRepeatUs, with how often it came meanwhile.
+  void LogMqtt(const std::string& line, std::int64_t now) {
+    if (line == last_mqtt_log_ && now - last_mqtt_log_us_ < kLogRepeatUs) {
+      ++mqtt_log_repeats_;
+      return;
+    }
+    Log("broker: " + line +
+        (line == last_mqtt_log_ && mqtt_log_repeats_ > 0
+             ? " (" + std::to_string(mqtt_log_repeats_) + " more times since it was last logged)"
+             : ""));
+    last_mqtt_log_ = line;
+    last_mqtt_log_us_ = now;
+    mqtt_log_repeats_ = 0;
   }
 
   void OnConnected(int code, std::int64_t now) {
@@ -292,12 +313,16 @@ class Uplink {
 
   // ---- commands
 
-  void OnMessage(const std::string& topic, const std::string& payload) {
+  // A message on a fleet -> robot topic. One published retained is refused on every topic
+  // (command_gate.hpp), reported on `status`; commands then pass the age check.
+  void OnMessage(const std::string& topic, const std::string& payload, bool retained) {
     if (topic == Path(Topic::kConfig) && o_.config_updates) {
+      if (retained) return RefuseRetainedConfig();
       OnFleetConfig(payload);
       return;
     }
     if (topic == Path(Topic::kBlackbox)) {
+      if (retained) return RefuseRetainedRequest(payload);
       blackbox_.OnRequest(payload);
       return;
     }
@@ -306,6 +331,16 @@ class Uplink {
     if (!command.ParseFromString(payload)) {
       PublishJson(
           "{\"type\":\"command_result\",\"accepted\":false,\"reason\":\"not a CloudCommand\"}");
+      return;
+    }
+    const std::int64_t now_unix_us = static_cast<std::int64_t>(client::WallClockMicros());
+    const std::int64_t max_age_us = static_cast<std::int64_t>(o_.max_command_age_ms) * 1000;
+    const CommandVerdict verdict = JudgeCommand(retained, IsDamp(command), command.timestamp_us(),
+                                                now_unix_us, max_age_us);
+    if (!verdict.forward()) {  // never sent to robot-edged: it takes no control
+      const std::string reason = RefusalReason(verdict, max_age_us);
+      Log("fleet command " + std::to_string(command.sequence()) + " refused: " + reason);
+      PublishDrop(command.sequence(), reason, verdict.age_us, retained);
       return;
     }
     if (!commander_) {
@@ -320,6 +355,26 @@ class Uplink {
       Log(std::string("robot-edged (commands): ") + e.what());
       commander_.reset();
     }
+  }
+
+  // As robot-edged counts a DAMP (never dropped): a ModeCommand other than STAND.
+  static bool IsDamp(const edge::CloudCommand& command) {
+    return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
+  }
+
+  void RefuseRetainedConfig() {
+    Log(std::string("fleet config refused: ") + kRetainedReason);
+    ConfigOutcome outcome;
+    outcome.reason = kRetainedReason;
+    PublishJson(ConfigOutcomeJson(outcome));
+  }
+
+  void RefuseRetainedRequest(const std::string& payload) {
+    Log(std::string("fleet upload request refused: ") + kRetainedReason);
+    UploadReport r;
+    r.id = ParseUploadRequest(payload, 0, false).id;
+    r.reason = kRetainedReason;
+    PublishJson(ReportJson(r));
   }
 
   // ---- fleet configurations: written (fleet_config.hpp), then applied by a restart of
@@ -445,6 +500,16 @@ class Uplink {
                 ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
   }
 
+  // A command the uplink refused (command_gate.hpp): never sent to robot-edged. `age_us`: its
+  // age on the uplink's wall clock (negative: stamped ahead).
+  void PublishDrop(std::uint32_t sequence, const std::string& reason, std::int64_t age_us,
+                   bool retained) {
+    PublishJson("{\"type\":\"command_result\",\"sequence\":" + std::to_string(sequence) +
+                ",\"accepted\":false,\"dropped_by\":\"uplink\",\"reason\":\"" + Escape(reason) +
+                "\",\"age_us\":" + std::to_string(age_us) +
+                ",\"retained\":" + (retained ? "true" : "false") + "}");
+  }
+
   // A QoS 1 report on `status` (command, config and upload results, announcements): spooled like
   // events, so it waits out an outage on disk and goes out in order with them, with its "seq".
   void PublishJson(const std::string& json) {
@@ -471,6 +536,9 @@ class Uplink {
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
   ConfigRestart restart_;                         // a fleet config until robot-edged runs it
   std::string apply_record_;                      // its record (pending_apply.hpp)
+  std::string last_mqtt_log_;                     // LogMqtt's last line logged, when, and
+  std::int64_t last_mqtt_log_us_ = 0;             // how often it came since
+  std::uint64_t mqtt_log_repeats_ = 0;
 };
 
 }  // namespace

@@ -6,8 +6,10 @@
 //     spool's per-robot sequence); removed on PUBACK.
 //   robot-edged -> telemetry: the newest, QoS 0, at telemetry_rate_hz while connected.
 //   fleet commands -> robot-edged as the controller named by `controller`, timestamp_us and
-//   sequence as sent; the
+//     sequence as sent, once through command_gate.hpp (retained, too old or stamped ahead:
+//     refused, never sent, a command_result "dropped_by":"uplink" on `status`); robot-edged's
 //     CommandResult goes to `status` with the latency since the sender's timestamp_us.
+//   fleet `config` / `blackbox` messages published retained: refused and reported likewise.
 //   fleet `blackbox` requests -> uploads on the Uploader's thread (blackbox_service.hpp); their
 //     reports and the announcements of new black boxes go to `status`, QoS 1.
 //   `status` reports at QoS 1 (command, config and upload results, announcements): spooled like

@@ -45,7 +45,8 @@ struct Received {
 // subscribes to the robot's tree at QoS 1 and records everything.
 class Fleet {
  public:
-  Fleet(const std::string& pki, int port) {
+  // `max_packet_bytes`: the MQTT 5 Maximum Packet Size it asks of the broker (0: none).
+  Fleet(const std::string& pki, int port, std::uint32_t max_packet_bytes = 0) {
     mosquitto_lib_init();
     mosq_ = mosquitto_new("fleet-test", false, this);
     mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
@@ -62,6 +63,9 @@ class Fleet {
     mosquitto_reconnect_delay_set(mosq_, 1, 1, false);
     mosquitto_property* props = nullptr;
     mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, 3600);
+    if (max_packet_bytes > 0) {
+      mosquitto_property_add_int32(&props, MQTT_PROP_MAXIMUM_PACKET_SIZE, max_packet_bytes);
+    }
     mosquitto_threaded_set(mosq_, true);
     mosquitto_connect_bind_v5(mosq_, "localhost", port, 10, nullptr, props);
     mosquitto_property_free_all(&props);
@@ -86,11 +90,13 @@ class Fleet {
     std::lock_guard lock(mutex_);
     return received_;
   }
-  void Publish(const std::string& topic, const std::string& payload, std::uint32_t expiry_s) {
+  // QoS 1; `retain`: left on the broker for later subscribers (what a fleet must not do).
+  void Publish(const std::string& topic, const std::string& payload, std::uint32_t expiry_s,
+               bool retain = false) {
     mosquitto_property* props = nullptr;
     mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry_s);
     mosquitto_publish_v5(mosq_, nullptr, topic.c_str(), static_cast<int>(payload.size()),
-                         payload.data(), 1, false, props);
+                         payload.data(), 1, retain, props);
     mosquitto_property_free_all(&props);
   }
 

@@ -3,6 +3,11 @@
 #include "uplink/options.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "uplink/topics.hpp"
 
@@ -139,6 +144,56 @@ TEST(UplinkOptions, UploadDefaultsAndRules) {
   EXPECT_NE(Problem(u + "  follow_symlinks: true\n").find("follow_symlinks"), std::string::npos);
   const UplinkOptions t = ParseUplinkConfig(u + "  allow_plain_http_loopback: true\n", "u.yaml");
   EXPECT_TRUE(t.upload.allow_plain_http_loopback);
+}
+
+}  // namespace
+}  // namespace robot_edge::uplink
+
+namespace robot_edge::uplink {
+namespace {
+
+TEST(UplinkOptions, CommandAgeAndPacketSizeDefaultsAndRules) {
+  const UplinkOptions o = ParseUplinkConfig(kMinimal, "uplink.yaml");
+  EXPECT_EQ(o.max_command_age_ms, 1000u);
+  EXPECT_EQ(o.broker.max_packet_kib, kDefaultMaxPacketKib);
+  EXPECT_NE(Problem(kMinimal + "max_command_age_ms: 99\n")
+                .find("uplink.yaml:7: max_command_age_ms: must be 100..60000 ms"),
+            std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "max_command_age_ms: 60001\n").find("max_command_age_ms"),
+            std::string::npos);
+  EXPECT_EQ(ParseUplinkConfig(kMinimal + "max_command_age_ms: 60000\n", "u").max_command_age_ms,
+            60000u);
+  EXPECT_NE(Problem(kMinimal + "  max_packet_kib: 79\n").find("uplink.yaml:7: broker.max_packet_kib"),
+            std::string::npos);
+  EXPECT_NE(Problem(kMinimal + "  max_packet_kib: 262144\n").find("broker.max_packet_kib"),
+            std::string::npos);
+  // A fleet configuration (up to 256 KiB) must fit when config_updates is on.
+  EXPECT_NE(Problem(kMinimal + "  max_packet_kib: 100\nconfig_updates: true\n")
+                .find("broker.max_packet_kib: must be at least 260 KiB when config_updates"),
+            std::string::npos);
+  EXPECT_EQ(ParseUplinkConfig(kMinimal + "  max_packet_kib: 100\n", "u").broker.max_packet_kib,
+            100u);
+}
+
+// broker.key readable by others: warned (access::TokenFileExposure's text), naming the key.
+TEST(UplinkOptions, AReadableBrokerKeyIsWarnedAbout) {
+  char dir[] = "/tmp/uplink-key-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string key = std::string(dir) + "/robot.key";
+  std::ofstream(key) << "not really a key\n";
+  UplinkOptions o = ParseUplinkConfig(kMinimal, "uplink.yaml");
+  o.broker.key = key;
+  ASSERT_EQ(::chmod(key.c_str(), 0600), 0);
+  EXPECT_TRUE(FileWarnings(o).empty());
+  ASSERT_EQ(::chmod(key.c_str(), 0644), 0);
+  const std::vector<std::string> w = FileWarnings(o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("uplink.yaml: broker.key: " + key + " is mode 0644"), std::string::npos)
+      << w[0];
+  EXPECT_NE(w[0].find("every user"), std::string::npos) << w[0];
+  ASSERT_EQ(::chmod(key.c_str(), 0640), 0);
+  ASSERT_EQ(FileWarnings(o).size(), 1u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -202,7 +202,9 @@ TEST(BrokerUplink, ExpiredCommandsAreDroppedValidOnesForwardedAndAFleetConfigChe
   MosquittoBroker broker = TlsBroker(dir, pki, port);
   broker.Start();
   Fleet fleet(pki, port);
-  Uplink uplink(dir, pki, port, robot.api_socket());
+  // The broker's message expiry alone judges here: the uplink's own bound (max_command_age_ms,
+  // fleet_commands_test.cpp) would refuse the valid one too, 3 s old when it arrives.
+  Uplink uplink(dir, pki, port, robot.api_socket(), "max_command_age_ms: 30000\n");
   uplink.Start();  // its persistent session subscribes to `commands`
   auto status = [&] {
     std::vector<Received> out;
