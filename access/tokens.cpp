@@ -23,7 +23,7 @@ bool TokensEqual(std::string_view presented, std::string_view expected) {
 }
 
 std::string ReadTokenFile(const std::string& key, const std::string& path,
-                          std::vector<std::string>* warnings) {
+                          std::vector<std::string>* warnings, std::size_t min_bytes) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(key + ": cannot read " + path);
   std::stringstream text;
@@ -33,6 +33,13 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
     token.pop_back();
   }
   if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
+  if (token.size() < min_bytes) {
+    throw std::runtime_error(key + ": " + path + " holds a token of " +
+                             std::to_string(token.size()) + " bytes; at least " +
+                             std::to_string(min_bytes) +
+                             " are required (e.g. head -c 24 /dev/urandom | base64 > " + path +
+                             ")");
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);

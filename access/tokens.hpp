@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +19,17 @@ namespace robot_edge::access {
 // difference is).
 bool TokensEqual(std::string_view presented, std::string_view expected);
 
+// The shortest token the client API accepts in a token file (api.access.<name>.token_file), in
+// bytes after trailing whitespace is dropped: 16 random bytes cannot be guessed over a network,
+// however many tries (and WrongTokenDelay slows the tries).
+inline constexpr std::size_t kMinApiTokenBytes = 16;
+
 // A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
-// config key that gave the path) when it cannot be read or is empty; warns (TokenFileExposure)
-// when anyone but its owner may read it.
+// config key that gave the path) when it cannot be read, is empty, or is shorter than
+// `min_bytes` (the message names the minimum, never the token); warns (TokenFileExposure) when
+// anyone but its owner may read it.
 std::string ReadTokenFile(const std::string& key, const std::string& path,
-                          std::vector<std::string>* warnings);
+                          std::vector<std::string>* warnings, std::size_t min_bytes = 1);
 
 // A token file must be readable by robot-edged's user only. nullopt when `mode` (st_mode) grants
 // nothing to group or others; else a warning naming `key`, the file, who else can read or write

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   if (cl->check_config) {
     std::vector<std::string> tls_warnings;
     try {
+      daemon::CheckApiTokenFiles(config);            // tokens long enough, as at start
       daemon::ApiTlsContext(config, &tls_warnings);  // the files, read as the daemon will
       if (!config.live.address.empty()) {            // and as robot-edge-live will
         access::ServerTlsContextOf(config.live.tls, "live.tls", &tls_warnings);

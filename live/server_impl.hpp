@@ -19,7 +19,7 @@
 #include "live/access.hpp"
 #include "live/http_routes.hpp"
 #include "live/live_server.hpp"
-#include "live/log_limit.hpp"
+#include "access/log_limit.hpp"
 #include "live/subscriptions.hpp"
 #include "live/ws_config.hpp"
 
@@ -188,7 +188,7 @@ class ServerImpl final : public LiveServer::Impl {
   bool accept_failing_ = false;  // logged once per run of failed accepts
   std::chrono::steady_clock::time_point refusal_logged_{};    // at most one log line a second
   std::chrono::steady_clock::time_point forbidden_logged_{};  // the same for 403s
-  LogLimiter tls_failure_log_{kTlsFailureLogPeriod};
+  access::LogLimiter tls_failure_log_{kTlsFailureLogPeriod};
 };
 
 // Every file of the server instantiates its members for both configs with this.

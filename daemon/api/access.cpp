@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -45,6 +46,15 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   return warnings;
 }
 
+void CheckApiTokenFiles(const config::Config& config) {
+  for (const config::ClientAccess& a : config.api.access) {
+    if (a.token_file.empty() || ::access(a.token_path.c_str(), R_OK) != 0) continue;
+    std::vector<std::string> ignored;  // TokenFileWarnings gives them
+    access::ReadTokenFile("api.access." + a.name + ".token_file", a.token_path, &ignored,
+                          access::kMinApiTokenBytes);
+  }
+}
+
 std::shared_ptr<asio::ssl::context> ApiTlsContext(const config::Config& config,
                                                   std::vector<std::string>* warnings) {
   if (config.api.tcp.empty()) return nullptr;
@@ -82,8 +92,8 @@ AccessPolicy AccessPolicy::Load(const config::Config& config, uid_t self_uid) {
       }
     }
     if (!a.token_file.empty()) {
-      g.token =
-          access::ReadTokenFile("api.access." + a.name + ".token_file", a.token_path, &warnings);
+      g.token = access::ReadTokenFile("api.access." + a.name + ".token_file", a.token_path,
+                                      &warnings, access::kMinApiTokenBytes);
     }
     grants.push_back(std::move(g));
   }
@@ -108,8 +118,14 @@ const AccessPolicy::Grant* AccessPolicy::Find(std::string_view controller) const
 
 std::optional<std::string> AccessPolicy::Refusal(std::string_view controller, const Peer& peer,
                                                  std::string_view token) const {
+  return Refusal(controller, peer, token, access::WrongTokenDelay::Clock::now());
+}
+
+std::optional<std::string> AccessPolicy::Refusal(
+    std::string_view controller, const Peer& peer, std::string_view token,
+    access::WrongTokenDelay::Clock::time_point now) const {
   return peer.transport == Transport::kUnix ? UnixRefusal(controller, peer)
-                                            : TcpRefusal(controller, peer, token);
+                                            : TcpRefusal(controller, peer, token, now);
 }
 
 std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view controller,
@@ -134,18 +150,29 @@ std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view controller
          "' (not in api.access." + name + ".users or .groups)";
 }
 
-std::optional<std::string> AccessPolicy::TcpRefusal(std::string_view controller, const Peer& peer,
-                                                    std::string_view token) const {
+// A peer that waits after a wrong token is refused before its token is compared: guessing goes no
+// faster than WrongTokenDelay allows, and a right token sent during the wait does not count.
+std::optional<std::string> AccessPolicy::TcpRefusal(
+    std::string_view controller, const Peer& peer, std::string_view token,
+    access::WrongTokenDelay::Clock::time_point now) const {
+  if (const auto left = wrong_tokens_->Left(peer.address, now)) {
+    return "a wrong token came from " + peer.address + ": its Hellos are refused for " +
+           std::to_string(left->count()) + " ms more";
+  }
   const std::string name = NameOf(controller);
   const Grant* g = Find(controller);
   const bool has_token = g != nullptr && !g->token.empty();
-  if (has_token && access::TokensEqual(token, g->token)) return std::nullopt;
+  if (has_token && access::TokensEqual(token, g->token)) {
+    wrong_tokens_->Right(peer.address);
+    return std::nullopt;
+  }
   if (peer.loopback && allow_loopback_without_token_) return std::nullopt;
   if (!has_token) {
     return "'" + name + "' cannot connect over TCP (api.access." + name + ".token_file is not set)";
   }
-  return token.empty() ? "'" + name + "' needs its token over TCP"
-                       : "invalid token for '" + name + "'";
+  if (token.empty()) return "'" + name + "' needs its token over TCP";
+  wrong_tokens_->Wrong(peer.address, now);  // the reason stays the one clients know
+  return "invalid token for '" + name + "'";
 }
 
 }  // namespace robot_edge::daemon

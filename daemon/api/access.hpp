@@ -8,10 +8,14 @@
 //   the socket (its file mode and directory decide that).
 //   TCP: the Hello's token must equal the controller's own token (constant-time comparison;
 //   tokens are never logged). One without a token cannot connect over TCP, except from a
-//   loopback address when api.allow_loopback_without_token says so.
+//   loopback address when api.allow_loopback_without_token says so. A wrong token makes its
+//   address wait (access::WrongTokenDelay: 250 ms, doubling to 30 s): until then its Hellos are
+//   refused without their token being compared, and the listener closes its new connections at
+//   once. Token files hold access::kMinApiTokenBytes at least.
 // Every refusal says why, without revealing a token.
 //
-// Threads: built at start-up (it throws there); then read by the API thread.
+// Threads: built at start-up (it throws there); then used by the API thread only (Refusal
+// records wrong tokens in the shared WrongTokenDelay, which the listener reads).
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "access/door_limits.hpp"
 #include "access/tls.hpp"
 #include "config/config.hpp"
 #include "daemon/api/peer.hpp"
@@ -32,6 +37,12 @@ namespace robot_edge::daemon {
 // live.token_file, live.operator_token_file) that cannot be found, or that TokenFileExposure
 // warns about. Reads no token.
 std::vector<std::string> TokenFileWarnings(const config::Config& config);
+
+// For --check-config: throws std::runtime_error, as AccessPolicy::Load would at start, for an
+// api.access.<name>.token_file that can be read but is empty or shorter than
+// access::kMinApiTokenBytes (one that cannot be found stays TokenFileWarnings'). Reads the tokens
+// and forgets them.
+void CheckApiTokenFiles(const config::Config& config);
 
 // The API's TLS context (api.tls), null without api.tls; `warnings` gets a key readable by
 // others. Throws std::runtime_error naming the key and file (missing, not PEM, key mismatch):
@@ -50,14 +61,24 @@ class AccessPolicy {
   };
 
   // Resolves the user and group names (an unknown one grants nothing: a warning) and reads the
-  // token files. Throws std::runtime_error naming the file on a missing, unreadable or empty one.
+  // token files. Throws std::runtime_error naming the file on a missing, unreadable or empty
+  // one, or one shorter than access::kMinApiTokenBytes (naming the minimum).
   static AccessPolicy Load(const config::Config& config, uid_t self_uid);
 
   AccessPolicy(std::vector<Grant> grants, uid_t self_uid, bool allow_loopback_without_token);
 
   // nullopt when `peer` may connect as `controller` ("" = observer) with `token`; else why not.
+  // Over TCP a wrong token, or a Hello while the peer's address waits, is counted in
+  // wrong_tokens() at `now` (the first overload reads the steady clock).
   std::optional<std::string> Refusal(std::string_view controller, const Peer& peer,
                                      std::string_view token) const;
+  std::optional<std::string> Refusal(std::string_view controller, const Peer& peer,
+                                     std::string_view token,
+                                     access::WrongTokenDelay::Clock::time_point now) const;
+
+  // The addresses that sent a wrong token (for the listener, which closes their connections
+  // while they wait). Never null; lives as long as its longest holder.
+  const std::shared_ptr<access::WrongTokenDelay>& wrong_tokens() const { return wrong_tokens_; }
 
   // Start-up warnings: unknown user or group names, token files others can read.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -66,12 +87,16 @@ class AccessPolicy {
   const Grant* Find(std::string_view controller) const;
   std::optional<std::string> UnixRefusal(std::string_view controller, const Peer& peer) const;
   std::optional<std::string> TcpRefusal(std::string_view controller, const Peer& peer,
-                                        std::string_view token) const;
+                                        std::string_view token,
+                                        access::WrongTokenDelay::Clock::time_point now) const;
 
   std::vector<Grant> grants_;
   uid_t self_uid_;
   bool allow_loopback_without_token_;
   std::vector<std::string> warnings_;
+  // Written by Refusal (const: the grants do not change; this record of peers does).
+  std::shared_ptr<access::WrongTokenDelay> wrong_tokens_ =
+      std::make_shared<access::WrongTokenDelay>();
 };
 
 }  // namespace robot_edge::daemon

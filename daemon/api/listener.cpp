@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <asio/ssl/stream.hpp>
 #include <cerrno>
 #include <cstring>
@@ -65,10 +66,42 @@ void TellPlaintextPeer(int fd) {
       ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+// The door's name for a peer: IPv4 (also when mapped into IPv6) as it is, IPv6 by its /64 (one
+// host usually holds a whole /64).
+std::string DoorAddress(const asio::ip::address& address) {
+  if (address.is_v4()) return address.to_string();
+  const asio::ip::address_v6 v6 = address.to_v6();
+  if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6).to_string();
+  asio::ip::address_v6::bytes_type bytes = v6.to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return asio::ip::address_v6(bytes).to_string() + "/64";
+}
+
+// A pending slot (Peer::pending_slot): given back when the last holder lets it go. Not copyable:
+// a copy's end would give it back twice.
+class PendingSlot {
+ public:
+  PendingSlot(std::shared_ptr<access::PendingSlots> slots, std::string address)
+      : slots_(std::move(slots)), address_(std::move(address)) {}
+  PendingSlot(const PendingSlot&) = delete;
+  PendingSlot& operator=(const PendingSlot&) = delete;
+  ~PendingSlot() { slots_->Release(address_); }
+
+ private:
+  std::shared_ptr<access::PendingSlots> slots_;
+  std::string address_;
+};
+
 }  // namespace
 
-Listener::Listener(asio::io_context& io, Hub* hub)
-    : io_(io), hub_(hub), unix_retry_(io), tcp_retry_(io) {}
+Listener::Listener(asio::io_context& io, Hub* hub,
+                   std::shared_ptr<const access::WrongTokenDelay> wrong_tokens)
+    : io_(io),
+      hub_(hub),
+      unix_retry_(io),
+      tcp_retry_(io),
+      pending_(std::make_shared<access::PendingSlots>(kMaxPending, kMaxPendingPerAddress)),
+      wrong_tokens_(std::move(wrong_tokens)) {}
 
 void Listener::ListenUnix(const std::string& path) {
   struct stat st {};
@@ -144,8 +177,6 @@ void Listener::AcceptTcp() {
     }
     accept_backoff_ = kMinAcceptBackoff;
     std::error_code ignored;
-    s.set_option(asio::ip::tcp::no_delay(true), ignored);
-    DetectDeadPeers(s);
     const auto remote = s.remote_endpoint(ignored);
     Peer peer;
     peer.transport = Transport::kTcp;
@@ -154,6 +185,14 @@ void Listener::AcceptTcp() {
     peer.loopback = address.is_loopback() ||
                     (address.is_v6() && address.to_v6().is_v4_mapped() &&
                      asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback());
+    peer.address = DoorAddress(address);
+    if (const auto why = AtTheDoor(&peer)) {
+      RefuseAtTheDoor(s, peer, *why);
+      AcceptTcp();
+      return;
+    }
+    s.set_option(asio::ip::tcp::no_delay(true), ignored);
+    DetectDeadPeers(s);
     if (tls_) {
       Handshake(std::move(s), std::move(peer));
     } else {
@@ -161,6 +200,45 @@ void Listener::AcceptTcp() {
     }
     AcceptTcp();
   });
+}
+
+std::optional<std::string> Listener::AtTheDoor(Peer* peer) {
+  if (wrong_tokens_ != nullptr) {
+    if (const auto left = wrong_tokens_->Left(peer->address, std::chrono::steady_clock::now())) {
+      return "it waits " + std::to_string(left->count()) + " ms more after wrong tokens";
+    }
+  }
+  switch (pending_->Take(peer->address)) {
+    case access::PendingSlots::Verdict::kAdmitted: break;
+    case access::PendingSlots::Verdict::kFull:
+      return std::to_string(kMaxPending) + " connections already wait for their handshake or Hello";
+    case access::PendingSlots::Verdict::kAddressFull:
+      return std::to_string(kMaxPendingPerAddress) +
+             " connections from its address already wait for their handshake or Hello";
+  }
+  peer->pending_slot = std::make_shared<PendingSlot>(pending_, peer->address);
+  return std::nullopt;
+}
+
+// Closed at once, without a word (a Goodbye would cost a write to a peer that may not read), and
+// logged at most once per kFailureLogPeriod.
+void Listener::RefuseAtTheDoor(asio::ip::tcp::socket& socket, const Peer& peer,
+                               const std::string& why) {
+  std::error_code ignored;
+  socket.close(ignored);
+  std::uint64_t others = 0;
+  if (door_log_.Allow(std::chrono::steady_clock::now(), &others)) {
+    spdlog::warn("api: {} closed at once: {} ({} more closed at once since the last such line)",
+                 peer.description, why, others);
+  }
+}
+
+void Listener::LogHandshakeFailure(const Peer& peer, const std::string& why) {
+  std::uint64_t others = 0;
+  if (handshake_log_.Allow(std::chrono::steady_clock::now(), &others)) {
+    spdlog::warn("api: TLS handshake with {} failed: {} ({} more failed since the last such line)",
+                 peer.description, why, others);
+  }
 }
 
 // The handshake runs on this (the API) thread's io_context like any other read; a peer that
@@ -182,8 +260,7 @@ void Listener::Handshake(asio::ip::tcp::socket socket, Peer peer) {
         timer->cancel();
         handshakes_.erase(owned->get());
         if (ec) {
-          spdlog::warn("api: TLS handshake with {} failed: {}", peer.description,
-                       timed_out ? "not completed within 5 s" : ec.message());
+          LogHandshakeFailure(peer, timed_out ? "not completed within 5 s" : ec.message());
           if (SpokePlaintext(ec)) TellPlaintextPeer((*owned)->next_layer().native_handle());
           std::error_code ignored;
           (*owned)->next_layer().close(ignored);

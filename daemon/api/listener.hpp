@@ -1,7 +1,19 @@
 // Accepts API connections on the Unix socket (created with mode 0660) and, when configured, on
 // TCP, and hands them to the hub. With a TLS context (api.tls) a TCP connection reaches the hub
-// only after its TLS handshake, which must finish within kTlsHandshakeTimeout; a failed one is
-// logged with the peer and closes that connection only.
+// only after its TLS handshake, which must finish within kTlsHandshakeTimeout; a failed one
+// closes that connection only.
+//
+// The TCP door (the Unix socket has none: its file mode decides who may knock). A TCP connection
+// holds a pending slot from its accept until its Hello is welcomed or it closes: at most
+// kMaxPending in all and kMaxPendingPerAddress per address (an IPv6 peer counts by its /64), so
+// that peers who never finish their handshake or never say Hello (each closed after 5 s, by
+// kTlsHandshakeTimeout and Session::kHelloTimeout) cost at most that many descriptors, far below
+// the unit's LimitNOFILE (512) beside api.max_clients (64) sessions, the Unix socket, the CAN
+// sockets and the recorder's files. A connection beyond a limit, or from an address that waits
+// after wrong tokens (access::WrongTokenDelay), is accepted and closed at once: the kernel's
+// backlog stays drained, so a legitimate client is not queued behind a flood, and the refused peer
+// learns at once. Failed handshakes and refusals at the door are logged at most once per
+// kFailureLogPeriod each, with the count of the others.
 //
 // Threads: the API thread (accepts and handshakes run on its io_context).
 #pragma once
@@ -18,6 +30,8 @@
 #include <optional>
 #include <string>
 
+#include "access/door_limits.hpp"
+#include "access/log_limit.hpp"
 #include "daemon/api/hub.hpp"
 
 namespace robot_edge::daemon {
@@ -26,8 +40,16 @@ class Listener {
  public:
   // A TLS client must finish its handshake within this, or its connection is closed.
   static constexpr std::chrono::seconds kTlsHandshakeTimeout{5};
+  // TCP connections not yet welcomed (handshake or Hello under way), in all and per address.
+  static constexpr std::size_t kMaxPending = 32;
+  static constexpr std::size_t kMaxPendingPerAddress = 8;
+  // One log line per period at most for failed handshakes, and one for refusals at the door.
+  static constexpr std::chrono::seconds kFailureLogPeriod{5};
 
-  Listener(asio::io_context& io, Hub* hub);
+  // `wrong_tokens` (AccessPolicy::wrong_tokens(); null = none): addresses whose TCP connections
+  // are closed at once while they wait after wrong tokens.
+  Listener(asio::io_context& io, Hub* hub,
+           std::shared_ptr<const access::WrongTokenDelay> wrong_tokens = nullptr);
 
   // Start-up; throws std::runtime_error with a clear message: the directory is missing, another
   // robot-edged already answers on `path`, permission denied... A stale socket file left by a
@@ -38,13 +60,19 @@ class Listener {
                  std::shared_ptr<asio::ssl::context> tls = nullptr);
   // The TCP port listened on (0 = none): the one asked, or the kernel's pick for port 0.
   std::uint16_t tcp_port() const;
+  // TCP connections holding a pending slot now (for tests and diagnostics).
+  std::size_t pending() const { return pending_->in_use(); }
   // Stops accepting, ends the TLS handshakes under way, and removes the socket file.
   void Close();
 
  private:
   void AcceptUnix();
   void AcceptTcp();
+  // nullopt: `peer` took a pending slot (peer->pending_slot); else why it is refused.
+  std::optional<std::string> AtTheDoor(Peer* peer);
+  void RefuseAtTheDoor(asio::ip::tcp::socket& socket, const Peer& peer, const std::string& why);
   void Handshake(asio::ip::tcp::socket socket, Peer peer);
+  void LogHandshakeFailure(const Peer& peer, const std::string& why);
   void AfterAcceptError(const std::error_code& ec, asio::steady_timer& timer,
                         std::function<void()> retry);
 
@@ -61,6 +89,10 @@ class Listener {
   std::string unix_path_;
   asio::steady_timer unix_retry_, tcp_retry_;  // accept again after an error
   std::chrono::milliseconds accept_backoff_ = kMinAcceptBackoff;
+  // Shared with the slots handed to sessions, which may outlive this listener.
+  std::shared_ptr<access::PendingSlots> pending_;
+  std::shared_ptr<const access::WrongTokenDelay> wrong_tokens_;
+  access::LogLimiter handshake_log_{kFailureLogPeriod}, door_log_{kFailureLogPeriod};
 };
 
 }  // namespace robot_edge::daemon

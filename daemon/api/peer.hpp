@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct Peer {
   gid_t gid = 0;
   std::vector<gid_t> groups;  // supplementary
   bool loopback = false;      // TCP: from 127.0.0.0/8 or ::1
+  // TCP: who the door's limits count ("10.0.0.2"; an IPv6 peer by its /64, "2001:db8:0:1::/64").
+  std::string address;
+  // TCP: the listener's slot for a connection not yet authenticated (access::PendingSlots),
+  // given back when this is reset: by the session at its Welcome or when its socket closes.
+  std::shared_ptr<void> pending_slot;
 };
 
 // The credentials of the process connected on Unix socket `fd` (description says when they

@@ -94,6 +94,7 @@ void Session::Welcome(const edge::Hello& hello) {
   wants_results_ = hello.want_command_results();
   wants_telemetry_ = !hello.no_telemetry();
   timer_.cancel();
+  peer_.pending_slot.reset();  // authenticated: no longer counted at the listener's door
 }
 
 void Session::SendTelemetry(const Frame& frame) {
@@ -207,6 +208,7 @@ void Session::Shutdown(const std::string& why) {
   timer_.cancel();
   stream_.lowest_layer().shutdown(asio::socket_base::shutdown_both, ignored);
   stream_.lowest_layer().close(ignored);
+  peer_.pending_slot.reset();  // its descriptor is closed
   events_->OnClosed(*this);
 }
 

@@ -93,12 +93,13 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   char dir[] = "/tmp/robot-edge-access.XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::string token = std::string(dir) + "/cloud.token";
-  std::ofstream(token) << "s3cret\n";
+  std::ofstream(token) << "s3cret-s3cret-s3cret\n";
   ::chmod(token.c_str(), 0644);
   config::Config c = config::LoadConfig(ROBOT_EDGE_DEFAULT_CONFIG);
   c.api.access = {{"cloud", {"no-such-user-here"}, {"no-such-group-here"}, "cloud.token", token}};
   const AccessPolicy p = AccessPolicy::Load(c, kSelf);
-  EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "s3cret")) << "the newline is not the token's";
+  EXPECT_FALSE(p.Refusal("cloud", Tcp(false), "s3cret-s3cret-s3cret"))
+      << "the newline is not the token's";
   ASSERT_EQ(p.warnings().size(), 3u);
   EXPECT_NE(p.warnings()[0].find("no user 'no-such-user-here'"), std::string::npos);
   EXPECT_NE(p.warnings()[1].find("no group 'no-such-group-here'"), std::string::npos);
@@ -112,9 +113,55 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), "api.access.cloud.token_file: " + token + " is empty");
   }
+  // 15 bytes after the newline is dropped: one short of access::kMinApiTokenBytes.
+  std::ofstream(token) << "fifteen-bytes-x\n";
+  try {
+    AccessPolicy::Load(c, kSelf);
+    ADD_FAILURE() << "a 15-byte token was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "api.access.cloud.token_file: " + token +
+                                         " holds a token of 15 bytes; at least 16 are required "
+                                         "(e.g. head -c 24 /dev/urandom | base64 > " +
+                                         token + ")");
+    EXPECT_THROW(CheckApiTokenFiles(c), std::runtime_error) << "--check-config says so too";
+  }
+  std::ofstream(token) << "sixteen-bytes-xy\n";
+  EXPECT_NO_THROW(AccessPolicy::Load(c, kSelf));
+  EXPECT_NO_THROW(CheckApiTokenFiles(c));
   ::unlink(token.c_str());
   EXPECT_THROW(AccessPolicy::Load(c, kSelf), std::runtime_error) << "a missing token file";
+  EXPECT_NO_THROW(CheckApiTokenFiles(c)) << "a missing one is TokenFileWarnings'";
   ::rmdir(dir);
+}
+
+Peer TcpFrom(const std::string& address) {
+  Peer p = Tcp(false);
+  p.address = address;
+  return p;
+}
+
+// Guessing tokens: the first wrong one is a typo and costs nothing; from the second on its address
+// waits (250 ms, then doubling), and while it waits even the right token is refused uncompared.
+// Another address is not slowed; a right token after the wait starts the count again.
+TEST(Access, WrongTokensMakeTheirAddressWait) {
+  using access::WrongTokenDelay;
+  const AccessPolicy p = Policy();
+  const Peer guesser = TcpFrom("10.0.0.9"), other = TcpFrom("10.0.0.7");
+  const WrongTokenDelay::Clock::time_point t0{std::chrono::hours(1)};
+  EXPECT_EQ(*p.Refusal("cloud", guesser, "guess-1", t0), "invalid token for 'cloud'");
+  EXPECT_EQ(*p.Refusal("cloud", guesser, "guess-2", t0), "invalid token for 'cloud'");
+  EXPECT_EQ(*p.Refusal("cloud", guesser, "cloud-secret", t0 + std::chrono::milliseconds(100)),
+            "a wrong token came from 10.0.0.9: its Hellos are refused for 150 ms more");
+  EXPECT_TRUE(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::milliseconds(249)));
+  EXPECT_FALSE(p.Refusal("cloud", other, "cloud-secret", t0)) << "another address is not slowed";
+  EXPECT_TRUE(p.Refusal("cloud", guesser, "guess-3", t0 + std::chrono::milliseconds(250)));
+  EXPECT_EQ(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::milliseconds(250)),
+            std::chrono::milliseconds(500));
+  EXPECT_FALSE(p.Refusal("cloud", guesser, "cloud-secret", t0 + std::chrono::milliseconds(750)));
+  EXPECT_EQ(p.wrong_tokens()->remembered(), 0u) << "a right token starts the count again";
+  EXPECT_TRUE(p.Refusal("cloud", guesser, "guess-4", t0 + std::chrono::seconds(1)));
+  EXPECT_FALSE(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::seconds(1)));
+  EXPECT_TRUE(p.Refusal("", guesser, "", t0)) << "an empty token is not a guess";
 }
 
 // A token is a role over TCP: a token file its group (on a packaged install, the observers')
@@ -139,7 +186,7 @@ TEST(TokenFiles, LoadAndCheckConfigWarnAboutAGroupReadableOne) {
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::string token = std::string(dir) + "/cloud.token";
   const std::string live = std::string(dir) + "/live.token";
-  std::ofstream(token) << "s3cret\n";
+  std::ofstream(token) << "s3cret-s3cret-s3cret\n";
   std::ofstream(live) << "v1ew\n";
   ::chmod(token.c_str(), 0640);
   ::chmod(live.c_str(), 0600);

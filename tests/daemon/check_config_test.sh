@@ -39,7 +39,14 @@ grep -qF "$tmp/loop.yaml:2: robot.x: an alias refers to a mapping or list that c
 # Token files: anyone but robot-edged's user able to read one is warned about, naming the fix.
 sed -e 's/^  access: {}/  access: {cloud: {token_file: cloud.token}}/' "$config" > "$tmp/roles.yaml"
 grep -q "token_file: cloud.token" "$tmp/roles.yaml" || fail "roles: the config has no 'access: {}'"
-echo s3cret > "$tmp/cloud.token"
+# A token shorter than 16 bytes is refused, as robot-edged refuses to start with it.
+echo s3cret > "$tmp/cloud.token" && chmod 0600 "$tmp/cloud.token"
+out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "short token: exit $rc, expected 1: $out"
+grep -qF "api.access.cloud.token_file: $tmp/cloud.token holds a token of 6 bytes; at least 16 are required" \
+  <<<"$out" || fail "short token: $out"
+! grep -q s3cret <<<"$out" || fail "short token: the token was printed"
+echo s3cret-s3cret-s3cret > "$tmp/cloud.token"
 for mode in 0644 0640; do
   chmod "$mode" "$tmp/cloud.token"
   out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?

@@ -252,19 +252,19 @@ TEST(Hello, OverTcpEachControllerNeedsItsOwnToken) {
   RobotOptions options;
   options.config_edits = {{"tcp: \"\"", "tcp: \"127.0.0.1:7433\""},
                           {"access: {}", "access: {cloud: {token_file: cloud.token}}"}};
-  options.files = {{"cloud.token", "s3cret\n"}};
+  options.files = {{"cloud.token", "s3cret-s3cret-s3cret\n"}};
   Robot robot(options);
   EXPECT_EQ(TcpRefusal("cloud", "wrong"), "invalid token for 'cloud'");
   EXPECT_EQ(TcpRefusal("cloud", ""), "'cloud' needs its token over TCP");
-  EXPECT_EQ(TcpRefusal("ble", "s3cret"),
+  EXPECT_EQ(TcpRefusal("ble", "s3cret-s3cret-s3cret"),
             "'ble' cannot connect over TCP (api.access.ble.token_file is not set)");
   EXPECT_EQ(TcpRefusal("", ""),
             "'observer' cannot connect over TCP (api.access.observer.token_file is not "
             "set)");
-  EXPECT_EQ(robot.DaemonLog().find("s3cret"), std::string::npos) << "a token is never logged";
+  EXPECT_EQ(robot.DaemonLog().find("s3cret-s3cret-s3cret"), std::string::npos) << "a token is never logged";
   edge::Hello hello;
   hello.set_controller("cloud");
-  hello.set_token("s3cret");
+  hello.set_token("s3cret-s3cret-s3cret");
   auto good = client::Client::ConnectTcp("127.0.0.1", 7433, 3s);
   const edge::Welcome w = good.Hello(hello, 3s);
   EXPECT_EQ(w.joint_names_size(), 25);

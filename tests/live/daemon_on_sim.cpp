@@ -202,7 +202,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "live_daemon_on_sim: invalid configuration:\n%s\n", e.what());
     return 1;
   }
-  config.api.tcp.clear();
   config.live.port = static_cast<std::uint16_t>(robot_edge::test::FreePort());
   config.live.address = "127.0.0.1:" + std::to_string(config.live.port);
   config.live.host = "127.0.0.1";

@@ -10,16 +10,16 @@ from test_examples import run
 def test_tcp_with_a_wrong_token_is_refused_with_the_daemons_reason():
     r = Robot(edits=[('tcp: ""', 'tcp: "127.0.0.1:7433"'),
                      ("access: {}", "access: {cloud: {token_file: cloud.token}}")],
-              files={"cloud.token": "s3cret\n"})  # as tests/e2e/api_test.cpp
+              files={"cloud.token": "s3cret-s3cret-s3cret\n"})  # as tests/e2e/api_test.cpp
     try:
         with Client(tcp="127.0.0.1:7433", token="wrong") as c:
             with pytest.raises(Refused) as e:
                 c.hello(controller="cloud")
         assert e.value.reason == "invalid token for 'cloud'"
-        with Client(tcp="127.0.0.1:7433", token="s3cret") as c:
+        with Client(tcp="127.0.0.1:7433", token="s3cret-s3cret-s3cret") as c:
             assert len(c.hello(controller="cloud").joint_names) == 25
             assert c.damp().accepted
-        assert "s3cret" not in r.daemon_log()
+        assert "s3cret-s3cret-s3cret" not in r.daemon_log()
     finally:
         r.stop()
 

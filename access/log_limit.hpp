@@ -1,12 +1,13 @@
 // LogLimiter: at most one log line per period for a thing a peer can make happen at will (a
-// failed TLS handshake), so that a scanner cannot fill the journal; the line that is written says
-// how many were not. Pure (the caller passes the time); one thread.
+// failed TLS handshake, a connection refused at the door), so that a scanner cannot fill the
+// journal; the line that is written says how many were not. Shared by the live view's server and
+// robot-edged's API listener. Pure (the caller passes the time); one thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 
-namespace robot_edge::live {
+namespace robot_edge::access {
 
 class LogLimiter {
  public:
@@ -25,4 +26,4 @@ class LogLimiter {
   std::uint64_t suppressed_ = 0;
 };
 
-}  // namespace robot_edge::live
+}  // namespace robot_edge::access

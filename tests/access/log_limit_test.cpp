@@ -1,10 +1,10 @@
 // LogLimiter: one line per period at most, and the line that is written counts the ones that
 // were not (a scanner's failed TLS handshakes must not fill the journal).
-#include "live/log_limit.hpp"
+#include "access/log_limit.hpp"
 
 #include <gtest/gtest.h>
 
-namespace robot_edge::live {
+namespace robot_edge::access {
 namespace {
 
 using namespace std::chrono_literals;
@@ -26,4 +26,4 @@ TEST(LogLimiter, OneLinePerPeriodCountingTheOthers) {
 }
 
 }  // namespace
-}  // namespace robot_edge::live
+}  // namespace robot_edge::access

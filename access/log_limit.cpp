@@ -1,6 +1,6 @@
-#include "live/log_limit.hpp"
+#include "access/log_limit.hpp"
 
-namespace robot_edge::live {
+namespace robot_edge::access {
 
 bool LogLimiter::Allow(Clock::time_point now, std::uint64_t* suppressed) {
   if (written_ && now - last_ < period_) {
@@ -14,4 +14,4 @@ bool LogLimiter::Allow(Clock::time_point now, std::uint64_t* suppressed) {
   return true;
 }
 
-}  // namespace robot_edge::live
+}  // namespace robot_edge::access

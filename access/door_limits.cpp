@@ -1,0 +1,63 @@
+#include "access/door_limits.hpp"
+
+#include <algorithm>
+
+namespace robot_edge::access {
+
+PendingSlots::Verdict PendingSlots::Take(const std::string& address) {
+  if (total_ >= max_total_) return Verdict::kFull;
+  auto it = per_address_.find(address);
+  if (it != per_address_.end() && it->second >= max_per_address_) return Verdict::kAddressFull;
+  if (it == per_address_.end()) it = per_address_.emplace(address, 0).first;
+  ++it->second;
+  ++total_;
+  return Verdict::kAdmitted;
+}
+
+void PendingSlots::Release(const std::string& address) {
+  const auto it = per_address_.find(address);
+  if (it == per_address_.end()) return;
+  --total_;
+  if (--it->second == 0) per_address_.erase(it);
+}
+
+std::optional<std::chrono::milliseconds> WrongTokenDelay::Left(const std::string& address,
+                                                               Clock::time_point now) const {
+  const auto it = entries_.find(address);
+  if (it == entries_.end() || now >= it->second.until) return std::nullopt;
+  // Rounded up: "0 ms left" would read as "go ahead".
+  return std::chrono::ceil<std::chrono::milliseconds>(it->second.until - now);
+}
+
+std::chrono::milliseconds WrongTokenDelay::Wrong(const std::string& address,
+                                                 Clock::time_point now) {
+  auto it = entries_.find(address);
+  if (it != entries_.end() && now - it->second.until >= kForget) it->second.wrong = 0;
+  if (it == entries_.end()) {
+    MakeRoom(now);
+    it = entries_.emplace(address, Entry{}).first;
+  }
+  Entry& e = it->second;
+  e.wrong = std::min<std::uint32_t>(e.wrong + 1, 32);
+  std::chrono::milliseconds delay{0};
+  if (e.wrong >= 2) {
+    delay = kFirstDelay;
+    for (std::uint32_t i = 2; i < e.wrong && delay < kMaxDelay; ++i) delay *= 2;
+    delay = std::min(delay, kMaxDelay);
+  }
+  e.until = now + delay;
+  return delay;
+}
+
+// Forgotten entries first; if none, the one whose delay ends first (the least harm in dropping).
+void WrongTokenDelay::MakeRoom(Clock::time_point now) {
+  if (entries_.size() < kMaxAddresses) return;
+  std::erase_if(entries_, [now](const auto& e) { return now - e.second.until >= kForget; });
+  if (entries_.size() < kMaxAddresses) return;
+  const auto soonest = std::min_element(entries_.begin(), entries_.end(), [](auto& a, auto& b) {
+    return a.second.until < b.second.until;
+  });
+  entries_.erase(soonest);
+}
+
+}  // namespace robot_edge::access
