@@ -22,3 +22,15 @@ foreach(key MemoryMax TasksMax LimitNOFILE)
     message(FATAL_ERROR "${UNIT}: no ${key}= (every unit bounds its memory, tasks and descriptors)")
   endif()
 endforeach()
+
+# robot-edge.service: a start limit sized for a fleet apply's rollback (issue 38, M5): two failed
+# applies of the uplink's default apply_timeout_s (10 s: 12 starts each) and a start to spare.
+if(name STREQUAL "robot-edge.service")
+  if(NOT unit_text MATCHES "\nStartLimitBurst=([0-9]+)")
+    message(FATAL_ERROR "${UNIT}: no StartLimitBurst= (docs/fleet-config.md, \"The start limit\")")
+  endif()
+  if(CMAKE_MATCH_1 LESS 25)
+    message(FATAL_ERROR "${UNIT}: StartLimitBurst=${CMAKE_MATCH_1} cannot hold two failed fleet "
+                        "applies (12 starts each): at least 25")
+  endif()
+endif()

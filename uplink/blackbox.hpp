@@ -5,6 +5,8 @@
 // (OP_BLACKBOX_LIST with its status), asked at once when one is pending and every kListPeriodUs
 // otherwise. Then:
 //   - "latest" is the black box with the newest trigger time;
+//   - a name must be one robot-edged listed: nothing else in the directory is ever uploaded
+//     (the job then opens it with O_NOFOLLOW through the directory's fd: OpenInDirectory);
 //   - the black box robot-edged is still writing (black_box_writing: the newest one) and the
 //     continuous recording's open file are refused: closed files only;
 //   - a new black box (not in the first listing, which is the baseline) is announced once when

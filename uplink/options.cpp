@@ -58,6 +58,8 @@ void ReadSections(MapReader& root, UplinkOptions* o, ParseContext* ctx) {
     r.Read("token_file", &o->robot_edged.token_file);
     r.Read("config", &o->robot_edged.config);
     r.Read("apply_timeout_s", &o->robot_edged.apply_timeout_s);
+    r.Read("start_limit_burst", &o->robot_edged.start_limit_burst);
+    r.Read("start_limit_interval_s", &o->robot_edged.start_limit_interval_s);
     r.Finish();
   }
   if (const YAML::Node upload = root.Child("upload")) {
@@ -136,6 +138,14 @@ void Validate(const UplinkOptions& o, Rules& r) {
       "robot_edged.config", "must be an absolute path when config_updates is true");
   r.Check(o.robot_edged.apply_timeout_s >= 5 && o.robot_edged.apply_timeout_s <= 600,
           "robot_edged.apply_timeout_s", "must be 5..600 s");
+  r.Check(o.robot_edged.start_limit_interval_s >= 1 && o.robot_edged.start_limit_interval_s <= 3600,
+          "robot_edged.start_limit_interval_s",
+          "must be 1..3600 s (the unit's StartLimitIntervalSec=)");
+  // An apply may cost apply_timeout_s + 2 starts (config_restart.hpp, WorstCaseStarts).
+  r.Check(o.robot_edged.start_limit_burst >= o.robot_edged.apply_timeout_s + 2 &&
+              o.robot_edged.start_limit_burst <= 10000,
+          "robot_edged.start_limit_burst",
+          "must be at least apply_timeout_s + 2 (the starts one apply may cost) and at most 10000");
   const std::string& a = o.upload.announce;
   r.Check(a == "off" || a == "alerts" || a == "all", "upload.announce",
           "must be off, alerts or all, not '" + a + "'");

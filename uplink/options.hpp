@@ -44,6 +44,10 @@ struct RobotEdgedOptions {
   std::uint32_t apply_timeout_s = 10;  ///< robot_edged.apply_timeout_s: a fleet config is rolled
                                        ///< back when robot-edged is not back on it within this,
                                        ///< 5..600 s
+  /// robot_edged.start_limit_burst: robot-edged's unit's StartLimitBurst= (the start budget)
+  std::uint32_t start_limit_burst = 30;
+  /// robot_edged.start_limit_interval_s: its StartLimitIntervalSec=
+  std::uint32_t start_limit_interval_s = 60;
 };
 
 struct UploadOptions {

@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "config/config.hpp"
+
 namespace robot_edge::uplink {
 
 namespace {
@@ -34,8 +36,8 @@ bool ToNumber(const std::string& text, T* out) {
 
 std::string PendingApplyText(const PendingApply& a) {
   return "request_id " + std::to_string(a.request_id) + "\ndigest " + a.digest + "\nconfig " +
-         a.config + "\nprevious " + a.previous + "\nasked_unix_us " +
-         std::to_string(a.asked_unix_us) + "\ndeadline_unix_us " +
+         a.config + "\nprevious " + a.previous + "\nprevious_digest " + a.previous_digest +
+         "\nasked_unix_us " + std::to_string(a.asked_unix_us) + "\ndeadline_unix_us " +
          std::to_string(a.deadline_unix_us) + "\n";
 }
 
@@ -51,17 +53,38 @@ std::optional<PendingApply> ParsePendingApply(const std::string& text, std::stri
   a.digest = values["digest"];
   a.config = values["config"];
   a.previous = values["previous"];
+  a.previous_digest = values["previous_digest"];
   const char* bad = nullptr;
   if (!ToNumber(values["request_id"], &a.request_id)) bad = "request_id";
   if (!ToNumber(values["asked_unix_us"], &a.asked_unix_us)) bad = "asked_unix_us";
   if (!ToNumber(values["deadline_unix_us"], &a.deadline_unix_us)) bad = "deadline_unix_us";
   if (a.config.empty() || a.config.front() != '/') bad = "config";
+  if (a.previous.empty() != a.previous_digest.empty()) bad = "previous_digest";
   if (a.digest.empty()) bad = "digest";
   if (bad != nullptr) {
     *error = std::string(bad) + " missing or malformed";
     return std::nullopt;
   }
   return a;
+}
+
+std::string CheckPendingApplyPaths(const PendingApply& apply, const std::string& config) {
+  if (apply.config != config) {
+    return "it names " + apply.config + ", not this uplink's robot_edged.config " + config;
+  }
+  if (!apply.previous.empty() && apply.previous != config + ".previous") {
+    return "its previous file " + apply.previous + " is not " + config + ".previous";
+  }
+  return "";
+}
+
+std::optional<std::string> FileDigest(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::nullopt;
+  std::stringstream text;
+  text << file.rdbuf();
+  if (file.bad()) return std::nullopt;
+  return config::TextDigest(text.str());
 }
 
 std::string PendingApplyPath(const std::string& spool_dir) { return spool_dir + "/apply-pending"; }

@@ -18,6 +18,7 @@ struct PendingApply {
   std::string digest;                 // the new file's config::TextDigest
   std::string config;                 // robot_edged.config: the file written
   std::string previous;               // where the replaced file was kept ("" = there was none)
+  std::string previous_digest;        // its config::TextDigest as kept ("" when previous is "")
   std::int64_t asked_unix_us = 0;     // wall clock, when robot-edged was asked
   std::int64_t deadline_unix_us = 0;  // wall clock: not back on `digest` by then, rolled back
 };
@@ -25,6 +26,14 @@ struct PendingApply {
 std::string PendingApplyText(const PendingApply& apply);
 // nullopt when a key is missing or malformed (`error` says which).
 std::optional<PendingApply> ParsePendingApply(const std::string& text, std::string* error);
+
+// "" when `apply` names the files an uplink with robot_edged.config `config` writes (`config`
+// itself, and `config`.previous or none); else why not. A record naming any other file is
+// discarded, nothing touched: the uplink rolls back only what it wrote itself.
+std::string CheckPendingApplyPaths(const PendingApply& apply, const std::string& config);
+
+// config::TextDigest of the file at `path`; nullopt when it cannot be read (absent).
+std::optional<std::string> FileDigest(const std::string& path);
 
 // The record's path in `spool_dir`.
 std::string PendingApplyPath(const std::string& spool_dir);

@@ -37,6 +37,7 @@ constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable:
 constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend check run between
 constexpr auto kRobotTimeout = 2000ms;  // connect and Hello
 constexpr std::int64_t kLogRepeatUs = 60'000'000;  // the same libmosquitto line at most this often
+constexpr const char* kRobotEdgedUnit = "robot-edge.service";  // systemd counts its starts
 
 std::string Escape(const std::string& text) {
   std::string out;
@@ -122,7 +123,12 @@ class Uplink {
     Pump(now);
     PublishTelemetry(now);
     ReadCommandResults();
-    if (auto result = restart_.Poll(now)) FinishApply(*result);
+    CheckUnitStarts(now);
+    if (auto result = restart_.Poll(now)) {
+      ChargeStarts(result->request_id, static_cast<std::int64_t>(result->request_id),  // the ask
+                   restart_.last_starts());
+      FinishApply(*result);
+    }
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
     for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
     if (connected_ && (spool_.evicted() != evicted_reported_ ||
@@ -152,6 +158,8 @@ class Uplink {
       Log("robot-edged: observing robot '" + welcome.robot_name() + "' (configuration " +
           welcome.config_digest() + "), events after " + std::to_string(source_floor_));
       if (auto result = restart_.OnWelcome(welcome.config_digest(), client::MonotonicMicros())) {
+        ChargeStarts(result->request_id, static_cast<std::int64_t>(result->request_id),  // the ask
+                     restart_.last_starts());
         FinishApply(*result);
       }
     }
@@ -387,6 +395,18 @@ class Uplink {
       PublishConfigResult(busy);
       return;
     }
+    // The start budget (config_restart.hpp): refused, nothing written, while an apply might
+    // push robot-edged's unit past its start limit.
+    const int cost = WorstCaseStarts(apply_timeout_us());
+    const std::string spent =
+        CheckStartBudget(LoadStartCharges(StartChargesPath(o_.spool.dir)), start_limit(), cost,
+                         static_cast<std::int64_t>(client::WallClockMicros()));
+    if (!spent.empty()) {
+      ConfigOutcome refused;
+      refused.reason = spent;
+      PublishConfigResult(refused);
+      return;
+    }
     // in_damp_: from robot-edged's newest telemetry (false until one came).
     ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
     if (!outcome.applied) {
@@ -397,31 +417,37 @@ class Uplink {
     const std::string digest = config::TextDigest(payload);
     // Recorded before robot-edged is asked: an uplink restarted from here on resumes the wait.
     const std::int64_t now_unix_us = static_cast<std::int64_t>(client::WallClockMicros());
-    const PendingApply record{
-        static_cast<std::uint64_t>(now_unix_us),
-        digest,
-        o_.robot_edged.config,
-        outcome.previous,
-        now_unix_us,
-        now_unix_us + static_cast<std::int64_t>(o_.robot_edged.apply_timeout_s) * 1'000'000};
+    PendingApply record;
+    record.request_id = static_cast<std::uint64_t>(now_unix_us);
+    record.digest = digest;
+    record.config = o_.robot_edged.config;
+    record.previous = outcome.previous;
+    if (!record.previous.empty()) record.previous_digest = FileDigest(record.previous).value_or("");
+    record.asked_unix_us = now_unix_us;
+    record.deadline_unix_us =
+        now_unix_us + static_cast<std::int64_t>(o_.robot_edged.apply_timeout_s) * 1'000'000;
     outcome.request_id = record.request_id;
     std::string refusal;
     if (!SavePendingApply(apply_record_, record)) {
       refusal = "cannot record the apply in " + apply_record_ + "; robot-edged not asked";
     } else {
+      ChargeStarts(record.request_id, record.asked_unix_us, cost);  // until the result is in
       refusal = AskRestart(digest, &outcome.problems);
       if (!refusal.empty()) refusal = "robot-edged refused the restart: " + refusal;
     }
     if (!refusal.empty()) {  // robot-edged keeps running on the file it has: put it back
       outcome.applied = false;
       outcome.reason = refusal;
-      outcome.rolled_back = RestorePrevious(o_.robot_edged.config);
+      const Rollback rollback = RollBack(record);
+      outcome.rolled_back = rollback.rolled_back;
+      outcome.reason += ": " + rollback.what;
+      ChargeStarts(record.request_id, record.asked_unix_us, 0);  // robot-edged did not restart
       FinishApply(outcome);
       return;
     }
     Log("fleet config: written to " + o_.robot_edged.config + " (" + digest +
         "); robot-edged restarts on it");
-    restart_.Begin(std::move(outcome), digest, asked_us);
+    restart_.Begin(std::move(outcome), std::move(record), asked_us);
   }
 
   // Asks robot-edged (as o_.controller, on a connection of its own) to restart on the file with
@@ -453,10 +479,53 @@ class Uplink {
       RemovePendingApply(apply_record_);
     }
     if (!record) return;
+    const std::string refused = restart_.Resume(
+        *record, client::MonotonicMicros(), static_cast<std::int64_t>(client::WallClockMicros()));
+    if (!refused.empty()) {  // not a file this uplink writes: nothing touched
+      Log("fleet config: " + apply_record_ + " discarded, nothing touched: " + refused);
+      RemovePendingApply(apply_record_);
+      return;
+    }
     Log("fleet config: resuming apply " + std::to_string(record->request_id) + " (" +
         record->digest + "): waiting for robot-edged on it");
-    restart_.Resume(*record, client::MonotonicMicros(),
-                    static_cast<std::int64_t>(client::WallClockMicros()));
+  }
+
+  // While an apply waits: systemd's count of robot-edged's starts, twice a second; a failed
+  // start of the new file rolls it back at once (config_restart.hpp, OnUnitStarts).
+  void CheckUnitStarts(std::int64_t now) {
+    if (!restart_.pending() || now < next_unit_check_us_) return;
+    next_unit_check_us_ = now + 500'000;
+    const std::optional<UnitStarts> unit = ReadUnitStarts(kRobotEdgedUnit);
+    if (!unit) return;  // no systemd here: the fixed apply_timeout_s decides
+    if (auto result = restart_.OnUnitStarts(*unit, client::MonotonicMicros())) {
+      ChargeStarts(result->request_id, static_cast<std::int64_t>(result->request_id),
+                   restart_.last_starts());
+      FinishApply(*result);
+    }
+  }
+
+  std::int64_t apply_timeout_us() const {
+    return static_cast<std::int64_t>(o_.robot_edged.apply_timeout_s) * 1'000'000;
+  }
+  StartLimit start_limit() const {
+    return {static_cast<int>(o_.robot_edged.start_limit_burst),
+            static_cast<std::int64_t>(o_.robot_edged.start_limit_interval_s) * 1'000'000};
+  }
+  // Sets apply `request_id`'s charge on the start budget (<spool.dir>/apply-starts) to `starts`;
+  // charges older than the unit's interval are dropped.
+  void ChargeStarts(std::uint64_t request_id, std::int64_t asked_unix_us, int starts) {
+    const std::string path = StartChargesPath(o_.spool.dir);
+    std::vector<StartCharge> charges =
+        RecentCharges(LoadStartCharges(path), start_limit(),
+                      static_cast<std::int64_t>(client::WallClockMicros()));
+    const auto it = std::find_if(charges.begin(), charges.end(),
+                                 [&](const StartCharge& c) { return c.request_id == request_id; });
+    if (it != charges.end()) {
+      it->starts = starts;
+    } else {
+      charges.push_back({request_id, asked_unix_us, starts});
+    }
+    if (!SaveStartCharges(path, charges)) Log("fleet config: cannot write " + path);
   }
 
   // The final result of an apply robot-edged was asked for: reported, then its record removed.
@@ -539,6 +608,7 @@ class Uplink {
   std::string last_mqtt_log_;                     // LogMqtt's last line logged, when, and
   std::int64_t last_mqtt_log_us_ = 0;             // how often it came since
   std::uint64_t mqtt_log_repeats_ = 0;
+  std::int64_t next_unit_check_us_ = 0;           // systemd asked for robot-edged's starts
 };
 
 }  // namespace

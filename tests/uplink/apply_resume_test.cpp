@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 
+#include "config/config.hpp"
 #include "fleet_rig.hpp"
+#include "uplink/pending_apply.hpp"
 
 namespace robot_edge::test {
 namespace {
@@ -79,6 +82,45 @@ TEST(BrokerUplink, AnApplyGoesOnAcrossAnUplinkKilledMidway) {
   EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
       << robot.DaemonLog();
   std::printf("resumed, rolled back %.1f s after the kill: %s\n", seen_s, results[1].c_str());
+  uplink.Stop();
+
+  // 3. M6 (issue 38): a stale record, as a crash right after the rollback leaves it (the file is
+  // already the previous one, no .previous). The next run finishes without touching the file.
+  // (Before: robot-edge.yaml itself was unlinked, "the previous file was put back".)
+  uplink::PendingApply stale;
+  stale.request_id = 42;
+  stale.digest = config::TextDigest(broken);
+  stale.config = config_path;
+  stale.previous = config_path + ".previous";
+  stale.previous_digest = config::TextDigest(renamed);
+  stale.asked_unix_us = static_cast<std::int64_t>(client::WallClockMicros()) - 60'000'000;
+  stale.deadline_unix_us = stale.asked_unix_us + 12'000'000;
+  ASSERT_FALSE(std::filesystem::exists(config_path + ".previous"));
+  ASSERT_TRUE(uplink::SavePendingApply(record, stale));
+  uplink.Start();
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() >= 3; }, 20s)) << uplink.Log();
+  results = rig.ConfigResults();
+  EXPECT_NE(results[2].find("\"rolled_back\":true"), std::string::npos) << results[2];
+  EXPECT_NE(results[2].find("already in place"), std::string::npos) << results[2];
+  EXPECT_EQ(ReadFile(config_path), renamed) << "the good file was touched";
+  EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(record); }, 5s));
+  uplink.Stop();
+
+  // 4. A record naming another file (the apply record's path is not trusted): discarded with a
+  // log line, the file it names untouched, no result.
+  const std::string victim = rig.dir + "/victim.yaml";
+  std::ofstream(victim) << "# not the uplink's\n";
+  stale.config = victim;
+  stale.previous = victim + ".previous";
+  stale.digest = config::TextDigest("# not the uplink's\n");
+  ASSERT_TRUE(uplink::SavePendingApply(record, stale));
+  uplink.Start();
+  ASSERT_TRUE(Eventually(
+      [&] { return uplink.Log().find("discarded, nothing touched") != std::string::npos; }, 20s))
+      << uplink.Log();
+  EXPECT_EQ(ReadFile(victim), "# not the uplink's\n");
+  EXPECT_FALSE(std::filesystem::exists(record));
+  EXPECT_EQ(rig.ConfigResults().size(), 3u) << Joined(rig.ConfigResults());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
 }

@@ -3,9 +3,10 @@
 // in api.apply_config_controllers), and reports `applied` once robot-edged's Welcome carries the
 // new file's digest. robot-edged exits with 75 and the rig starts it again as systemd's unit would
 // (Robot::RestartLikeSystemd: Restart=on-failure, RestartSec=1, RestartForceExitStatus=75).
-// Three cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
-// changes), and a file that validates but cannot start (a bus that does not exist): rolled back
-// after robot_edged.apply_timeout_s, and robot-edged comes back on the previous file.
+// Four cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
+// changes), a file that validates but cannot start (a bus that does not exist): rolled back
+// after robot_edged.apply_timeout_s (no systemd in the rig), and robot-edged comes back on the
+// previous file; then the same file again, refused: the start budget is spent.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -20,7 +21,10 @@ constexpr int kApplyTimeoutS = 12;
 
 TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  FleetConfigRig rig("uplink-apply", "  apply_timeout_s: " + std::to_string(kApplyTimeoutS) + "\n");
+  // start_limit_burst 28: an apply may cost 14 starts (apply_timeout_s + 2), so the budget holds
+  // the applied one (1) and one rollback (14), not a second rollback (step 4).
+  FleetConfigRig rig("uplink-apply", "  apply_timeout_s: " + std::to_string(kApplyTimeoutS) +
+                                         "\n  start_limit_burst: 28\n");
   Robot& robot = rig.robot;
   Fleet& fleet = rig.fleet;
   Uplink& uplink = rig.uplink;
@@ -85,6 +89,20 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   EXPECT_EQ(exits[2], 1) << "robot-edged started on vcan9";
   std::printf("rolled back: %s; robot-edged exits %zu\n", rig.ConfigResults()[2].c_str(),
               exits.size());
+
+  // 4. The same bad file again, seconds later: robot-edged's unit could run out of starts
+  // (issue 38, M5), so the apply is refused with the reason, nothing written, no restart.
+  ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
+  std::this_thread::sleep_for(1500ms);
+  fleet.Publish("robot-edge/r1/config", broken, 60);
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 4; }, 10s)) << uplink.Log();
+  EXPECT_NE(rig.ConfigResults()[3].find("start budget is spent: recent applies used 15 of its "
+                                        "unit's 28 starts per 60 s, and this apply may cost 14"),
+            std::string::npos)
+      << rig.ConfigResults()[3];
+  EXPECT_EQ(ReadFile(rig.config_path), renamed);
+  EXPECT_EQ(robot.DaemonExits().size(), exits.size()) << "robot-edged restarted";
+  std::printf("refused: %s\n", rig.ConfigResults()[3].c_str());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
 }

@@ -238,6 +238,24 @@ TEST(BlackboxDesk, TheBlackBoxBeingWrittenAndTheOpenRecordingAreRefused) {
   EXPECT_EQ(out.jobs[0].request.file, "a.mcap");
 }
 
+// M3 (issue 38): a name robot-edged did not list (a token file, any other file of the
+// directory) is refused before anything is opened; a listed black box still goes.
+TEST(BlackboxDesk, OnlyAFileRobotEdgedListsIsUploaded) {
+  BlackboxDesk desk(AnnouncePolicy::kOff, 100);
+  desk.Request(Ask("token"));
+  desk.Request(Ask("fleet.key"));
+  desk.Request(Ask("a.mcap"));
+  desk.ShouldList(0);
+  const auto out = desk.OnListing(Listing({{"a.mcap", 5, "fault", 1}}));
+  ASSERT_EQ(out.refusals.size(), 2u);
+  EXPECT_EQ(out.refusals[0].file, "token");
+  EXPECT_NE(out.refusals[0].reason.find("does not offer"), std::string::npos)
+      << out.refusals[0].reason;
+  EXPECT_EQ(out.refusals[1].file, "fleet.key");
+  ASSERT_EQ(out.jobs.size(), 1u);
+  EXPECT_EQ(out.jobs[0].request.file, "a.mcap");
+}
+
 TEST(BlackboxDesk, NewAlertBlackBoxesAreAnnouncedOnceAfterTheBaseline) {
   BlackboxDesk desk(AnnouncePolicy::kAlerts, 100);
   EXPECT_TRUE(desk.ShouldList(0));
