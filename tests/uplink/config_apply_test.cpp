@@ -103,6 +103,19 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   EXPECT_EQ(ReadFile(rig.config_path), renamed);
   EXPECT_EQ(robot.DaemonExits().size(), exits.size()) << "robot-edged restarted";
   std::printf("refused: %s\n", rig.ConfigResults()[3].c_str());
+
+  // 5. A document that turns the stop latch off and widens a motor's torque (issue 38, M2): the
+  // uplink refuses it naming both sections, writes nothing, restarts nothing.
+  fleet.Publish("robot-edge/r1/config",
+                Replaced(Replaced(renamed, "latch_external_damp: true", "latch_external_damp: false"),
+                         "t_max: 18.0", "t_max: 1000.0"),
+                60);
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 5; }, 10s)) << uplink.Log();
+  const std::string weakened = rig.ConfigResults()[4];
+  EXPECT_NE(weakened.find("may not change safety, motors"), std::string::npos) << weakened;
+  EXPECT_NE(weakened.find("\"key\":\"safety\""), std::string::npos) << weakened;
+  EXPECT_EQ(ReadFile(rig.config_path), renamed);
+  EXPECT_EQ(robot.DaemonExits().size(), exits.size()) << "robot-edged restarted";
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
 }
