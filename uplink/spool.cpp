@@ -268,7 +268,8 @@ void Spool::Recover() {
     // The name says the sequences before it were given out: none is reused, also when the
     // cursor is lost and the segment empty.
     last_sequence_ = std::max(last_sequence_, first - 1);
-    LoadSegment(first, &newest);
+    // One it cannot read may hold `first` itself: the next segment is named after it.
+    if (!LoadSegment(first, &newest)) last_sequence_ = std::max(last_sequence_, first);
   }
   last_sequence_ = std::max(last_sequence_, acked_sequence_);
   last_source_ = std::max(last_source_, acked_source_);
