@@ -90,6 +90,7 @@ class Uplink {
         (spool_.torn_bytes() > 0
              ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
              : ""));
+    LogSpoolNotes();
     ResumeApply();
     mqtt_.Start();
     while (!stop) Step();
@@ -108,11 +109,17 @@ class Uplink {
            "\",\"version\":\"" ROBOT_EDGE_VERSION "\",\"spool_pending\":" +
            std::to_string(spool_pending()) +
            ",\"spool_evicted\":" + std::to_string(spool_evicted()) +
+           ",\"spool_lost\":" + std::to_string(spool_lost()) +
            ",\"upload_failures\":" + std::to_string(blackbox_.failures()) + "}";
   }
   // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.
   std::uint64_t spool_pending() const { return spool_.pending(); }
   std::uint64_t spool_evicted() const { return spool_.evicted(); }
+  std::uint64_t spool_lost() const { return spool_.lost(); }
+  // What the spool reported (spool.hpp: a damaged directory, a full disk), on stderr.
+  void LogSpoolNotes() {
+    for (const std::string& note : spool_.TakeNotes()) Log("spool: " + note);
+  }
 
   void Step() {
     Wait(client::MonotonicMicros());
@@ -131,7 +138,8 @@ class Uplink {
     }
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
     for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
-    if (connected_ && (spool_.evicted() != evicted_reported_ ||
+    LogSpoolNotes();
+    if (connected_ && (spool_.evicted() != evicted_reported_ || spool_.lost() != lost_reported_ ||
                        blackbox_.failures() != upload_failures_reported_)) {
       PublishStatus();
     }
@@ -275,6 +283,7 @@ class Uplink {
   void PublishStatus() {
     mqtt_.Publish(Path(Topic::kStatus), Status("online"), 1, true);
     evicted_reported_ = spool_.evicted();
+    lost_reported_ = spool_.lost();
     upload_failures_reported_ = blackbox_.failures();
   }
 
@@ -598,6 +607,7 @@ class Uplink {
   bool connected_ = false;             // to the broker (its CONNACK arrived)
   std::map<int, InFlight> in_flight_;  // by MQTT message id
   std::uint64_t evicted_reported_ = 0;
+  std::uint64_t lost_reported_ = 0;
   std::uint64_t upload_failures_reported_ = 0;
   std::string telemetry_;  // the newest EdgeTelemetry, serialized
   bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP

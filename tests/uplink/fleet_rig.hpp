@@ -124,12 +124,14 @@ class Fleet {
   std::vector<Received> received_;
 };
 
-// The fleet's broker: mutual TLS, persistent sessions.
+// The fleet's broker: mutual TLS, persistent sessions, the shipped ACL (uplink/mosquitto.acl:
+// a certificate's CN is its identity; r1 and r2 are robots, `fleet` the fleet).
 inline MosquittoBroker TlsBroker(const std::string& dir, const std::string& pki, int port) {
   return MosquittoBroker(dir, port,
                          "cafile " + pki + "/ca.pem\ncertfile " + pki + "/server.pem\nkeyfile " +
                              pki + "/server.key\nrequire_certificate true\n" +
                              "use_identity_as_username true\nallow_anonymous false\n" +
+                             "acl_file " ROBOT_EDGE_MOSQUITTO_ACL "\n" +
                              "persistence true\npersistence_location " + dir +
                              "/\nautosave_interval 1\nuser root\nset_tcp_nodelay true\n");
 }

@@ -1,8 +1,11 @@
 #!/bin/sh
-# tests/uplink/make_test_pki.sh DIR: the mutual-TLS material of the uplink's broker test, made
-# with openssl at test time: ca.pem (the CA), server.pem/.key (mosquitto, for localhost and
-# 127.0.0.1), robot.pem/.key (robot-edge-uplink), fleet.pem/.key (the test's fleet client), and
-# rogue.pem/.key from another CA (refused by the broker). EC P-256 keys.
+# tests/uplink/make_test_pki.sh DIR [NAME...]: the mutual-TLS material of the uplink's broker
+# test, made with openssl at test time: ca.pem (the CA), server.pem/.key (mosquitto, for localhost
+# and 127.0.0.1), robot.pem/.key (robot-edge-uplink, CN r1), r2.pem/.key (another robot of the
+# same CA, CN r2: the ACL test's attacker), fleet.pem/.key (the test's fleet client, CN fleet),
+# NAME.pem/.key for each NAME (CN NAME: scripts/demo-fleet's robot `demo`), and rogue.pem/.key
+# from another CA (refused by the broker). EC P-256 keys. With uplink/mosquitto.acl a client's
+# CN is its identity: a robot's CN must be its robot_id.
 set -eu
 dir=$1
 mkdir -p "$dir"
@@ -27,7 +30,10 @@ cert() {  # CA NAME CN [SAN]
 ca ca
 cert ca server localhost "DNS:localhost,IP:127.0.0.1"
 cert ca robot r1
+cert ca r2 r2
 cert ca fleet fleet
+shift
+for name in "$@"; do cert ca "$name" "$name"; done
 ca other
 cert other rogue rogue
 chmod 0644 ./*.key  # mosquitto may drop privileges
