@@ -34,11 +34,10 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
   }
   if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
   if (token.size() < min_bytes) {
-    throw std::runtime_error(key + ": " + path + " holds a token of " +
-                             std::to_string(token.size()) + " bytes; at least " +
-                             std::to_string(min_bytes) +
-                             " are required (e.g. head -c 24 /dev/urandom | base64 > " + path +
-                             ")");
+    throw std::runtime_error(
+        key + ": " + path + " holds a token of " + std::to_string(token.size()) +
+        " bytes; at least " + std::to_string(min_bytes) +
+        " are required (e.g. head -c 24 /dev/urandom | base64 > " + path + ")");
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {

@@ -245,9 +245,9 @@ struct ApiConfig {
   std::vector<std::string> controllers = {"ble", "cloud"};  ///< controllers: names that may
                                                             ///< command, highest priority first
   std::vector<ClientAccess> access;  ///< access.<name>: who may connect as each (ClientAccess)
-  std::vector<std::string> maintenance_controllers;   ///< maintenance_controllers: controllers
-                                                      ///< that may run the bring-up tools (scan,
-                                                      ///< jog, calibrate, zero), in DAMP only
+  std::vector<std::string> maintenance_controllers;  ///< maintenance_controllers: controllers
+                                                     ///< that may run the bring-up tools (scan,
+                                                     ///< jog, calibrate, zero), in DAMP only
   std::vector<std::string> fleet_may_change;  ///< fleet_may_change: protected sections a fleet
                                               ///< document may change after all (fleet_guard.hpp)
   std::vector<std::string> apply_config_controllers;  ///< apply_config_controllers: controllers

@@ -22,9 +22,9 @@ namespace robot_edge::config {
 
 // The protected sections, by their YAML key (the names api.fleet_may_change accepts).
 inline constexpr std::array<std::string_view, 13> kFleetProtected = {
-    "safety", "control", "realtime", "velocity", "motors",      "buses",
-    "joints", "target_limits", "imu", "api",     "calibration", "live",
-    "recorder.directory"};
+    "safety",      "control", "realtime",          "velocity", "motors",
+    "buses",       "joints",  "target_limits",     "imu",      "api",
+    "calibration", "live",    "recorder.directory"};
 
 // The protected sections that differ between `running` and `next`, in kFleetProtected's order.
 std::vector<std::string> ProtectedDifferences(const Config& running, const Config& next);

@@ -378,7 +378,8 @@ void CheckApi(const Config& c, Checker* k) {
   for (const std::string& name : api.fleet_may_change) {
     if (std::find(kFleetProtected.begin(), kFleetProtected.end(), name) == kFleetProtected.end()) {
       std::string known;
-      for (std::string_view s : kFleetProtected) known += (known.empty() ? "" : ", ") + std::string(s);
+      for (std::string_view s : kFleetProtected)
+        known += (known.empty() ? "" : ", ") + std::string(s);
       k->Fail("api.fleet_may_change", "'" + name + "' is not a protected section (" + known + ")");
     }
   }

@@ -101,10 +101,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const std::string& w : warnings) spdlog::warn("{}", w);
-  return daemon::RunDaemon(
-      config,
-      daemon::DaemonOptions{
-          .api_socket = cl->api_socket,
-          .damp_plan_path = PlanPath(),
-          .stop_latch_path = daemon::StopLatchPath(std::getenv("STATE_DIRECTORY"), PlanPath())});
+  return daemon::RunDaemon(config,
+                           daemon::DaemonOptions{.api_socket = cl->api_socket,
+                                                 .damp_plan_path = PlanPath(),
+                                                 .stop_latch_path = daemon::StopLatchPath(
+                                                     std::getenv("STATE_DIRECTORY"), PlanPath())});
 }

@@ -16,10 +16,10 @@
 #include <string>
 #include <thread>
 
+#include "access/log_limit.hpp"
 #include "live/access.hpp"
 #include "live/http_routes.hpp"
 #include "live/live_server.hpp"
-#include "access/log_limit.hpp"
 #include "live/subscriptions.hpp"
 #include "live/ws_config.hpp"
 

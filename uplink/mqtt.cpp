@@ -109,7 +109,8 @@ int Mqtt::Publish(const std::string& topic, std::string_view payload, int qos, b
 
 void Mqtt::Subscribe(const std::string& topic, int qos) {
   mosquitto_subscribe_v5(mosq_, nullptr, topic.c_str(), qos,
-                         MQTT_SUB_OPT_SEND_RETAIN_NEVER | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED, nullptr);
+                         MQTT_SUB_OPT_SEND_RETAIN_NEVER | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED,
+                         nullptr);
 }
 
 std::vector<MqttEvent> Mqtt::Take() {

@@ -122,7 +122,8 @@ void Validate(const UplinkOptions& o, Rules& r) {
   r.Check(o.broker.reconnect_max_s >= 1 && o.broker.reconnect_max_s <= 300,
           "broker.reconnect_max_s", "must be 1..300 s");
   r.Check(o.broker.max_packet_kib >= 80 && o.broker.max_packet_kib <= 262143,
-          "broker.max_packet_kib", "must be 80..262143 KiB (a command is up to 64 KiB; MQTT's "
+          "broker.max_packet_kib",
+          "must be 80..262143 KiB (a command is up to 64 KiB; MQTT's "
           "own limit is just under 256 MiB)");
   constexpr std::uint32_t kConfigPacketKib = config::detail::kMaxDocumentBytes / 1024 + 4;
   r.Check(!o.config_updates || o.broker.max_packet_kib >= kConfigPacketKib, "broker.max_packet_kib",

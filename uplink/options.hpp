@@ -72,7 +72,7 @@ struct UplinkOptions {
   SpoolOptions spool;
   RobotEdgedOptions robot_edged;
   bool commands = false;  ///< commands: forward `commands` to robot-edged as the controller `fleet`
-  std::string controller = "fleet";  ///< controller: the controller commands are sent as
+  std::string controller = "fleet";         ///< controller: the controller commands are sent as
   std::uint32_t max_command_age_ms = 1000;  ///< max_command_age_ms: a fleet command stamped more
                                             ///< than this behind or ahead of the uplink's wall
                                             ///< clock is refused (command_gate.hpp), 100..60000

@@ -369,8 +369,8 @@ bool Spool::OpenSegment(std::uint64_t first) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   const std::string path = SegmentPath(first);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
-                        O_NOFOLLOW, 0640);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) {
     if (!writing_fails_) Note("cannot create " + path + " (" + Reason(errno) + ")");
     return false;
@@ -457,9 +457,9 @@ bool Spool::HoldInMemory(std::uint64_t sequence, std::uint32_t source, std::uint
   }
   while (memory_bytes_ + payload.size() > memory_bound_ && !memory_.empty()) {
     const std::uint64_t oldest = memory_.begin()->first;
-    const auto it = std::lower_bound(
-        entries_.begin(), entries_.end(), oldest,
-        [](const Entry& e, std::uint64_t s) { return e.sequence < s; });
+    const auto it =
+        std::lower_bound(entries_.begin(), entries_.end(), oldest,
+                         [](const Entry& e, std::uint64_t s) { return e.sequence < s; });
     ++lost_;
     cursor_dirty_ = true;
     if (!dropping_) {
@@ -476,8 +476,8 @@ bool Spool::HoldInMemory(std::uint64_t sequence, std::uint32_t source, std::uint
   }
   memory_.emplace(sequence, std::string(payload));
   memory_bytes_ += payload.size();
-  entries_.push_back({sequence, source, topic, 0, 0, static_cast<std::uint32_t>(payload.size()),
-                      false});
+  entries_.push_back(
+      {sequence, source, topic, 0, 0, static_cast<std::uint32_t>(payload.size()), false});
   return true;
 }
 

@@ -158,11 +158,11 @@ class Spool {
   int dir_fd_ = -1;               // dir_, for fsync after a rename (-1: memory only)
   std::map<std::uint64_t, std::string> memory_;  // payloads held, by sequence
   std::uint64_t memory_bytes_ = 0;
-  std::uint64_t uncut_ = 0;  // a segment whose torn tail could not be cut: not appended to
+  std::uint64_t uncut_ = 0;           // a segment whose torn tail could not be cut: not appended to
   bool dropping_ = false;             // held records dropped (reported once a streak)
-  bool writing_fails_ = false;       // the last write failed (reported once a streak)
-  bool cursor_dirty_ = false;        // the cursor on disk is behind
-  bool cursor_fails_ = false;        // the last cursor write failed (reported once a streak)
+  bool writing_fails_ = false;        // the last write failed (reported once a streak)
+  bool cursor_dirty_ = false;         // the cursor on disk is behind
+  bool cursor_fails_ = false;         // the last cursor write failed (reported once a streak)
   std::uint32_t acks_unwritten_ = 0;  // acknowledged since the cursor was written
   std::vector<std::string> notes_;
   std::uint64_t bytes_ = 0;

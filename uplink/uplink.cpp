@@ -35,7 +35,7 @@ constexpr std::size_t kWindow = 16;                  // QoS 1 records in flight 
 constexpr std::int64_t kResendAfterUs = 10'000'000;  // no PUBACK this long, connected: resend
 constexpr std::int64_t kRobotRetryUs = 1'000'000;    // robot-edged unreachable: retry after
 constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend check run between
-constexpr auto kRobotTimeout = 2000ms;  // connect and Hello
+constexpr auto kRobotTimeout = 2000ms;             // connect and Hello
 constexpr std::int64_t kLogRepeatUs = 60'000'000;  // the same libmosquitto line at most this often
 constexpr const char* kRobotEdgedUnit = "robot-edge.service";  // systemd counts its starts
 
@@ -352,8 +352,8 @@ class Uplink {
     }
     const std::int64_t now_unix_us = static_cast<std::int64_t>(client::WallClockMicros());
     const std::int64_t max_age_us = static_cast<std::int64_t>(o_.max_command_age_ms) * 1000;
-    const CommandVerdict verdict = JudgeCommand(retained, IsDamp(command), command.timestamp_us(),
-                                                now_unix_us, max_age_us);
+    const CommandVerdict verdict =
+        JudgeCommand(retained, IsDamp(command), command.timestamp_us(), now_unix_us, max_age_us);
     if (!verdict.forward()) {  // never sent to robot-edged: it takes no control
       const std::string reason = RefusalReason(verdict, max_age_us);
       Log("fleet command " + std::to_string(command.sequence()) + " refused: " + reason);
@@ -618,7 +618,7 @@ class Uplink {
   std::string last_mqtt_log_;                     // LogMqtt's last line logged, when, and
   std::int64_t last_mqtt_log_us_ = 0;             // how often it came since
   std::uint64_t mqtt_log_repeats_ = 0;
-  std::int64_t next_unit_check_us_ = 0;           // systemd asked for robot-edged's starts
+  std::int64_t next_unit_check_us_ = 0;  // systemd asked for robot-edged's starts
 };
 
 }  // namespace

@@ -26,7 +26,8 @@ std::string KeyOf(const std::string& line) {
 }  // namespace
 
 std::string StopLatchedRefusal(const sm::StopLatch& latch) {
-  const std::string holder(latch.holder.data(), ::strnlen(latch.holder.data(), latch.holder.size()));
+  const std::string holder(latch.holder.data(),
+                           ::strnlen(latch.holder.data(), latch.holder.size()));
   return std::string("a stop is latched (by ") + latch.stopped_by.data() +
          "): refused until it is released by " +
          (holder.empty() ? std::string() : "a STAND from '" + holder + "' or ") +

@@ -59,8 +59,8 @@ class CommandFreshness {
   struct Verdict {
     // kNoTimestamp, kCommandClockOffset, kSequenceNotIncreasing or kCommandStale
     std::optional<sm::Reason> drop;
-    std::int64_t sent_us = 0;  // estimated send time (µs, the receive clock)
-    std::int64_t age_us = 0;   // later than the quickest delivery by this much
+    std::int64_t sent_us = 0;          // estimated send time (µs, the receive clock)
+    std::int64_t age_us = 0;           // later than the quickest delivery by this much
     std::int64_t clock_offset_us = 0;  // robot-edged's wall clock − timestamp_us (0: none)
     std::optional<std::int64_t> resync_step_us;  // the floor just moved by this (a clock step)
   };

@@ -118,16 +118,12 @@ CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
   if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
   if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
   state.burst = sm::Reason::kCount;
-  auto decision = arbiter_.OnCommand(client.id, client.controller, damp, now_us);
-  outcome.change = std::move(decision.change);
-  if (!decision.accepted) {
+  if (!arbiter_.WouldAccept(client.id, client.controller, damp)) {
     counters_.Count(sm::Reason::kNotController);
     outcome.reason = sm::Reason::kNotController;
     return outcome;
   }
-  // Whoever walked the robot no longer holds control: it stops before the new holder commands.
-  if (outcome.change && !outcome.change->previous.empty()) StopWalking(now_us);
-  return HandOver(client, damp, v.sent_us, std::move(outcome), validate);
+  return HandOver(client, damp, v.sent_us, now_us, std::move(outcome), validate);
 }
 
 CommandIntake::Outcome CommandIntake::Drop(const Client& client, ClientState& state,
@@ -143,14 +139,23 @@ CommandIntake::Outcome CommandIntake::Drop(const Client& client, ClientState& st
   return outcome;
 }
 
+void CommandIntake::TakeControl(const Client& client, bool damp, std::int64_t now_us,
+                                Outcome* outcome) {
+  auto decision = arbiter_.OnCommand(client.id, client.controller, damp, now_us);
+  outcome->change = std::move(decision.change);
+  // Whoever walked the robot no longer holds control: it stops before the new holder commands.
+  if (outcome->change && !outcome->change->previous.empty()) StopWalking(now_us);
+}
+
 template <typename Validate>
 CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
-                                               std::int64_t sent_us, Outcome outcome,
-                                               Validate validate) {
+                                               std::int64_t sent_us, std::int64_t now_us,
+                                               Outcome outcome, Validate validate) {
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
     if (damp) {  // never dropped: the control thread applies it when woken
+      TakeControl(client, damp, now_us, &outcome);
       RequestEmergencyDamp(channels_,
                            arbiter_.holder() == client.id ? kUrgentDamp : kUrgentLatchingDamp);
       outcome.kind = Outcome::Kind::kAccepted;
@@ -161,11 +166,12 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
     return outcome;
   }
   const std::optional<sm::Reason> drop = validate(slot, sent_us);
-  if (drop) {
+  if (drop) {  // dropped here: it takes no control
     spare_ = slot;
     outcome.reason = *drop;
     return outcome;
   }
+  TakeControl(client, damp, now_us, &outcome);
   MarkSender(client, damp, &slot->command);
   slot->client_id = client.id;
   slot->want_result = client.wants_result;
@@ -187,29 +193,23 @@ CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::
     outcome.reason = sm::Reason::kNotController;
     return outcome;
   }
-  CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
-  spare_ = nullptr;
-  if (slot == nullptr) {
-    counters_.Count(sm::Reason::kQueueFull);
-    outcome.reason = sm::Reason::kQueueFull;
-    return outcome;
-  }
-  slot->command = sm::Command{};
-  slot->command.kind = sm::CommandKind::kJog;
-  slot->command.source = sm::CommandSource::kDaemon;
-  slot->command.received_us = now_us;
-  slot->command.sent_us = now_us;
-  slot->command.jog = jog;
-  MarkSender(client, /*damp=*/false, &slot->command);
-  slot->client_id = client.id;
-  slot->want_result = false;
-  channels_->commands.Send(slot);
-  outcome.kind = Outcome::Kind::kQueued;
-  return outcome;
+  return QueueDaemonCommand(sm::CommandKind::kJog, client.id, now_us, std::move(outcome),
+                            [&](sm::Command* c) {
+                              c->jog = jog;
+                              MarkSender(client, /*damp=*/false, c);
+                            });
 }
 
 CommandIntake::Outcome CommandIntake::SubmitReleaseStop(std::int64_t now_us) {
-  Outcome outcome;
+  return QueueDaemonCommand(sm::CommandKind::kReleaseStop, /*client_id=*/0, now_us, Outcome{},
+                            [](sm::Command*) {});
+}
+
+template <typename Fill>
+CommandIntake::Outcome CommandIntake::QueueDaemonCommand(sm::CommandKind kind,
+                                                         std::uint64_t client_id,
+                                                         std::int64_t now_us, Outcome outcome,
+                                                         Fill fill) {
   CommandSlot* slot = spare_ != nullptr ? spare_ : channels_->commands.Acquire();
   spare_ = nullptr;
   if (slot == nullptr) {
@@ -218,11 +218,12 @@ CommandIntake::Outcome CommandIntake::SubmitReleaseStop(std::int64_t now_us) {
     return outcome;
   }
   slot->command = sm::Command{};
-  slot->command.kind = sm::CommandKind::kReleaseStop;
+  slot->command.kind = kind;
   slot->command.source = sm::CommandSource::kDaemon;
   slot->command.received_us = now_us;
   slot->command.sent_us = now_us;
-  slot->client_id = 0;
+  fill(&slot->command);
+  slot->client_id = client_id;
   slot->want_result = false;
   channels_->commands.Send(slot);
   outcome.kind = Outcome::Kind::kQueued;

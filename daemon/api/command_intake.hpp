@@ -3,7 +3,8 @@
 //
 //   1. freshness (CommandFreshness, one per client): timestamp, robot-edged's wall clock,
 //      sequence and age; a command dropped here takes no control;
-//   2. who may command (ControllerArbiter): the controlling client, or anyone for DAMP;
+//   2. who may command (ControllerArbiter): the controlling client, or anyone for DAMP; control
+//      changes hands only for a command that passes 3 (one dropped by validation takes none);
 //   3. seed 000's validation (CommandValidator) into a free CommandPipe slot;
 //   4. the hand-off to the control thread. DAMP is never dropped: when every slot is in flight it
 //      takes the urgent mailbox, which the control thread reads every tick.
@@ -38,7 +39,7 @@ class CommandIntake {
     std::uint64_t id = 0;    // the connection (never 0)
     std::string controller;  // the role its Hello took ("" = observer)
     bool wants_result = false;
-    std::string peer;  // who is at the other end ("uid 1000 pid 42", "127.0.0.1:5000"), for texts
+    std::string peer;    // who is at the other end ("uid 1000 pid 42", "127.0.0.1:5000"), for texts
     bool local = false;  // on the Unix socket: someone on the robot itself
   };
 
@@ -103,8 +104,15 @@ class CommandIntake {
   Outcome Admit(const Client& client, bool damp, std::uint64_t timestamp_us, std::uint32_t sequence,
                 std::int64_t now_us, Validate validate);
   template <typename Validate>
-  Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, Outcome outcome,
-                   Validate validate);
+  Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, std::int64_t now_us,
+                   Outcome outcome, Validate validate);
+  // Control changes hands (ControllerArbiter::OnCommand) for a command about to be queued.
+  void TakeControl(const Client& client, bool damp, std::int64_t now_us, Outcome* outcome);
+  // The daemon's own command of `kind` (no sequence, no result) for `client_id` (0: none),
+  // `fill`ed, into a free slot.
+  template <typename Fill>
+  Outcome QueueDaemonCommand(sm::CommandKind kind, std::uint64_t client_id, std::int64_t now_us,
+                             Outcome outcome, Fill fill);
   void StopWalking(std::int64_t now_us);
   void CheckWalkingSilence(std::int64_t now_us);
   // Marks a queued command with who sent it, for the stop latch (sm::Command::latches).

@@ -23,6 +23,14 @@ ControllerChange ControllerArbiter::Take(std::uint64_t client, const std::string
   return change;
 }
 
+bool ControllerArbiter::WouldAccept(std::uint64_t client, const std::string& name,
+                                    bool is_damp) const {
+  const int rank = Rank(name);
+  if (client == holder_ && holder_ != 0) return true;
+  if (rank >= 0 && (holder_ == 0 || rank < Rank(holder_name_))) return true;
+  return is_damp;
+}
+
 ControllerArbiter::Decision ControllerArbiter::OnCommand(std::uint64_t client,
                                                          const std::string& name, bool is_damp,
                                                          std::int64_t now_us) {

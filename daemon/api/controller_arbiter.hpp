@@ -34,6 +34,8 @@ class ControllerArbiter {
     std::optional<ControllerChange> change;
   };
 
+  // Whether OnCommand() would accept it, changing nothing (a command still to be validated).
+  bool WouldAccept(std::uint64_t client, const std::string& name, bool is_damp) const;
   // A command from client `client` whose Hello named `name`.
   Decision OnCommand(std::uint64_t client, const std::string& name, bool is_damp,
                      std::int64_t now_us);

@@ -151,7 +151,7 @@ class Hub final : public SessionEvents {
   TelemetryFrames telemetry_;
   StateStream stream_;
   std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
-  std::function<void()> restart_to_apply_;  // none: an accepted request only logs
+  std::function<void()> restart_to_apply_;     // none: an accepted request only logs
   std::optional<StopLatchKeeper> stop_latch_;  // none: a stop lasts only this process
   std::string stop_latch_error_;               // the last failure to keep it, logged once
 };

@@ -83,7 +83,8 @@ MaintenanceDesk::Answer MaintenanceDesk::Handle(const CommandIntake::Client& cli
     case edge::MaintenanceRequest::kCalibrate: return {Calibrate(request, s), {}};
     case edge::MaintenanceRequest::kZero: return {Zero(request), {}};
     case edge::MaintenanceRequest::kClearFault: return {ClearFault(request), {}};
-    case edge::MaintenanceRequest::kReleaseStop: return {ReleaseStop(client, request, s, now_us), {}};
+    case edge::MaintenanceRequest::kReleaseStop:
+      return {ReleaseStop(client, request, s, now_us), {}};
     case edge::MaintenanceRequest::kApplyConfig:  // Hub::OnApplyConfig (apply_config.hpp)
     case edge::MaintenanceRequest::OP_NOT_SET: break;
   }
@@ -127,8 +128,9 @@ edge::MaintenanceResult MaintenanceDesk::ReleaseStop(const CommandIntake::Client
                                                      std::int64_t now_us) {
   const std::uint32_t id = request.request_id();
   if (!client.local) {
-    return MaintenanceError(id, "a latched stop is released only on the robot itself (the Unix "
-                                "socket), never over the network");
+    return MaintenanceError(id,
+                            "a latched stop is released only on the robot itself (the Unix "
+                            "socket), never over the network");
   }
   if (!s.stop_latch.latched) return MaintenanceError(id, "no stop is latched");
   if (intake_->SubmitReleaseStop(now_us).kind != CommandIntake::Outcome::Kind::kQueued) {

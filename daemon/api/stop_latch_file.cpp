@@ -90,10 +90,9 @@ sm::StopLatch DecodeStopLatch(std::string_view text, std::string* problem) {
   sm::StopLatch latch;
   latch.latched = true;
   std::string_view line, stopped_by, holder;
-  const bool valid = TakeLine(&text, &line) && line == kMagic &&
-                     TakeField(&text, kStoppedBy, &stopped_by) &&
-                     TakeField(&text, kHolder, &holder) && TakeLine(&text, &line) &&
-                     line == "end" && text.empty();
+  const bool valid =
+      TakeLine(&text, &line) && line == kMagic && TakeField(&text, kStoppedBy, &stopped_by) &&
+      TakeField(&text, kHolder, &holder) && TakeLine(&text, &line) && line == "end" && text.empty();
   if (!valid) {
     *problem = "not a whole stop record (empty, truncated or another version)";
     latch.stopped_by = sm::MakeSenderLabel("an unreadable stop record");
@@ -148,9 +147,8 @@ StopLatchKeeper::StopLatchKeeper(std::string path, const sm::StopLatch& initial)
 
 StopLatchKeeper::Change StopLatchKeeper::Observe(const sm::StopLatch& latch) {
   if (path_.empty() || SameLatch(latch, kept_)) return {};
-  const std::string error = latch.latched
-                                ? WriteFileAtomically(path_, EncodeStopLatch(latch), 0640)
-                                : RemoveDurably(path_);
+  const std::string error = latch.latched ? WriteFileAtomically(path_, EncodeStopLatch(latch), 0640)
+                                          : RemoveDurably(path_);
   if (!error.empty()) return {Change::Kind::kFailed, error};
   kept_ = latch;
   return {latch.latched ? Change::Kind::kWritten : Change::Kind::kRemoved, ""};

@@ -33,7 +33,7 @@ struct ControlSnapshot {
   double battery_wh = 0;           // drawn since start (BatteryEnergy)
   std::array<sm::Alert, kMaxAlerts> alerts{};
   std::size_t alert_count = 0;
-  sm::Counters counters;  // the state machine's drops and adjustments
+  sm::Counters counters;     // the state machine's drops and adjustments
   sm::StopLatch stop_latch;  // the stop latch (kept on disk by the API thread)
   std::uint64_t events_dropped = 0;
   std::uint64_t ticks = 0;

@@ -37,8 +37,8 @@ TEST(WrongTokenDelay, FirstIsFreeThenDoublesUpToTheMost) {
   EXPECT_EQ(d.Wrong("x", t0), 0ms);
   EXPECT_FALSE(d.Left("x", t0));
   auto t = t0;
-  for (const auto expected : {250ms, 500ms, 1000ms, 2000ms, 4000ms, 8000ms, 16000ms, 30000ms,
-                              30000ms, 30000ms}) {
+  for (const auto expected :
+       {250ms, 500ms, 1000ms, 2000ms, 4000ms, 8000ms, 16000ms, 30000ms, 30000ms, 30000ms}) {
     EXPECT_EQ(d.Wrong("x", t), expected);
     EXPECT_EQ(d.Left("x", t + 1ms), expected - 1ms);
     t += expected;

@@ -347,8 +347,8 @@ void Robot::SignalDaemon(int signal) {
 void Robot::StartDaemonAgain() {
   std::lock_guard lock(daemon_mutex_);
   const std::size_t ready_before = notify_->Count("READY=1");
-  daemon_ = std::make_unique<Child>(daemon_argv_, dir_ + "/daemon-" + std::to_string(++daemon_runs_),
-                                    daemon_env_);
+  daemon_ = std::make_unique<Child>(
+      daemon_argv_, dir_ + "/daemon-" + std::to_string(++daemon_runs_), daemon_env_);
   if (!Eventually([&] { return notify_->Count("READY=1") > ready_before; }, 20s)) {
     throw std::runtime_error("robot-edged did not report READY=1 again:\n" + daemon_->Stderr());
   }

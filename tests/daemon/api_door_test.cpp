@@ -49,7 +49,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-constexpr rlim_t kUnitFdLimit = 512;                          // systemd/robot-edge.service
+constexpr rlim_t kUnitFdLimit = 512;                            // systemd/robot-edge.service
 constexpr char kCloudToken[] = "cloud-token-0123456789abcdef";  // 28 bytes
 
 std::string ReadFile(const std::string& path) {
@@ -161,13 +161,14 @@ std::string TlsHello(int host, std::uint16_t port, const std::string& ca,
       result = "closed: handshake: " + ec.message();
       return;
     }
-    asio::async_write(stream, asio::buffer(frame), [&](const std::error_code& write_ec, std::size_t) {
-      if (write_ec) {
-        result = "closed: " + write_ec.message();
-        return;
-      }
-      read();
-    });
+    asio::async_write(stream, asio::buffer(frame),
+                      [&](const std::error_code& write_ec, std::size_t) {
+                        if (write_ec) {
+                          result = "closed: " + write_ec.message();
+                          return;
+                        }
+                        read();
+                      });
   });
   io.run_for(5s);
   return result;
@@ -302,8 +303,8 @@ class ApiDoor : public testing::Test {
 std::vector<int> HalfOpen(std::uint16_t port, int first_host, int hosts, int per_host) {
   std::vector<int> fds;
   // A TLS record header announcing a 512-byte handshake message, and 6 bytes of it.
-  static const unsigned char kSlowHello[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc,
-                                             0x03, 0x03};
+  static const unsigned char kSlowHello[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01,
+                                             0x00, 0x01, 0xfc, 0x03, 0x03};
   for (int i = 0; i < hosts * per_host; ++i) {
     const int fd = ConnectFrom(first_host + i % hosts, port);
     if (fd < 0) continue;

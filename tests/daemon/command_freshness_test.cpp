@@ -85,18 +85,22 @@ TEST(CommandFreshness, DampIsNeverDroppedButItsSequenceCounts) {
   EXPECT_FALSE(f.Judge(0, Wall(0), 0, 7, true).drop) << "no timestamp: still applied";
   EXPECT_FALSE(f.Judge(0, Wall(0), kClientClock, 8, false).drop);
   EXPECT_FALSE(f.Judge(1, Wall(1), kClientClock, 3, true).drop) << "out of order: still applied";
-  EXPECT_EQ(f.Judge(2, Wall(2), kClientClock + 2, 8, false).drop, sm::Reason::kSequenceNotIncreasing);
+  EXPECT_EQ(f.Judge(2, Wall(2), kClientClock + 2, 8, false).drop,
+            sm::Reason::kSequenceNotIncreasing);
 }
 
 TEST(CommandFreshness, ReplaysDuplicatesAndReorderedPacketsAreDropped) {
   CommandFreshness f(kMaxAge, kLooseOffset);
   const auto at = [](std::int64_t t) { return kClientClock + static_cast<std::uint64_t>(t); };
   EXPECT_FALSE(f.Judge(0, Wall(0), at(0), 10, false).drop) << "the first may have any sequence";
-  EXPECT_EQ(f.Judge(20 * kMs, Wall(20 * kMs), at(20 * kMs), 10, false).drop, sm::Reason::kSequenceNotIncreasing);
+  EXPECT_EQ(f.Judge(20 * kMs, Wall(20 * kMs), at(20 * kMs), 10, false).drop,
+            sm::Reason::kSequenceNotIncreasing);
   EXPECT_FALSE(f.Judge(40 * kMs, Wall(40 * kMs), at(40 * kMs), 12, false).drop);
-  EXPECT_EQ(f.Judge(41 * kMs, Wall(41 * kMs), at(30 * kMs), 11, false).drop, sm::Reason::kSequenceNotIncreasing)
+  EXPECT_EQ(f.Judge(41 * kMs, Wall(41 * kMs), at(30 * kMs), 11, false).drop,
+            sm::Reason::kSequenceNotIncreasing)
       << "overtaken by 12";
-  EXPECT_EQ(f.Judge(60 * kMs, Wall(60 * kMs), at(60 * kMs), 5, false).drop, sm::Reason::kSequenceNotIncreasing);
+  EXPECT_EQ(f.Judge(60 * kMs, Wall(60 * kMs), at(60 * kMs), 5, false).drop,
+            sm::Reason::kSequenceNotIncreasing);
   EXPECT_FALSE(f.Judge(80 * kMs, Wall(80 * kMs), at(80 * kMs), 13, false).drop);
 }
 
@@ -124,9 +128,11 @@ TEST(CommandFreshness, AnAbsurdTimestampIsDroppedAsUnjudgeableAndLeavesTheClient
   ASSERT_FALSE(c.Send(0, 2 * kMs).drop);
   for (const std::uint64_t absurd :
        {~std::uint64_t{0}, std::uint64_t{1} << 63, CommandFreshness::kMaxTimestampUs + 1}) {
-    const auto v = c.freshness.Judge(10 * kMs, Wall(10 * kMs), absurd, ++c.sequence, /*is_damp=*/false);
+    const auto v =
+        c.freshness.Judge(10 * kMs, Wall(10 * kMs), absurd, ++c.sequence, /*is_damp=*/false);
     EXPECT_EQ(v.drop, sm::Reason::kNoTimestamp) << absurd;
-    EXPECT_FALSE(c.freshness.Judge(11 * kMs, Wall(11 * kMs), absurd, ++c.sequence, /*is_damp=*/true).drop)
+    EXPECT_FALSE(
+        c.freshness.Judge(11 * kMs, Wall(11 * kMs), absurd, ++c.sequence, /*is_damp=*/true).drop)
         << "DAMP is never dropped";
   }
   const auto next = c.Send(20 * kMs, 2 * kMs);
@@ -201,9 +207,8 @@ TEST(CommandFreshness, AnOldCommandIsRefusedAsTheFirstOfAConnection) {
     EXPECT_EQ(v.clock_offset_us, age);
     EXPECT_FALSE(f.Judge(now, Wall(now), stamp, 2, /*is_damp=*/true).drop) << "DAMP never drops";
     // A fresh command right after it is accepted: the old one set nothing that blocks.
-    EXPECT_FALSE(f.Judge(now + kMs, Wall(now + kMs), static_cast<std::uint64_t>(Wall(now)), 3,
-                         false)
-                     .drop);
+    EXPECT_FALSE(
+        f.Judge(now + kMs, Wall(now + kMs), static_cast<std::uint64_t>(Wall(now)), 3, false).drop);
   }
 }
 

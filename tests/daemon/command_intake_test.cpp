@@ -74,6 +74,24 @@ TEST_F(Intake, AnHourOldFirstCommandIsDroppedAndTakesNoControl) {
   EXPECT_EQ(Stand(cloud_, 2, now + kMs, now).kind, Kind::kQueued) << "a fresh one still runs";
 }
 
+// Minor finding of issue 38: a command robot-edged drops takes no control, here an empty one
+// from 'ble', which would override 'cloud' if it were accepted.
+TEST_F(Intake, ACommandDroppedByValidationTakesNoControl) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  ASSERT_EQ(intake_.arbiter().current(), "cloud");
+  const CommandIntake::Client ble{3, "ble", true, ""};
+  edge::CloudCommand empty;
+  empty.set_sequence(1);
+  empty.set_timestamp_us(kClientClock + static_cast<std::uint64_t>(10 * kMs));
+  wall_us_ = static_cast<std::int64_t>(kClientClock) + 10 * kMs;
+  const auto out = intake_.Submit(ble, empty, 10 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_FALSE(out.change);
+  EXPECT_EQ(intake_.arbiter().current(), "cloud");
+  EXPECT_EQ(Drain(), 0u) << "no stop-walking either";
+}
+
 // M1 of issue 38: a latching DAMP records the controller that held control then.
 TEST_F(Intake, ALatchingDampRecordsWhoHeldControl) {
   Stand(cloud_, 1, 0, 0);

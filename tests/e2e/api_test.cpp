@@ -261,7 +261,8 @@ TEST(Hello, OverTcpEachControllerNeedsItsOwnToken) {
   EXPECT_EQ(TcpRefusal("", ""),
             "'observer' cannot connect over TCP (api.access.observer.token_file is not "
             "set)");
-  EXPECT_EQ(robot.DaemonLog().find("s3cret-s3cret-s3cret"), std::string::npos) << "a token is never logged";
+  EXPECT_EQ(robot.DaemonLog().find("s3cret-s3cret-s3cret"), std::string::npos)
+      << "a token is never logged";
   edge::Hello hello;
   hello.set_controller("cloud");
   hello.set_token("s3cret-s3cret-s3cret");

@@ -93,8 +93,7 @@ TEST(StopLatchAcrossRestarts, SigkillAndACleanRestartKeepItUntilTheControllerSta
   auto cloud = robot.ConnectWhenUp("cloud");
   WaitMotorsReady(cloud);
   ASSERT_TRUE(StandWithin(cloud));
-  EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(robot.dir() + "/stop-latch"); },
-                         5s))
+  EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(robot.dir() + "/stop-latch"); }, 5s))
       << "the record outlived the release";
 }
 
@@ -108,8 +107,8 @@ TEST(StopLatchAcrossRestarts, OnlySomeoneOnTheRobotReleasesItLocally) {
   const auto released = Ask(maintainer, release);
   ASSERT_TRUE(released);
   EXPECT_TRUE(released->ok()) << released->error();
-  EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(robot.dir() + "/stop-latch"); },
-                         5s));
+  EXPECT_TRUE(
+      Eventually([&] { return !std::filesystem::exists(robot.dir() + "/stop-latch"); }, 5s));
   const auto again = Ask(maintainer, release);
   ASSERT_TRUE(again);
   EXPECT_FALSE(again->ok()) << "nothing left to release";

@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // robot-edged's wall clock where the seeds' timestamps are (tests/fuzz/make_seeds.cpp), so that
   // their commands reach the validator and the state machine.
   std::int64_t now_us = 1'000'000;
-  daemon::CommandIntake intake(config, &channels,
-                               [&now_us] { return 1'800'000'000'000'000 + 10 * (now_us - 1'000'000); });
+  daemon::CommandIntake intake(
+      config, &channels, [&now_us] { return 1'800'000'000'000'000 + 10 * (now_us - 1'000'000); });
   sm::StateMachine machine(config::MachineOptionsOf(config), config::BuildJointTable(config),
                            /*policy=*/nullptr);
   fuzz::HealthyRobot robot(config);

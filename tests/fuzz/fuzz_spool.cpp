@@ -64,9 +64,7 @@ const fs::path& WorkDir() {
   return dir;
 }
 
-std::uint64_t First(std::uint8_t b) {
-  return b >= 250 ? UINT64_MAX - (255 - b) : b;
-}
+std::uint64_t First(std::uint8_t b) { return b >= 250 ? UINT64_MAX - (255 - b) : b; }
 
 std::string SegmentName(std::uint64_t first) {
   char name[64];

@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
   stdin_reader.detach();  // it may still wait on stdin when main returns
 
   const int code = daemon::RunDaemon(
-      config, daemon::DaemonOptions{args.dir + "/api.sock", ""},
+      config, daemon::DaemonOptions{args.dir + "/api.sock", "", ""},
       [&](const config::Config& c) { return std::make_unique<SimBuses>(c, &control, &motors); });
   done = true;
   report.join();

@@ -107,9 +107,9 @@ TEST(StopLatch, AnotherControllersStandDoesNotReleaseIt) {
   m.sm.Submit(10 * kMs, ObserverDamp(10 * kMs, "cloud"));
   m.Step(10 * kMs);
   for (const char* other : {"ble", "fleet"}) {
-    EXPECT_EQ(m.sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs), other))
-                  .reason,
-              Reason::kStopLatched)
+    EXPECT_EQ(
+        m.sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs), other)).reason,
+        Reason::kStopLatched)
         << other;
   }
   EXPECT_EQ(m.Step(20 * kMs).mode, Mode::kDamp);
@@ -164,7 +164,8 @@ TEST(StopLatch, ARestoredLatchHoldsUntilReleased) {
         sm.Submit(20 * kMs, FromController(ModeCmd(ModeRequest::kStand, 20 * kMs), "ble")).reason,
         Reason::kStopLatched);
     EXPECT_EQ(sm.Step(20 * kMs, robot.At(20 * kMs)).mode, Mode::kDamp);
-    EXPECT_TRUE(sm.Submit(30 * kMs, FromController(ModeCmd(ModeRequest::kStand, 30 * kMs))).accepted)
+    EXPECT_TRUE(
+        sm.Submit(30 * kMs, FromController(ModeCmd(ModeRequest::kStand, 30 * kMs))).accepted)
         << "latch_external_damp " << latch_enabled;
   }
 }

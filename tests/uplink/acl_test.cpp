@@ -25,28 +25,28 @@ class Peer {
     mosquitto_lib_init();
     mosq_ = mosquitto_new(("acl-test-" + name + (clean ? "" : "-session")).c_str(), clean, this);
     mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-    mosquitto_tls_set(mosq_, (pki + "/ca.pem").c_str(), nullptr, (pki + "/" + name + ".pem").c_str(),
-                      (pki + "/" + name + ".key").c_str(), nullptr);
-    mosquitto_connect_v5_callback_set(mosq_, [](mosquitto*, void* self, int rc, int,
-                                                const mosquitto_property*) {
-      static_cast<Peer*>(self)->Set(-1, rc == 0 ? 1 : -rc);
-    });
-    mosquitto_publish_v5_callback_set(mosq_, [](mosquitto*, void* self, int mid, int reason,
-                                                const mosquitto_property*) {
-      static_cast<Peer*>(self)->Set(mid, reason);
-    });
+    mosquitto_tls_set(mosq_, (pki + "/ca.pem").c_str(), nullptr,
+                      (pki + "/" + name + ".pem").c_str(), (pki + "/" + name + ".key").c_str(),
+                      nullptr);
+    mosquitto_connect_v5_callback_set(
+        mosq_, [](mosquitto*, void* self, int rc, int, const mosquitto_property*) {
+          static_cast<Peer*>(self)->Set(-1, rc == 0 ? 1 : -rc);
+        });
+    mosquitto_publish_v5_callback_set(
+        mosq_, [](mosquitto*, void* self, int mid, int reason, const mosquitto_property*) {
+          static_cast<Peer*>(self)->Set(mid, reason);
+        });
     mosquitto_subscribe_v5_callback_set(mosq_, [](mosquitto*, void* self, int mid, int count,
                                                   const int* granted, const mosquitto_property*) {
       static_cast<Peer*>(self)->Set(mid, count > 0 ? granted[0] : -1);
     });
-    mosquitto_message_v5_callback_set(
-        mosq_, [](mosquitto*, void* self, const mosquitto_message* m, const mosquitto_property*) {
-          auto* peer = static_cast<Peer*>(self);
-          std::lock_guard lock(peer->mutex_);
-          peer->received_.push_back(
-              {m->topic, std::string(static_cast<const char*>(m->payload),
-                                     static_cast<std::size_t>(m->payloadlen))});
-        });
+    mosquitto_message_v5_callback_set(mosq_, [](mosquitto*, void* self, const mosquitto_message* m,
+                                                const mosquitto_property*) {
+      auto* peer = static_cast<Peer*>(self);
+      std::lock_guard lock(peer->mutex_);
+      peer->received_.push_back({m->topic, std::string(static_cast<const char*>(m->payload),
+                                                       static_cast<std::size_t>(m->payloadlen))});
+    });
     mosquitto_connect_async(mosq_, "localhost", port, 10);
     mosquitto_loop_start(mosq_);
     if (Wait(-1) != 1) throw std::runtime_error(name + ": the broker refused the connection");
@@ -105,7 +105,8 @@ edge::CloudCommand Stamped(edge::Mode mode, std::uint32_t sequence) {
 std::string ResultOf(Fleet& fleet, std::uint32_t sequence) {
   const std::string key = "\"sequence\":" + std::to_string(sequence) + ",";
   for (const Received& m : fleet.Messages()) {
-    if (m.topic == "robot-edge/r1/status" && m.payload.find("command_result") != std::string::npos &&
+    if (m.topic == "robot-edge/r1/status" &&
+        m.payload.find("command_result") != std::string::npos &&
         m.payload.find(key) != std::string::npos) {
       return m.payload;
     }
@@ -150,8 +151,7 @@ TEST(BrokerAcl, AnotherRobotsCertificateCannotCommandR1NorOverwriteItsStatusTheF
   // broker passed it on) would have reached the uplink first and been answered first.
   fleet.Publish("robot-edge/r1/commands", Stamped(edge::MODE_DAMP, 6).SerializeAsString(), 10);
   ASSERT_TRUE(Eventually([&] { return !ResultOf(fleet, 6).empty(); }, 20s)) << uplink.Log();
-  EXPECT_NE(ResultOf(fleet, 6).find("\"accepted\":true"), std::string::npos)
-      << ResultOf(fleet, 6);
+  EXPECT_NE(ResultOf(fleet, 6).find("\"accepted\":true"), std::string::npos) << ResultOf(fleet, 6);
   EXPECT_EQ(ResultOf(fleet, 5), "") << "r2's STAND reached r1's uplink";
 
   // r1's retained status is still r1's own: a new subscriber gets it.
@@ -166,9 +166,10 @@ TEST(BrokerAcl, AnotherRobotsCertificateCannotCommandR1NorOverwriteItsStatusTheF
   fleet.Publish("robot-edge/r2/commands", "for r2", 10);
   ASSERT_TRUE(Eventually([&] { return !r2.Messages().empty(); }, 10s));
   for (const Received& m : r2.Messages()) EXPECT_EQ(m.topic, "robot-edge/r2/commands");
-  std::printf("r2 -> r1 commands: PUBACK 135 (not authorized); r2 subscribing to r1/#: %d; the "
-              "fleet's DAMP: %s\n",
-              r1_subscription, ResultOf(fleet, 6).c_str());
+  std::printf(
+      "r2 -> r1 commands: PUBACK 135 (not authorized); r2 subscribing to r1/#: %d; the "
+      "fleet's DAMP: %s\n",
+      r1_subscription, ResultOf(fleet, 6).c_str());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }

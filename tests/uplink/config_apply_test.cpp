@@ -106,10 +106,11 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
 
   // 5. A document that turns the stop latch off and widens a motor's torque (issue 38, M2): the
   // uplink refuses it naming both sections, writes nothing, restarts nothing.
-  fleet.Publish("robot-edge/r1/config",
-                Replaced(Replaced(renamed, "latch_external_damp: true", "latch_external_damp: false"),
-                         "t_max: 18.0", "t_max: 1000.0"),
-                60);
+  fleet.Publish(
+      "robot-edge/r1/config",
+      Replaced(Replaced(renamed, "latch_external_damp: true", "latch_external_damp: false"),
+               "t_max: 18.0", "t_max: 1000.0"),
+      60);
   ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 5; }, 10s)) << uplink.Log();
   const std::string weakened = rig.ConfigResults()[4];
   EXPECT_NE(weakened.find("may not change safety, motors"), std::string::npos) << weakened;

@@ -77,8 +77,7 @@ void PublishSeen(Fleet& fleet, const std::string& topic, const std::string& payl
 // order).
 void Barrier(Fleet& fleet, Uplink& uplink, std::uint32_t sequence) {
   PublishSeen(fleet, kCommands, Stand(sequence, WallUs() - kHourUs));
-  ASSERT_TRUE(Eventually([&] { return !ResultsOf(fleet, sequence).empty(); }, 30s))
-      << uplink.Log();
+  ASSERT_TRUE(Eventually([&] { return !ResultsOf(fleet, sequence).empty(); }, 30s)) << uplink.Log();
 }
 
 // The command reached the point where the uplink sends it to robot-edged (none runs here).
@@ -188,8 +187,8 @@ TEST(BrokerUplinkFleetDoor, OldQueuedAndFutureCommandsAreRefusedOversizeNeverArr
   PublishSeen(fleet, kCommands, Stand(21, queued_at));
   PublishSeen(fleet, kCommands, Stand(22, queued_at - kHourUs));
   // Longer than the bound (1 s) before the uplink is back.
-  std::this_thread::sleep_for(std::chrono::microseconds(
-      std::max<std::int64_t>(0, queued_at + 2'500'000 - WallUs())));
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(std::max<std::int64_t>(0, queued_at + 2'500'000 - WallUs())));
   uplink.Start();
   PublishSeen(fleet, kCommands, Stand(23, WallUs() + 30'000'000));
   ASSERT_TRUE(Eventually([&] { return !ResultsOf(fleet, 23).empty(); }, 30s)) << uplink.Log();
@@ -259,8 +258,7 @@ TEST(BrokerUplinkFleetDoor, ARefusedBrokerCertificateIsLoggedAndAReadableKeyWarn
       20s))
       << uplink.Log();
   const std::string log = uplink.Log();
-  EXPECT_NE(log.find("broker.key: " + wrong + "/robot.key is mode 0644"), std::string::npos)
-      << log;
+  EXPECT_NE(log.find("broker.key: " + wrong + "/robot.key is mode 0644"), std::string::npos) << log;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     if (line.find("refused") != std::string::npos || line.find("broker.key") != std::string::npos) {

@@ -163,8 +163,9 @@ TEST(UplinkOptions, CommandAgeAndPacketSizeDefaultsAndRules) {
             std::string::npos);
   EXPECT_EQ(ParseUplinkConfig(kMinimal + "max_command_age_ms: 60000\n", "u").max_command_age_ms,
             60000u);
-  EXPECT_NE(Problem(kMinimal + "  max_packet_kib: 79\n").find("uplink.yaml:7: broker.max_packet_kib"),
-            std::string::npos);
+  EXPECT_NE(
+      Problem(kMinimal + "  max_packet_kib: 79\n").find("uplink.yaml:7: broker.max_packet_kib"),
+      std::string::npos);
   EXPECT_NE(Problem(kMinimal + "  max_packet_kib: 262144\n").find("broker.max_packet_kib"),
             std::string::npos);
   // A fleet configuration (up to 256 KiB) must fit when config_updates is on.

@@ -24,7 +24,6 @@ std::string Read(const std::string& path) {
   return text.str();
 }
 
-
 class PendingApplyTest : public testing::Test {
  protected:
   void SetUp() override {

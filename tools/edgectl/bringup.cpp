@@ -1,6 +1,6 @@
 // robot-edgectl's bring-up subcommands (edge_api.proto MaintenanceRequest): scan, jog,
-// calibrate, zero, clear-fault, release-stop (check-direction: check_direction.cpp). Each runs through
-// robot-edged (one process owns the buses), in DAMP only, as a controller of
+// calibrate, zero, clear-fault, release-stop (check-direction: check_direction.cpp). Each runs
+// through robot-edged (one process owns the buses), in DAMP only, as a controller of
 // api.maintenance_controllers ("maintainer" by default).
 // docs/bring-up.md.
 #include <algorithm>
