@@ -64,10 +64,10 @@ CommandFreshness::Verdict CommandFreshness::Judge(std::int64_t received_us, std:
   if (!is_damp) {
     if (timestamp_us == 0) {
       v.drop = sm::Reason::kNoTimestamp;
-    } else if (ClockDisagrees(v.clock_offset_us)) {
-      v.drop = sm::Reason::kCommandClockOffset;
     } else if (!SequenceAdvances(sequence)) {
       v.drop = sm::Reason::kSequenceNotIncreasing;
+    } else if (ClockDisagrees(v.clock_offset_us)) {
+      v.drop = sm::Reason::kCommandClockOffset;
     } else if (v.age_us > max_age_us_) {
       v.drop = sm::Reason::kCommandStale;
     }

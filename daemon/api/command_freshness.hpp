@@ -1,10 +1,17 @@
 // Whether a client's command is fresh enough to move the robot, judged without trusting the
 // client's clock to agree with ours (pure: times are passed in). One per client connection.
 //
-// The rule, for every command but DAMP (which is never dropped, and whose sequence counts):
+// The rule, for every command but DAMP (which is never dropped, and whose sequence counts);
+// the first reason that holds is the one given:
 //   no_timestamp             CloudCommand.timestamp_us is 0, or above kMaxTimestampUs (2^62 µs,
 //                            146 000 years: a hostile or broken client): its age cannot be
 //                            judged. The bound keeps every difference below in int64 range.
+//   sequence_not_increasing  its sequence is not above the last one accepted from this
+//                            connection, in serial-number arithmetic (RFC 1982: a is above b
+//                            when 0 < a − b < 2^31, so the counter may wrap): a replay, a
+//                            duplicate or a reordered packet. The first command of a connection
+//                            may have any sequence. (Named before the clock: a replayed
+//                            command is old too, and "replayed" is the more precise reason.)
 //   command_clock_offset     its timestamp_us, read against robot-edged's own wall clock, is
 //                            older than max_age + max_clock_offset, or ahead by more than
 //                            max_clock_offset. This holds on any connection and for its first
@@ -12,11 +19,6 @@
 //                            or retained for an hour, replayed on a new connection, is refused
 //                            here). It asks the client's clock and the robot's to agree within
 //                            max_clock_offset (NTP / chrony keep them within milliseconds).
-//   sequence_not_increasing  its sequence is not above the last one accepted from this
-//                            connection, in serial-number arithmetic (RFC 1982: a is above b
-//                            when 0 < a − b < 2^31, so the counter may wrap): a replay, a
-//                            duplicate or a reordered packet. The first command of a connection
-//                            may have any sequence.
 //   command_stale            it arrived more than max_age later than the quickest delivery seen
 //                            from this client:
 //       offset o = received_us − timestamp_us  (our clock minus the client's, plus the delay)

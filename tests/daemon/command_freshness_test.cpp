@@ -227,5 +227,20 @@ TEST(CommandFreshness, TheClockOffsetBoundIsMaxAgePlusOffsetBehindAndOffsetAhead
       << "a clock far ahead would make old commands look new";
 }
 
+// A replayed command is old as well: it is named a replay (the DDS bridge's test replays a
+// writer's samples seconds later and expects sequence_not_increasing).
+TEST(CommandFreshness, AnOldReplayIsNamedAReplayNotAClockOffset) {
+  constexpr std::int64_t kOffset = 1000 * kMs;
+  CommandFreshness f(kMaxAge, kOffset);
+  const std::int64_t now = 50 * kS;
+  const auto stamp = static_cast<std::uint64_t>(Wall(now));
+  ASSERT_FALSE(f.Judge(now, Wall(now), stamp, 7, false).drop);
+  const std::int64_t later = now + 5 * kS;
+  EXPECT_EQ(f.Judge(later, Wall(later), stamp, 7, false).drop,
+            sm::Reason::kSequenceNotIncreasing);
+  EXPECT_EQ(f.Judge(later, Wall(later), stamp, 8, false).drop, sm::Reason::kCommandClockOffset)
+      << "a new sequence with an old stamp is still refused by the wall clock";
+}
+
 }  // namespace
 }  // namespace robot_edge::daemon
