@@ -54,6 +54,19 @@ TEST(BrokerUplink, OnlyAFileRobotEdgedOffersIsUploaded) {
                       std::to_string(client::WallClockMicros() / 1'000'000 + 600) + "}",
                   60);
   };
+  // Requests on `blackbox` are not retained: ask once the uplink is subscribed (online).
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const Received& m : fleet.Messages()) {
+          if (m.topic == "robot-edge/r1/status" &&
+              m.payload.find("\"online\"") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      20s))
+      << uplink.Log();
   ASSERT_TRUE(Eventually([&] { return PortOpen(http_port); }, 10s)) << server.Stderr();
 
   // A real black box, closed.
