@@ -236,8 +236,7 @@ TEST(CommandFreshness, AnOldReplayIsNamedAReplayNotAClockOffset) {
   const auto stamp = static_cast<std::uint64_t>(Wall(now));
   ASSERT_FALSE(f.Judge(now, Wall(now), stamp, 7, false).drop);
   const std::int64_t later = now + 5 * kS;
-  EXPECT_EQ(f.Judge(later, Wall(later), stamp, 7, false).drop,
-            sm::Reason::kSequenceNotIncreasing);
+  EXPECT_EQ(f.Judge(later, Wall(later), stamp, 7, false).drop, sm::Reason::kSequenceNotIncreasing);
   EXPECT_EQ(f.Judge(later, Wall(later), stamp, 8, false).drop, sm::Reason::kCommandClockOffset)
       << "a new sequence with an old stamp is still refused by the wall clock";
 }
