@@ -71,7 +71,8 @@ try {
     type.decode(new Uint8Array(last.buffer, last.byteOffset, last.byteLength)), { enums: String });
   checks.ok(state.q?.length === 25 && state.kp?.length === 25, "25 joints measured and commanded");
   checks.ok(state.controlMode === "CONTROL_MODE_STAND" || state.control_mode === "CONTROL_MODE_STAND",
-            "the robot stands", JSON.stringify(state).slice(0, 200));
+            "the robot stands", `control mode ${state.controlMode ?? state.control_mode}, ` +
+            JSON.stringify(state).slice(0, 200));
 
   await withTimeout(viewer.servicesAdvertised, 3000, "services advertised");
   const refused = await viewer.call("/robot_edge/damp", 1);

@@ -228,7 +228,8 @@ TEST_F(LiveProcess, ServesHttpsAndWssWithLiveTls) {
                 port + "/ op-secret " + ca,
             node_log),
       0)
-      << ReadFile(node_log) << LiveLog();
+      << ReadFile(node_log) << LiveLog() << "---- robot-edged ----\n"
+      << ReadFile(dir_ + "/daemon.log");
   std::printf("%s", ReadFile(node_log).c_str());
 
   // Four failed handshakes within a second or two (no CA, plain http, no CA, plain ws): one line,
