@@ -585,6 +585,29 @@ void ParseRecurrentState(const YAML::Node& node, ParseContext* ctx, Config* c) {
   }
 }
 
+// clip: [low, high] (every value) or [[low, high], …] (one pair per value).
+void ReadClip(MapReader& r, const std::string& path, ParseContext* ctx, ObservationTermConfig* t) {
+  const YAML::Node node = r.Child("clip");
+  if (!node.IsDefined()) return;
+  const auto pair = [&](const YAML::Node& n, const std::string& where) {
+    try {
+      if (n.IsSequence() && n.size() == 2 && n[0].IsScalar() && n[1].IsScalar()) {
+        t->clip_low.push_back(n[0].as<double>());
+        t->clip_high.push_back(n[1].as<double>());
+        return;
+      }
+    } catch (const YAML::Exception&) {
+    }
+    ctx->Error(n, where, "expected [low, high]");
+  };
+  const std::string key = path + ".clip";
+  if (node.IsSequence() && node.size() > 0 && node[0].IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) pair(node[i], Indexed(key.c_str(), i));
+  } else {
+    pair(node, key);
+  }
+}
+
 void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
   if (!node.IsDefined()) return;
   if (!node.IsSequence()) {
@@ -614,6 +637,7 @@ void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
                  "'" + name + "' is not an observation term (" + names + ")");
     }
     ReadNumbers(r, "scale", ctx, &t.scale);
+    ReadClip(r, path, ctx, &t);
     ReadJointList(r, "joints", ctx, *c, &t.joint_names, &t.joints);
     if (known) ReadPhase(r, node[i], path, ctx, &t);
     if (r.Has("joints") && t.joint_names.empty()) {

@@ -615,6 +615,16 @@ void CheckObservation(const Config& c, Checker* k) {
     }
     CheckJointNames(c, key + ".joints", t.joint_names, t.joints, k);
     if (t.term == ObservationTerm::kPhase) k->Range(key + ".period_s", t.period_s, 0.01, 1000);
+    if (!t.clip_low.empty() && CheckCount(key + ".clip", t.clip_low.size(), TermSize(t, p), false,
+                                          std::string("value of ") + ToString(t.term), k)) {
+      for (std::size_t n = 0; n < t.clip_low.size(); ++n) {
+        if (!std::isfinite(t.clip_low[n]) || !std::isfinite(t.clip_high[n]) ||
+            t.clip_low[n] > t.clip_high[n]) {
+          k->Fail(key + ".clip", "[" + Num(t.clip_low[n]) + ", " + Num(t.clip_high[n]) +
+                                     "] is not a range of finite numbers, low first");
+        }
+      }
+    }
     if (CheckCount(key + ".scale", t.scale.size(), TermSize(t, p), false,
                    std::string("value of ") + ToString(t.term), k)) {
       for (std::size_t n = 0; n < t.scale.size(); ++n) {

@@ -154,6 +154,26 @@ std::vector<double> PerJoint(std::vector<double> v, std::size_t n) {
   return v;
 }
 
+// A term's clip as the metadata gives it ([low, high] or [[low, high], …]): lows, then highs.
+using ClipBounds = std::pair<std::vector<double>, std::vector<double>>;
+ClipBounds ClipOf(const Json& j) {
+  if (j.kind != Json::Kind::kArray) throw std::runtime_error("clip is not a list");
+  std::vector<double> low, high;
+  const bool pairs = !j.items.empty() && j.items[0].kind == Json::Kind::kArray;
+  auto add = [&](const Json& pair) {
+    const std::vector<double> v = Numbers(pair);
+    if (v.size() != 2) throw std::runtime_error("clip is not [low, high]");
+    low.push_back(v[0]);
+    high.push_back(v[1]);
+  };
+  if (pairs) {
+    for (const Json& item : j.items) add(item);
+  } else {
+    add(j);
+  }
+  return {low, high};
+}
+
 // The comparison of one metadata entry with the config; "" when they agree.
 std::string CompareNumbers(const std::vector<double>& model, const std::vector<double>& config,
                            const std::vector<std::string>& names) {
@@ -167,6 +187,21 @@ std::string CompareNumbers(const std::vector<double>& model, const std::vector<d
       return who + ": " + Number(model[i]) + " in the model, " + Number(config[i]) + " here";
     }
   }
+  return "";
+}
+
+// A term's clip in the metadata against the config's ("" when they agree); `values`: the term's.
+std::string CompareClip(const Json* clip, const ObservationTermConfig& c, std::size_t values) {
+  if (clip == nullptr || c.clip_low.empty()) {
+    if (clip == nullptr && c.clip_low.empty()) return "";
+    return clip ? "one in the model, none here" : "none in the model, one here";
+  }
+  const auto [low, high] = ClipOf(*clip);
+  if (auto d = CompareNumbers(PerJoint(low, values), PerJoint(c.clip_low, values), {}); !d.empty())
+    return "low " + d;
+  if (auto d = CompareNumbers(PerJoint(high, values), PerJoint(c.clip_high, values), {});
+      !d.empty())
+    return "high " + d;
   return "";
 }
 
@@ -268,6 +303,8 @@ std::vector<std::string> CheckMetadata(const PolicySetup& setup) {
           if (cs.size() == 1 && ms.size() > 1) cs.assign(ms.size(), cs[0]);
           if (auto d = CompareNumbers(ms, cs, {}); !d.empty())
             problem(field + ".scale", key, name + " scale: " + d);
+          if (auto d = CompareClip(m.Field("clip"), c, TermSize(c, p)); !d.empty())
+            problem(field + ".clip", key, name + " clip: " + d);
           if (const Json* period = m.Field("period_s"); period &&
                                                         c.term == ObservationTerm::kPhase &&
                                                         !Same(Numbers(*period).at(0), c.period_s))

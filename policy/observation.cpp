@@ -16,7 +16,12 @@ Observation::Observation(const PolicySetup& setup)
       clip_(static_cast<float>(setup.policy.observation_clip)) {
   for (const ObservationTermConfig& t : setup.policy.observation) {
     const std::size_t n = TermSize(t, setup.policy);
-    Term term{t.term, frame_size_, PerItem(t.scale, n), {}, {}, t.period_s, t.values, t.since};
+    Term term{t.term, frame_size_, PerItem(t.scale, n), {},       {},
+              {},     {},          t.period_s,          t.values, t.since};
+    if (!t.clip_low.empty()) {
+      term.clip_low = PerItem(t.clip_low, n);
+      term.clip_high = PerItem(t.clip_high, n);
+    }
     if (t.term == ObservationTerm::kJointPos || t.term == ObservationTerm::kJointVel) {
       term.joints = t.joints;
       for (std::size_t j : t.joints) term.default_rad.push_back(DefaultPoseOf(setup, j));
@@ -84,6 +89,9 @@ void Observation::WriteFrame(const ObservationInputs& in, float* frame) const {
         }
         break;
       }
+    }
+    for (std::size_t i = 0; i < t.clip_low.size(); ++i) {
+      out[i] = std::clamp(out[i], t.clip_low[i], t.clip_high[i]);
     }
     for (std::size_t i = 0; i < t.scale.size(); ++i) out[i] *= t.scale[i];
     if (clip_ > 0.0f) {

@@ -1,7 +1,9 @@
 // The network's input, assembled from plain measurements (pure; the inference thread's).
 //
-// One frame = the configured terms in order (config policy.observation), each value multiplied
-// by its scale and then clipped to ±policy.observation_clip when that is set:
+// One frame = the configured terms in order (config policy.observation), each value clamped to
+// the term's clip [low, high] when it has one (before the scale, as Isaac Lab does), multiplied
+// by its scale, then clipped to ±policy.observation_clip when that is set (after the scale, as
+// legged_gym's clip_observations does):
 //   base_ang_vel       3   IMU gyro x, y, z (rad/s, body frame)
 //   projected_gravity  3   unit gravity in the body frame from the IMU quaternion ((0, 0, -1)
 //                          upright; sm::ProjectedGravity)
@@ -58,11 +60,12 @@ class Observation {
  private:
   struct Term {
     ObservationTerm kind;
-    std::size_t offset;               // in the frame
-    std::vector<float> scale;         // one per value
-    std::vector<std::size_t> joints;  // joint_pos / joint_vel: firmware indices
-    std::vector<float> default_rad;   // joint_pos: DefaultPoseOf each joint
-    double period_s = 0.0;            // phase
+    std::size_t offset;                      // in the frame
+    std::vector<float> scale;                // one per value
+    std::vector<std::size_t> joints;         // joint_pos / joint_vel: firmware indices
+    std::vector<float> default_rad;          // joint_pos: DefaultPoseOf each joint
+    std::vector<float> clip_low, clip_high;  // one per value, before the scale; empty = off
+    double period_s = 0.0;                   // phase
     PhaseValues values = PhaseValues::kSinCos;
     PhaseSince since = PhaseSince::kPolicy;
   };

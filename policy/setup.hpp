@@ -51,7 +51,10 @@ struct ObservationTermConfig {
   std::vector<std::string> joint_names;  ///< joints: joint_pos / joint_vel only: the joints, in
                                          ///< order; default: policy.joints
   std::vector<std::size_t> joints;       ///< indices into Config::joints (resolved)
-  double period_s = 0.0;                 ///< period_s: phase only: the gait period (s); required
+  // clip: [low, high] for every value, or [[low, high], …] one per value: each raw value is
+  // clamped to it before the scale (Isaac Lab's per-term clip; a command's trained ranges).
+  std::vector<double> clip_low, clip_high;  ///< clip; empty = not clipped
+  double period_s = 0.0;                    ///< period_s: phase only: the gait period (s); required
   PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
   PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
 };

@@ -642,6 +642,19 @@ INSTANTIATE_TEST_SUITE_P(
              P("model: m.onnx, " J1
                ", action_scale: 0.25, observation: [{term: joint_vel, joints: []}]"),
              "policy.observation[0].joints", "empty: leave it out to use policy.joints"},
+        Case{"policy observation clip per value", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, clip: [[-1, 1], [0, 1]]}]"),
+             "policy.observation[0].clip",
+             "has 2 values: give one, or one per value of command (3)"},
+        Case{"policy observation clip low first", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, clip: [1, -1]}]"),
+             "policy.observation[0].clip", "[1, -1] is not a range of finite numbers, low first"},
+        Case{"policy observation clip is a range", SIM,
+             P("model: m.onnx, " J1
+               ", action_scale: 0.25, observation: [{term: command, clip: [1, 2, 3]}]"),
+             "policy.observation[0].clip", "expected [low, high]"},
         Case{"policy history", SIM, P("model: m.onnx, " J1 ", action_scale: 0.25, history: 0, " O),
              "policy.history", "0 is outside 1..64"},
         Case{"policy history layout", SIM,

@@ -271,6 +271,12 @@ TEST(LoadPolicyModel, AMetadataMismatchIsRefusedNamingTheField) {
        c.Where("policy.observation[0].scale") + ": the model's metadata robot_edge.observation "
                                                 "does not match: command scale: value 0: 2 in the "
                                                 "model, 1 here"},
+      {"robot_edge.observation",
+       R"([{"term": "command", "clip": [[-0.5, 1.0], [-0.3, 0.3], [-0.2, 0.2]]},
+           {"term": "joint_pos"}])",
+       c.Where("policy.observation[0].clip") + ": the model's metadata robot_edge.observation "
+                                               "does not match: command clip: one in the "
+                                               "model, none here"},
       {"robot_edge.kp", "[150, ",
        c.Where("policy.model") + ": the model's metadata robot_edge.kp: not valid JSON at "
                                  "character 6"},

@@ -171,6 +171,29 @@ TEST(Observation, ScaledValuesAreClippedWhenAClipIsSet) {
   EXPECT_FLOAT_EQ(y[15], 0.1f);
 }
 
+// Isaac Lab's per-term clip (and a command's trained ranges): the raw value is clamped, then
+// scaled; observation_clip still applies after the scale.
+TEST(Observation, ATermsClipBoundsTheRawValueBeforeItsScale) {
+  std::string section = Section(1, "  observation_clip: 5\n");
+  const std::string command = "{term: command, scale: [2.0, 2.0, 0.25]}";
+  section.replace(section.find(command), command.size(),
+                  "{term: command, scale: [2.0, 2.0, 0.25], clip: [[-0.5, 1.0], [-0.3, 0.3], "
+                  "[-0.2, 0.2]]}");
+  const std::string vel = "{term: joint_vel, scale: 0.05}";
+  section.replace(section.find(vel), vel.size(), "{term: joint_vel, scale: 0.05, clip: [-40, 40]}");
+  const config::Config c = test::WithPolicy(section);
+  Observation o(config::PolicySetupOf(c));
+  Robot r;
+  r.vel[3] = 60.0f, r.vel[9] = -100.0f, r.vel[15] = 20.0f;
+  const auto y = Seen(o, r.In(3.0f));  // command (3, -0.25, 1)
+  EXPECT_FLOAT_EQ(y[6], 2.0f) << "vx 3 clamped to 1.0, then × 2";
+  EXPECT_FLOAT_EQ(y[7], -0.5f) << "vy -0.25 within ±0.3: × 2";
+  EXPECT_FLOAT_EQ(y[8], 0.05f) << "vyaw 1 clamped to 0.2, then × 0.25";
+  EXPECT_FLOAT_EQ(y[12], 2.0f) << "60 rad/s clamped to 40, then × 0.05";
+  EXPECT_FLOAT_EQ(y[13], -2.0f);
+  EXPECT_FLOAT_EQ(y[14], 1.0f) << "20 rad/s within ±40";
+}
+
 TEST(Observation, UprightIsGravityDown) {
   const config::Config c = test::WithPolicy(Section(1));
   Observation o(config::PolicySetupOf(c));
