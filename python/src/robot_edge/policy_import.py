@@ -3,6 +3,12 @@
     robot-edge-policy import ACTOR.pt [--deploy DEPLOY.yaml] [--joints A,B,... | --mjcf MODEL.xml]
                                       [--config CONFIG.yaml] --out POLICY.onnx [--yaml POLICY.yaml]
                                       [--steps 20]
+    robot-edge-policy import exported/policy.onnx --deploy params/deploy.yaml
+                                      (--mjcf MODEL.xml | --joints SDK,ORDER,...)
+                                      [--config CONFIG.yaml] --out POLICY.onnx [--yaml POLICY.yaml]
+
+An Isaac Lab export (unitree_rl_lab's exported/policy.onnx and params/deploy.yaml) is read by
+robot_edge.isaaclab_import: the network is kept as it is, with the robot_edge.* metadata added.
 
 ACTOR.pt is what rsl_rl's / unitree_rl_gym's `export_policy_as_jit` writes: either the actor MLP
 itself (a scripted `Sequential` of Linear and activation layers), or `PolicyExporterLSTM`: an LSTM
@@ -453,7 +459,80 @@ def dump_section(section):
     return yaml.dump({"policy": section}, Dumper=Flow, sort_keys=False, width=100)
 
 
+def onnx_io_sizes(model):
+    """(inputs, outputs) of a network with one input and one output of static shape [1, k]."""
+    def size(values, what):
+        if len(values) != 1:
+            raise ImportError_(f"the network has {len(values)} {what}s; one expected")
+        dims = [d.dim_value for d in values[0].type.tensor_type.shape.dim]
+        if not dims or any(d <= 0 for d in dims) or math.prod(dims) != dims[-1]:
+            raise ImportError_(f"the network's {what} {values[0].name} has shape {dims}, not "
+                               "[1, k]")
+        return dims[-1]
+    initializers = {t.name for t in model.graph.initializer}
+    inputs = [i for i in model.graph.input if i.name not in initializers]
+    return size(inputs, "input"), size(list(model.graph.output), "output")
+
+
+def run_isaaclab_import(args):
+    """POLICY.onnx + --deploy params/deploy.yaml (unitree_rl_lab / Isaac Lab): the network is
+    copied with robot_edge.* metadata added; the section follows robot_edge.isaaclab_import."""
+    from robot_edge import isaaclab_import
+    try:
+        import onnx
+        import yaml  # noqa: F401
+    except ImportError as e:
+        raise ImportError_(f"needs {e.name} (Debian: python3-onnx, python3-yaml)")
+    if not args.deploy:
+        raise ImportError_(f"{args.actor}: an Isaac Lab export needs its params/deploy.yaml "
+                           "(--deploy)")
+    if args.joints:
+        sdk = [j.strip() for j in args.joints.split(",") if j.strip()]
+    elif args.mjcf:
+        sdk = mjcf_joints(args.mjcf)
+    else:
+        raise ImportError_("joint_ids_map indexes the robot's joints in SDK order: give --mjcf "
+                           "(the robot's model: its joints in document order) or --joints")
+    try:
+        model = onnx.load(args.actor)
+    except Exception as e:  # noqa: BLE001: onnx raises several kinds
+        raise ImportError_(f"{args.actor}: not an ONNX model ({str(e).splitlines()[0]})")
+    with open(args.deploy) as f:
+        text = f.read()
+    import os
+    try:
+        deploy = isaaclab_import.load_deploy(text)
+        sec = isaaclab_import.section(deploy, sdk, os.path.basename(args.out),
+                                      onnx_io_sizes(model))
+    except isaaclab_import.Refused as e:
+        raise ImportError_(f"{args.deploy}: {e}")
+    except Exception as e:  # noqa: BLE001: a YAML error
+        raise ImportError_(f"{args.deploy}: {str(e).splitlines()[0]}")
+    config = _load_yaml(args.config) if args.config else None
+    if config:
+        sec["joints"] = joint_names(None, ",".join(sec["joints"]), config, len(sec["joints"]))
+    kept = [(p.key, p.value) for p in model.metadata_props
+            if not p.key.startswith("robot_edge.")]  # the exporter's own entries stay
+    del model.metadata_props[:]
+    for k, v in kept + list(metadata(sec).items()):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, args.out)
+    text = dump_section(sec)
+    if args.yaml:
+        with open(args.yaml, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    sys.stderr.write(f"robot-edge-policy import: Isaac Lab export, {len(sec['joints'])} joints at "
+                     f"{sec['rate_hz']:g} Hz, {len(sec['observation'])} observation terms × "
+                     f"history {sec.get('history', 1)}; wrote {args.out}\n")
+    return 0
+
+
 def run_import(args):
+    if args.actor.endswith(".onnx"):
+        return run_isaaclab_import(args)
     try:
         import torch
         import onnx
@@ -512,9 +591,12 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     imp = sub.add_parser("import", help="a legged_gym / rsl_rl TorchScript actor to ONNX and "
                                         "the config's policy: section")
-    imp.add_argument("actor", help="TorchScript actor (export_policy_as_jit's policy_1.pt)")
-    imp.add_argument("--deploy", help="its deploy yaml (unitree_rl_gym deploy_mujoco configs)")
-    imp.add_argument("--joints", help="the actions' joint names, comma-separated, in order")
+    imp.add_argument("actor", help="TorchScript actor (export_policy_as_jit's policy_1.pt), or "
+                                   "an Isaac Lab export's exported/policy.onnx")
+    imp.add_argument("--deploy", help="its deploy yaml (unitree_rl_gym deploy_mujoco configs, "
+                                      "or unitree_rl_lab's params/deploy.yaml)")
+    imp.add_argument("--joints", help="the actions' joint names, comma-separated, in order (for "
+                                      "an Isaac Lab export: the robot's joints in SDK order)")
     imp.add_argument("--mjcf", help="the MJCF it was trained on: its joints' order names the "
                                     "actions (legged_gym's dof order)")
     imp.add_argument("--config", help="a robot-edge config whose joints the names must match")
