@@ -5,8 +5,10 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "client/client.hpp"
@@ -23,6 +25,40 @@ struct TlsChannel::Handles {
 };
 
 namespace {
+
+// Holds SIGPIPE on this thread while OpenSSL writes into the socket, and swallows one the write
+// raised: a peer that closed its end (a door that turned the client away) is EPIPE, an error
+// code, never the death of the program linking this library. OpenSSL's socket BIO writes
+// without MSG_NOSIGNAL; the plain path (client.cpp) passes it.
+class SigpipeHeld {
+ public:
+  SigpipeHeld() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeHeld() {
+    const int saved = errno;
+    sigset_t pending;
+    sigpending(&pending);
+    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+      const timespec zero{0, 0};
+      while (sigtimedwait(&pipe_, nullptr, &zero) == -1 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    errno = saved;
+  }
+  SigpipeHeld(const SigpipeHeld&) = delete;
+  SigpipeHeld& operator=(const SigpipeHeld&) = delete;
+
+ private:
+  sigset_t pipe_{}, old_{};
+  bool was_pending_ = false;
+};
 
 std::string LastError() {
   std::string text;
@@ -106,6 +142,7 @@ std::unique_ptr<TlsChannel> TlsChannel::Handshake(int fd, const TlsOptions& opti
   }
   ::SSL_set_fd(h.ssl, fd);
   for (;;) {
+    const SigpipeHeld held;
     const int ret = ::SSL_connect(h.ssl);
     if (ret == 1) return channel;
     const int error = ::SSL_get_error(h.ssl, ret);
@@ -150,6 +187,7 @@ TlsChannel::Io TlsChannel::Write(const void* data, std::size_t size, std::size_t
   ::ERR_clear_error();
   errno = 0;
   std::size_t done = 0;
+  const SigpipeHeld held;
   const int ret = ::SSL_write_ex(handles_->ssl, data, size, &done);
   return Result(ret, done, n);
 }
@@ -158,6 +196,7 @@ TlsChannel::Io TlsChannel::Read(void* data, std::size_t size, std::size_t* n) {
   ::ERR_clear_error();
   errno = 0;
   std::size_t done = 0;
+  const SigpipeHeld held;  // a read may send an alert
   const int ret = ::SSL_read_ex(handles_->ssl, data, size, &done);
   return Result(ret, done, n);
 }

@@ -2,6 +2,8 @@
 // throwaway PKI (tests/uplink/make_test_pki.sh: ca, server for localhost / 127.0.0.1, a client
 // certificate "robot", and "other", an unrelated CA). The hub and listener run on an API thread
 // of their own, as in the daemon; the test is the client.
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -12,6 +14,7 @@
 
 #include <asio/executor_work_guard.hpp>
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +23,7 @@
 #include "access/tls.hpp"
 #include "access/tls_config.hpp"
 #include "client/client.hpp"
+#include "client/tls.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/api/hub.hpp"
 #include "daemon/api/listener.hpp"
@@ -262,6 +266,39 @@ class Tap {
   std::thread thread_;
   std::string sent_;
 };
+
+// Red team of issue 38: robot-edgectl died silently (status 141, SIGPIPE) when the API's door
+// closed its TLS connection: OpenSSL writes into the socket without MSG_NOSIGNAL. Writing into a
+// TLS connection the daemon closed is an error code; this test program, with SIGPIPE's default
+// action (death), lives to check it.
+TEST_F(ApiTlsTest, WritingIntoATlsConnectionTheDaemonClosedIsAnErrorNotADeath) {
+  const auto previous = std::signal(SIGPIPE, SIG_DFL);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(tls_port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  auto channel = client::TlsChannel::Handshake(fd, Trusting(), "127.0.0.1", "test",
+                                               std::chrono::steady_clock::now() + 3s);
+  ASSERT_TRUE(channel);
+  asio::post(io_, [this] { hub_.Stop("closing every connection on purpose"); });
+  std::this_thread::sleep_for(300ms);
+  const std::string bytes(4096, 'x');
+  bool refused = false;
+  for (int i = 0; i < 50 && !refused; ++i) {  // the first write draws a reset, the next EPIPE
+    std::size_t n = 0;
+    const auto io = channel->Write(bytes.data(), bytes.size(), &n);
+    refused = io == client::TlsChannel::Io::kError || io == client::TlsChannel::Io::kClosed;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_TRUE(refused) << "the writes into a closed connection kept succeeding";
+  channel.reset();
+  ::close(fd);
+  std::signal(SIGPIPE, previous);
+}
 
 TEST_F(ApiTlsTest, TheTokenIsNotInClearOnTheWire) {
   {  // precondition: the tap sees a plaintext Hello's token
