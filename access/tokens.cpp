@@ -1,12 +1,12 @@
 #include "access/tokens.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace robot_edge::access {
@@ -24,11 +24,27 @@ bool TokensEqual(std::string_view presented, std::string_view expected) {
 
 std::string ReadTokenFile(const std::string& key, const std::string& path,
                           std::vector<std::string>* warnings, std::size_t min_bytes) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(key + ": cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw std::runtime_error(key + ": cannot read " + path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(key + ": " + path +
+                             " is not a regular file (a FIFO, a device or a directory): not a "
+                             "token file");
+  }
+  std::string token(kMaxTokenFileBytes + 1, '\0');
+  std::size_t got = 0;
+  for (ssize_t n = 0; got < token.size(); got += static_cast<std::size_t>(n)) {
+    n = ::read(fd, token.data() + got, token.size() - got);
+    if (n <= 0) break;
+  }
+  ::close(fd);
+  if (got > kMaxTokenFileBytes) {
+    throw std::runtime_error(key + ": " + path + " is larger than " +
+                             std::to_string(kMaxTokenFileBytes) + " bytes: not a token file");
+  }
+  token.resize(got);
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
     token.pop_back();
   }
@@ -39,10 +55,7 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
         " bytes; at least " + std::to_string(min_bytes) +
         " are required (e.g. head -c 24 /dev/urandom | base64 > " + path + ")");
   }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);
-  }
+  if (auto w = TokenFileExposure(key, path, st.st_mode)) warnings->push_back(*w);
   return token;
 }
 

@@ -24,10 +24,15 @@ bool TokensEqual(std::string_view presented, std::string_view expected);
 // however many tries (and WrongTokenDelay slows the tries).
 inline constexpr std::size_t kMinApiTokenBytes = 16;
 
+// The largest token file read: a token is tens of bytes; anything longer is not a token file.
+inline constexpr std::size_t kMaxTokenFileBytes = 4096;
+
 // A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
-// config key that gave the path) when it cannot be read, is empty, or is shorter than
-// `min_bytes` (the message names the minimum, never the token); warns (TokenFileExposure) when
-// anyone but its owner may read it.
+// config key that gave the path) when it cannot be read, is not a regular file (a FIFO would
+// block the start forever, /dev/zero would fill memory: it is opened non-blocking and checked
+// before any read), is larger than kMaxTokenFileBytes, is empty, or is shorter than `min_bytes`
+// (the message names the minimum, never the token); warns (TokenFileExposure) when anyone but its
+// owner may read it.
 std::string ReadTokenFile(const std::string& key, const std::string& path,
                           std::vector<std::string>* warnings, std::size_t min_bytes = 1);
 
