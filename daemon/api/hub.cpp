@@ -121,7 +121,8 @@ void Hub::Accept(Stream stream, Peer peer) {
     session->Close("too many clients (api.max_clients is " +
                    std::to_string(config_.api.max_clients) + ")");
   } else {
-    spdlog::info("client {} connected ({})", session->id(), session->peer());
+    // Logged at info once welcomed (its Hello line): a peer that never gets in writes nothing.
+    spdlog::debug("client {} connected ({})", session->id(), session->peer());
   }
 }
 
@@ -162,9 +163,15 @@ std::optional<std::string> Hub::Refusal(const Session& session, const edge::Hell
 
 void Hub::OnHello(const std::shared_ptr<Session>& session, const edge::Hello& hello) {
   if (const auto refusal = Refusal(*session, hello)) {
-    spdlog::warn("client {} ({}): Hello as '{}' refused: {}", session->id(), session->peer(),
-                 hello.controller().empty() ? config::kObserver : hello.controller(), *refusal);
-    session->Close(*refusal);
+    std::uint64_t suppressed = 0;
+    if (hello_refusal_log_.Allow(std::chrono::steady_clock::now(), &suppressed)) {
+      spdlog::warn("client {} ({}): Hello as '{}' refused: {}{}", session->id(), session->peer(),
+                   hello.controller().empty() ? config::kObserver : hello.controller(), *refusal,
+                   suppressed == 0 ? std::string()
+                                   : " (" + std::to_string(suppressed) +
+                                         " more refused since the last such line)");
+    }
+    session->Close(*refusal, /*log=*/false);
     return;
   }
   session->Welcome(hello);

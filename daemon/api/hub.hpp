@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "access/log_limit.hpp"
 #include "config/config.hpp"
 #include "daemon/api/access.hpp"
 #include "daemon/api/bus_health.hpp"
@@ -151,7 +152,9 @@ class Hub final : public SessionEvents {
   TelemetryFrames telemetry_;
   StateStream stream_;
   std::string command_bytes_;  // a command re-serialized for the recorder (capacity kept)
-  std::function<void()> restart_to_apply_;     // none: an accepted request only logs
+  std::function<void()> restart_to_apply_;  // none: an accepted request only logs
+  // Refused Hellos: a peer can make them at will, so one line per 5 s says how many.
+  access::LogLimiter hello_refusal_log_{std::chrono::seconds(5)};
   std::optional<StopLatchKeeper> stop_latch_;  // none: a stop lasts only this process
   std::string stop_latch_error_;               // the last failure to keep it, logged once
 };

@@ -185,10 +185,10 @@ void Session::OnWriteFailed(const std::error_code& ec) {
   });
 }
 
-void Session::Close(const std::string& reason) {
+void Session::Close(const std::string& reason, bool log) {
   if (closing_ || shut_) return;
   closing_ = true;
-  spdlog::info("client {} ({}): closing: {}", id_, peer_.description, reason);
+  if (log) spdlog::info("client {} ({}): closing: {}", id_, peer_.description, reason);
   edge::ServerMessage goodbye;
   goodbye.mutable_goodbye()->set_reason(reason);
   auto frame = std::make_shared<std::string>();

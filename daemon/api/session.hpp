@@ -78,8 +78,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void SendTelemetry(const Frame& frame);  // lossy: skipped while one waits
   void SendState(const Frame& frame);      // lossy: skipped while kMaxStatesWaiting wait
   void Send(const Frame& frame);           // reliable
-  // Sends a Goodbye with `reason` (logged), then closes.
-  void Close(const std::string& reason);
+  // Sends a Goodbye with `reason` (logged unless `log` is false: the caller logged it, or
+  // chose not to), then closes.
+  void Close(const std::string& reason, bool log = true);
 
   // Set by the hub when it accepts the Hello.
   void Welcome(const edge::Hello& hello);

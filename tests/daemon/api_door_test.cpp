@@ -401,6 +401,30 @@ TEST_F(ApiDoor, AFloodOfFailedHandshakesWritesAFewLogLines) {
   EXPECT_EQ(TlsHello(1, port_, Ca(), "cloud", kCloudToken), "welcome");
 }
 
+// Red team of issue 38: Hellos refused without a token comparison (no token, an unknown
+// controller) wrote about 2.75 lines each, 1336 a second from one address. A refusal is now one
+// line per 5 s that counts the others, and a peer that never gets in writes nothing else.
+TEST_F(ApiDoor, AFloodOfRefusedHellosWritesAFewLogLines) {
+  ASSERT_TRUE(Start()) << Log();
+  std::this_thread::sleep_for(500ms);  // start-up lines written
+  const std::size_t lines_before = Lines(Log());
+  int attempts = 0;
+  const auto flood_time = 3s;
+  const auto end = std::chrono::steady_clock::now() + flood_time;
+  while (std::chrono::steady_clock::now() < end) {
+    TlsHello(6, port_, Ca(), attempts % 2 == 0 ? "cloud" : "nobody-here", "");
+    ++attempts;
+  }
+  std::this_thread::sleep_for(300ms);
+  const std::size_t lines = Lines(Log()) - lines_before;
+  const double seconds = std::chrono::duration<double>(flood_time).count();
+  std::printf("%d refused Hellos in %.0f s: %zu log lines\n", attempts, seconds, lines);
+  ASSERT_GE(attempts, 30) << "precondition: the flood was one";
+  EXPECT_LE(static_cast<double>(lines) / seconds, 3.0) << Log().substr(0, 4000);
+  EXPECT_NE(Log().find("Hello as 'cloud' refused"), std::string::npos) << Log().substr(0, 4000);
+  EXPECT_EQ(TlsHello(1, port_, Ca(), "cloud", kCloudToken), "welcome");
+}
+
 TEST_F(ApiDoor, AShortTokenFileStopsTheStartNamingTheFileAndTheMinimum) {
   ASSERT_FALSE(Start("short-token")) << "robot-edged started with an 11-byte token";
   ASSERT_TRUE(WIFEXITED(status_));
