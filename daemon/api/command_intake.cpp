@@ -89,8 +89,7 @@ CommandIntake::ClientState& CommandIntake::StateOf(std::uint64_t client) {
 CommandIntake::Outcome CommandIntake::Submit(const Client& client,
                                              const edge::CloudCommand& command,
                                              std::int64_t now_us) {
-  const bool stand = command.has_mode() && command.mode().mode() == edge::MODE_STAND;
-  return Admit(client, IsDamp(command), stand, command.timestamp_us(), command.sequence(), now_us,
+  return Admit(client, IsDamp(command), command.timestamp_us(), command.sequence(), now_us,
                [&](CommandSlot* slot, std::int64_t sent_us) {
                  return validator_.Validate(command, now_us, sent_us, &slot->trajectory,
                                             &slot->command, &counters_);
@@ -100,38 +99,15 @@ CommandIntake::Outcome CommandIntake::Submit(const Client& client,
 CommandIntake::Outcome CommandIntake::Submit(const Client& client,
                                              const edge::JointCommand& command,
                                              std::int64_t now_us) {
-  return Admit(client, /*damp=*/false, /*stand=*/false, command.timestamp_us(), command.sequence(),
-               now_us, [&](CommandSlot* slot, std::int64_t sent_us) {
+  return Admit(client, /*damp=*/false, command.timestamp_us(), command.sequence(), now_us,
+               [&](CommandSlot* slot, std::int64_t sent_us) {
                  return validator_.Validate(command, now_us, sent_us, &slot->joint_stream,
                                             &slot->command, &counters_);
                });
 }
 
-bool CommandIntake::HeldOutByStop(const Client& client, ClientState* state, bool damp, bool stand,
-                                  Outcome* outcome) {
-  if (!latch_.latched || damp) return false;
-  const std::string holder = latch_.holder.data();
-  if (stand && !holder.empty() && client.controller == holder) return false;  // may release it
-  counters_.Count(sm::Reason::kStopLatched);
-  outcome->reason = sm::Reason::kStopLatched;
-  if (state != nullptr && state->burst != sm::Reason::kStopLatched) {
-    state->burst = sm::Reason::kStopLatched;
-    // As the state machine words a mode change it blocks (messages.cpp ErrorFor).
-    edge::EdgeError error;
-    error.set_subsystem(edge::SUBSYSTEM_FIRMWARE);
-    error.set_code("MODE_BLOCKED");
-    error.set_message(
-        "a command from " +
-        (client.controller.empty() ? std::string("an observer") : "'" + client.controller + "'") +
-        " refused (it took no control), the robot stays in DAMP: " +
-        StopLatchedText(latch_, config_));
-    outcome->error = std::move(error);
-  }
-  return true;
-}
-
 template <typename Validate>
-CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp, bool stand,
+CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp,
                                             std::uint64_t timestamp_us, std::uint32_t sequence,
                                             std::int64_t now_us, Validate validate) {
   Outcome outcome;
@@ -141,7 +117,6 @@ CommandIntake::Outcome CommandIntake::Admit(const Client& client, bool damp, boo
       state.freshness.Judge(now_us, wall_clock_(), timestamp_us, sequence, damp);
   if (v.resync_step_us) outcome.error = ResyncError(client.controller, *v.resync_step_us);
   if (v.drop) return Drop(client, state, *v.drop, v, std::move(outcome));
-  if (HeldOutByStop(client, &state, damp, stand, &outcome)) return outcome;
   state.burst = sm::Reason::kCount;
   if (!arbiter_.WouldAccept(client.id, client.controller, damp)) {
     counters_.Count(sm::Reason::kNotController);
@@ -211,7 +186,6 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
 CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::JogRequest& jog,
                                                 std::int64_t now_us) {
   Outcome outcome;
-  if (HeldOutByStop(client, nullptr, /*damp=*/false, /*stand=*/false, &outcome)) return outcome;
   const auto decision = arbiter_.OnCommand(client.id, client.controller, /*is_damp=*/false, now_us);
   outcome.change = decision.change;
   if (!decision.accepted) {

@@ -3,9 +3,6 @@
 //
 //   1. freshness (CommandFreshness, one per client): timestamp, robot-edged's wall clock,
 //      sequence and age; a command dropped here takes no control;
-//   1b. a latched stop (the control thread's, as last published): only DAMP and the STAND of the
-//      controller that held control when it latched pass; the rest are dropped with
-//      stop_latched and take no control (the state machine refuses them too);
 //   2. who may command (ControllerArbiter): the controlling client, or anyone for DAMP; control
 //      changes hands only for a command that passes 3 (one dropped by validation takes none);
 //   3. seed 000's validation (CommandValidator) into a free CommandPipe slot;
@@ -83,10 +80,6 @@ class CommandIntake {
   // control is released or the client in control fell silent for api.walking_silence_ms.
   std::optional<ControllerChange> CheckIdle(std::int64_t now_us);
 
-  // The stop latch as the control thread last published it (ControlSnapshot::stop_latch): the
-  // Hub hands it in before each command. Step 1b reads it.
-  void SeeStopLatch(const sm::StopLatch& latch) { latch_ = latch; }
-
   const ControllerArbiter& arbiter() const { return arbiter_; }
   // Drops decided here (the control thread counts its own).
   const sm::Counters& counters() const { return counters_; }
@@ -107,14 +100,9 @@ class CommandIntake {
                const CommandFreshness::Verdict& verdict, Outcome outcome);
   // Steps 1-4 for any command; `validate(slot, sent_us)` fills the slot's command or says why
   // it is dropped.
-  // `stand`: a ModeCommand(STAND), which may release a latched stop.
   template <typename Validate>
-  Outcome Admit(const Client& client, bool damp, bool stand, std::uint64_t timestamp_us,
-                std::uint32_t sequence, std::int64_t now_us, Validate validate);
-  // Step 1b: true when a latched stop keeps this command out (counted; an EdgeError for the
-  // first of a burst from this client).
-  bool HeldOutByStop(const Client& client, ClientState* state, bool damp, bool stand,
-                     Outcome* outcome);
+  Outcome Admit(const Client& client, bool damp, std::uint64_t timestamp_us, std::uint32_t sequence,
+                std::int64_t now_us, Validate validate);
   template <typename Validate>
   Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, std::int64_t now_us,
                    Outcome outcome, Validate validate);
@@ -136,7 +124,6 @@ class CommandIntake {
   ControllerArbiter arbiter_;
   CommandValidator validator_;
   sm::Counters counters_;
-  sm::StopLatch latch_;  // as last seen (SeeStopLatch)
   std::map<std::uint64_t, ClientState> clients_;
   CommandSlot* spare_ = nullptr;  // a slot whose command was dropped, reused next time
   // The holder's last command time for which the walking silence already stopped walking.

@@ -223,7 +223,6 @@ void Hub::Intake(Session& session, const Command& command) {
   const CommandIntake::Client client{session.id(), session.controller(),
                                      session.wants_results() || recorder_ != nullptr,
                                      session.peer(), session.transport() == Transport::kUnix};
-  intake_.SeeStopLatch(channels_->snapshots.Latest().stop_latch);
   auto outcome = intake_.Submit(client, command, SteadyMicros());
   if (recorder_ != nullptr) RecordCommand(session, command, outcome);
   AfterIntake(session, command.sequence(), std::move(outcome));
@@ -417,7 +416,6 @@ void Hub::DrainControlEvents() {
     events_lost_reported_ = lost;
   }
   stream_.Drain(Now());
-  intake_.SeeStopLatch(channels_->snapshots.Latest().stop_latch);  // for jogs (maintenance)
   KeepStopLatchOnDisk();
 }
 

@@ -167,13 +167,6 @@ std::string PolicyFaultText(const sm::Event& e, const config::Config& c, std::st
 
 }  // namespace
 
-std::string StopLatchedText(const sm::StopLatch& latch, const config::Config& config) {
-  sm::Event e;
-  e.reason = sm::Reason::kStopLatched;
-  e.stopped_by = latch.stopped_by;
-  return BlockedText(e, config);
-}
-
 edge::Subsystem SubsystemOfController(const std::string& controller) {
   if (controller.empty()) return edge::SUBSYSTEM_FIRMWARE;
   return controller == "ble" ? edge::SUBSYSTEM_BLE : edge::SUBSYSTEM_CLOUD;

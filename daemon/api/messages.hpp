@@ -58,10 +58,6 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& event, const config::Co
 // SUBSYSTEM_FIRMWARE when nobody holds control).
 edge::Subsystem SubsystemOfController(const std::string& controller);
 
-// Why a command is refused while a stop is latched: who stopped the robot, and who may release
-// it (the text of a MODE_BLOCKED with stop_latched).
-std::string StopLatchedText(const sm::StopLatch& latch, const config::Config& config);
-
 // One line for the log.
 std::string Describe(const sm::Event& event, const config::Config& config);
 

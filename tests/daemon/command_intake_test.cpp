@@ -92,38 +92,6 @@ TEST_F(Intake, ACommandDroppedByValidationTakesNoControl) {
   EXPECT_EQ(Drain(), 0u) << "no stop-walking either";
 }
 
-// Issue 38 (minor): while a stop is latched, a command the state machine would refuse is
-// refused at the door, and takes no control: 'ble' (which outranks 'cloud') cannot take control
-// with a STAND that cannot release the stop. DAMP passes; the holder's STAND passes.
-TEST_F(Intake, WhileAStopIsLatchedOnlyDampAndTheHoldersStandPass) {
-  Stand(cloud_, 1, 0, 0);
-  Drain();
-  sm::StopLatch latch;
-  latch.latched = true;
-  std::snprintf(latch.stopped_by.data(), latch.stopped_by.size(), "observer");
-  std::snprintf(latch.holder.data(), latch.holder.size(), "cloud");
-  intake_.SeeStopLatch(latch);
-  const CommandIntake::Client ble{3, "ble", true, ""};
-  const auto refused = Stand(ble, 1, 10 * kMs, 10 * kMs);
-  EXPECT_EQ(refused.kind, Kind::kDropped);
-  EXPECT_EQ(refused.reason, sm::Reason::kStopLatched);
-  EXPECT_FALSE(refused.change) << "a refused STAND took control";
-  EXPECT_EQ(intake_.arbiter().current(), "cloud");
-  ASSERT_TRUE(refused.error);
-  EXPECT_EQ(refused.error->code(), "MODE_BLOCKED");
-  EXPECT_NE(refused.error->message().find("stopped by observer"), std::string::npos)
-      << refused.error->message();
-  EXPECT_FALSE(Stand(ble, 2, 20 * kMs, 20 * kMs).error) << "one error per burst";
-  EXPECT_EQ(intake_.counters()[sm::Reason::kStopLatched], 2u);
-  EXPECT_EQ(Drain(), 0u);
-  EXPECT_EQ(Damp(observer_, 30 * kMs).kind, Kind::kQueued) << "DAMP is never held out";
-  Drain();
-  EXPECT_EQ(Stand(cloud_, 2, 40 * kMs, 40 * kMs).kind, Kind::kQueued)
-      << "the holder's STAND may release it";
-  intake_.SeeStopLatch(sm::StopLatch{});
-  EXPECT_EQ(Stand(ble, 3, 50 * kMs, 50 * kMs).kind, Kind::kQueued) << "released: ble stands";
-}
-
 // M1 of issue 38: a latching DAMP records the controller that held control then.
 TEST_F(Intake, ALatchingDampRecordsWhoHeldControl) {
   Stand(cloud_, 1, 0, 0);
