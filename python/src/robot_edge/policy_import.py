@@ -474,6 +474,23 @@ def onnx_io_sizes(model):
     return size(inputs, "input"), size(list(model.graph.output), "output")
 
 
+def write_outputs(onnx, model, section, args):
+    """Saves the model at args.out with the section's robot_edge.* metadata (replacing any it had;
+    the exporter's own entries stay) and writes the section to args.yaml, or stdout."""
+    kept = [(p.key, p.value) for p in model.metadata_props if not p.key.startswith("robot_edge.")]
+    del model.metadata_props[:]
+    for k, v in kept + list(metadata(section).items()):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, args.out)
+    text = dump_section(section)
+    if args.yaml:
+        with open(args.yaml, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def run_isaaclab_import(args):
     """POLICY.onnx + --deploy params/deploy.yaml (unitree_rl_lab / Isaac Lab): the network is
     copied with robot_edge.* metadata added; the section follows robot_edge.isaaclab_import."""
@@ -511,19 +528,7 @@ def run_isaaclab_import(args):
     config = _load_yaml(args.config) if args.config else None
     if config:
         sec["joints"] = joint_names(None, ",".join(sec["joints"]), config, len(sec["joints"]))
-    kept = [(p.key, p.value) for p in model.metadata_props
-            if not p.key.startswith("robot_edge.")]  # the exporter's own entries stay
-    del model.metadata_props[:]
-    for k, v in kept + list(metadata(sec).items()):
-        entry = model.metadata_props.add()
-        entry.key, entry.value = k, v
-    onnx.save(model, args.out)
-    text = dump_section(sec)
-    if args.yaml:
-        with open(args.yaml, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_outputs(onnx, model, sec, args)
     sys.stderr.write(f"robot-edge-policy import: Isaac Lab export, {len(sec['joints'])} joints at "
                      f"{sec['rate_hz']:g} Hz, {len(sec['observation'])} observation terms × "
                      f"history {sec.get('history', 1)}; wrote {args.out}\n")
@@ -567,17 +572,8 @@ def run_import(args):
                            f"{args.steps}; nothing written")
     section = policy_section(deploy, names, obs_size, config, os.path.basename(args.out),
                              dict(zip(state_in, state_out)))
-    for k, v in metadata(section).items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = k, v
     model.producer_name = "robot-edge-policy import"
-    onnx.save(model, args.out)
-    text = dump_section(section)
-    if args.yaml:
-        with open(args.yaml, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_outputs(onnx, model, section, args)
     sys.stderr.write(f"robot-edge-policy import: {kind} actor, {obs_size} observations -> {n} "
                      f"actions{', state ' + ', '.join(state_in) if shapes else ''}; ONNX matches "
                      f"the TorchScript module over {args.steps} steps (max |diff| "
