@@ -125,7 +125,9 @@ class FlightRecorder::Worker {
   // One pass: every queued state and record, the requests; false when there was nothing.
   bool RunOnce(std::deque<std::pair<std::uint64_t, edge::RecorderRequest>>* requests,
                std::deque<std::pair<std::uint64_t, edge::RecorderResult>>* answers) {
-    clocks_ = {SteadyMicros(), WallMicros()};
+    const std::int64_t before_us = SteadyMicros();
+    clocks_ = {before_us, WallMicros()};
+    clocks_read_us_ = SteadyMicros() - before_us;
     bool worked = false;
     while (const StateSample* s = channels_->states.Peek()) {
       OnSample(*s);
@@ -228,12 +230,15 @@ class FlightRecorder::Worker {
   }
 
   // The steady -> wall conversion of the states' times. Each pass reads both clocks, and two
-  // readings disagree by the time between them (milliseconds on a loaded machine): states from
-  // two passes would go backwards in time. So the offset is kept, and taken again only when the
-  // wall clock has stepped (by more than kClockStepUs: an NTP correction, a date set by hand).
+  // readings disagree by the time between them (milliseconds on a loaded machine, more when the
+  // thread is preempted between them): states from two passes would go backwards in time. So the
+  // offset is kept, and taken again only when the wall clock has stepped (by more than
+  // kClockStepUs: an NTP correction, a date set by hand) and the reading was not interrupted
+  // (both clocks read within kClockReadUs).
   Clocks StateClock() {
     const std::int64_t offset = static_cast<std::int64_t>(clocks_.wall_us) - clocks_.steady_us;
-    if (!anchored_ || std::abs(offset - wall_offset_us_) > kClockStepUs) {
+    const bool tight = clocks_read_us_ <= kClockReadUs;
+    if (!anchored_ || (tight && std::abs(offset - wall_offset_us_) > kClockStepUs)) {
       wall_offset_us_ = offset;
       anchored_ = true;
     }
@@ -350,6 +355,8 @@ class FlightRecorder::Worker {
   Clocks clocks_;
   std::int64_t last_active_us_ = -1;  // steady µs of the last state out of DAMP
   static constexpr std::int64_t kClockStepUs = 100'000;
+  static constexpr std::int64_t kClockReadUs = 2'000;
+  std::int64_t clocks_read_us_ = 0;  // how long the last pass took to read both clocks
   bool anchored_ = false;
   std::int64_t wall_offset_us_ = 0;  // wall - steady (µs), for the states' times
   std::map<std::uint64_t, ClientInfo> clients_;
