@@ -4,21 +4,39 @@
 
 namespace robot_edge::access {
 
-PendingSlots::Verdict PendingSlots::Take(const std::string& address) {
-  if (total_ >= max_total_) return Verdict::kFull;
+PendingSlots::Taken PendingSlots::Take(const std::string& address) {
+  if (slots_.size() >= max_total_) return {Verdict::kFull};
   auto it = per_address_.find(address);
-  if (it != per_address_.end() && it->second >= max_per_address_) return Verdict::kAddressFull;
+  if (it != per_address_.end() && it->second >= max_per_address_) return {Verdict::kAddressFull};
   if (it == per_address_.end()) it = per_address_.emplace(address, 0).first;
   ++it->second;
-  ++total_;
-  return Verdict::kAdmitted;
+  const Id id = next_++;
+  slots_.emplace(id, address);
+  return {Verdict::kAdmitted, id};
 }
 
-void PendingSlots::Release(const std::string& address) {
-  const auto it = per_address_.find(address);
-  if (it == per_address_.end()) return;
-  --total_;
+void PendingSlots::Release(Id id) {
+  const auto slot = slots_.find(id);
+  if (slot == slots_.end()) return;
+  const auto it = per_address_.find(slot->second);
   if (--it->second == 0) per_address_.erase(it);
+  slots_.erase(slot);
+}
+
+std::size_t PendingSlots::held_by(const std::string& address) const {
+  const auto it = per_address_.find(address);
+  return it == per_address_.end() ? 0 : it->second;
+}
+
+std::optional<PendingSlots::Id> PendingSlots::Victim(const std::string& address) const {
+  if (slots_.size() < max_total_ || per_address_.empty()) return std::nullopt;
+  std::size_t most = 0;
+  for (const auto& [holder, count] : per_address_) most = std::max(most, count);
+  if (most < held_by(address) + 2) return std::nullopt;
+  for (const auto& [id, holder] : slots_) {  // oldest first, of the addresses holding the most
+    if (per_address_.at(holder) == most) return id;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::chrono::milliseconds> WrongTokenDelay::Left(const std::string& address,

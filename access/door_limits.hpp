@@ -17,25 +17,41 @@ namespace robot_edge::access {
 
 // Connections accepted but not yet authenticated (TLS handshake under way, or no Hello welcomed
 // yet), in all and per peer address. Each costs a descriptor until it is welcomed or closed.
+// When all are taken, a newcomer may take over the oldest slot of the address that holds the
+// most (Victim): a few addresses that fill the door with silent connections then cannot keep
+// out a peer from another address, which only waits its turn behind addresses holding as many
+// as it would.
 class PendingSlots {
  public:
+  using Id = std::uint64_t;  // a slot, in the order taken (older = smaller)
   enum class Verdict : std::uint8_t { kAdmitted, kFull, kAddressFull };
+  struct Taken {
+    Verdict verdict;
+    Id id = 0;  // kAdmitted: the slot (give it back with Release)
+  };
 
   PendingSlots(std::size_t max_total, std::size_t max_per_address)
       : max_total_(max_total), max_per_address_(max_per_address) {}
 
-  // kAdmitted: one slot of `address` taken (give it back with Release). Else nothing taken.
-  Verdict Take(const std::string& address);
-  void Release(const std::string& address);
+  // kAdmitted: one slot of `address` taken. Else nothing taken.
+  Taken Take(const std::string& address);
+  // Gives slot `id` back; a slot not held (given back already) is ignored.
+  void Release(Id id);
+  // When every slot is taken: the slot a newcomer from `address` may take over (after it is
+  // given back): the oldest of the address holding the most, when that is at least two more than
+  // `address` holds. nullopt: none (the newcomer is refused).
+  std::optional<Id> Victim(const std::string& address) const;
 
-  std::size_t in_use() const { return total_; }
+  std::size_t in_use() const { return slots_.size(); }
+  std::size_t held_by(const std::string& address) const;
   std::size_t max_total() const { return max_total_; }
   std::size_t max_per_address() const { return max_per_address_; }
 
  private:
   std::size_t max_total_, max_per_address_;
-  std::size_t total_ = 0;
-  std::map<std::string, std::size_t> per_address_;  // only addresses with a slot: <= max_total_
+  Id next_ = 1;
+  std::map<Id, std::string> slots_;                 // held, oldest first: <= max_total_
+  std::map<std::string, std::size_t> per_address_;  // only addresses with a slot
 };
 
 // After wrong tokens from an address, its next Hellos are refused (without looking at their

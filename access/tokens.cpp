@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace robot_edge::access {
@@ -25,7 +27,8 @@ bool TokensEqual(std::string_view presented, std::string_view expected) {
 std::string ReadTokenFile(const std::string& key, const std::string& path,
                           std::vector<std::string>* warnings, std::size_t min_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw std::runtime_error(key + ": cannot read " + path);
+  if (fd < 0)
+    throw std::runtime_error(key + ": cannot read " + path + " (" + std::strerror(errno) + ")");
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);

@@ -131,7 +131,7 @@ class Daemon {
         Shutdown("restart to apply the configuration");
       });
     });
-    listener_ = std::make_unique<Listener>(io_, hub_.get(), access_->wrong_tokens());
+    listener_ = std::make_unique<Listener>(io_, hub_.get());
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
     if (!socket.empty()) listener_->ListenUnix(socket);

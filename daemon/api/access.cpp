@@ -21,9 +21,8 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   };
   std::vector<TokenFile> files;
   for (const config::ClientAccess& a : config.api.access) {
-    if (!a.token_file.empty()) {
-      files.push_back(
-          {"api.access." + a.name + ".token_file", a.token_path, "robot-edged will not start"});
+    if (!a.token_file.empty()) {  // a missing one is CheckApiTokenFiles' error
+      files.push_back({"api.access." + a.name + ".token_file", a.token_path, ""});
     }
   }
   const config::LiveConfig& live = config.live;
@@ -38,7 +37,9 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
   for (const auto& [key, path, if_missing] : files) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-      warnings.push_back(key + ": " + path + ": " + std::strerror(errno) + ": " + if_missing);
+      if (*if_missing != '\0') {
+        warnings.push_back(key + ": " + path + ": " + std::strerror(errno) + ": " + if_missing);
+      }
     } else if (auto w = access::TokenFileExposure(key, path, st.st_mode)) {
       warnings.push_back(*w);
     }
@@ -48,7 +49,7 @@ std::vector<std::string> TokenFileWarnings(const config::Config& config) {
 
 void CheckApiTokenFiles(const config::Config& config) {
   for (const config::ClientAccess& a : config.api.access) {
-    if (a.token_file.empty() || ::access(a.token_path.c_str(), R_OK) != 0) continue;
+    if (a.token_file.empty()) continue;
     std::vector<std::string> ignored;  // TokenFileWarnings gives them
     access::ReadTokenFile("api.access." + a.name + ".token_file", a.token_path, &ignored,
                           access::kMinApiTokenBytes);
@@ -155,15 +156,16 @@ std::optional<std::string> AccessPolicy::UnixRefusal(std::string_view controller
 std::optional<std::string> AccessPolicy::TcpRefusal(
     std::string_view controller, const Peer& peer, std::string_view token,
     access::WrongTokenDelay::Clock::time_point now) const {
-  if (const auto left = wrong_tokens_->Left(peer.address, now)) {
-    return "a wrong token came from " + peer.address + ": its Hellos are refused for " +
-           std::to_string(left->count()) + " ms more";
-  }
   const std::string name = NameOf(controller);
+  const std::string key = WaitKey(peer.address, name);
+  if (const auto left = wrong_tokens_->Left(key, now)) {
+    return "a wrong token for '" + name + "' came from " + peer.address + ": its Hellos as '" +
+           name + "' are refused for " + std::to_string(left->count()) + " ms more";
+  }
   const Grant* g = Find(controller);
   const bool has_token = g != nullptr && !g->token.empty();
   if (has_token && access::TokensEqual(token, g->token)) {
-    wrong_tokens_->Right(peer.address);
+    wrong_tokens_->Right(key);
     return std::nullopt;
   }
   if (peer.loopback && allow_loopback_without_token_) return std::nullopt;
@@ -171,7 +173,7 @@ std::optional<std::string> AccessPolicy::TcpRefusal(
     return "'" + name + "' cannot connect over TCP (api.access." + name + ".token_file is not set)";
   }
   if (token.empty()) return "'" + name + "' needs its token over TCP";
-  wrong_tokens_->Wrong(peer.address, now);  // the reason stays the one clients know
+  wrong_tokens_->Wrong(key, now);  // the reason stays the one clients know
   return "invalid token for '" + name + "'";
 }
 

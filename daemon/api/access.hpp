@@ -39,9 +39,9 @@ namespace robot_edge::daemon {
 std::vector<std::string> TokenFileWarnings(const config::Config& config);
 
 // For --check-config: throws std::runtime_error, as AccessPolicy::Load would at start, for an
-// api.access.<name>.token_file that can be read but is empty or shorter than
-// access::kMinApiTokenBytes (one that cannot be found stays TokenFileWarnings'). Reads the tokens
-// and forgets them.
+// api.access.<name>.token_file that is missing, cannot be read, is not a regular file, is empty
+// or shorter than access::kMinApiTokenBytes: a check that passes a file the start refuses would
+// let a restart take the robot's daemon down. Reads the tokens and forgets them.
 void CheckApiTokenFiles(const config::Config& config);
 
 // The API's TLS context (api.tls), null without api.tls; `warnings` gets a key readable by
@@ -68,17 +68,22 @@ class AccessPolicy {
   AccessPolicy(std::vector<Grant> grants, uid_t self_uid, bool allow_loopback_without_token);
 
   // nullopt when `peer` may connect as `controller` ("" = observer) with `token`; else why not.
-  // Over TCP a wrong token, or a Hello while the peer's address waits, is counted in
-  // wrong_tokens() at `now` (the first overload reads the steady clock).
+  // Over TCP a wrong token is counted in wrong_tokens() at `now` (the first overload reads the
+  // steady clock) under WaitKey(peer's address, controller): while that waits, a Hello from the
+  // address as that controller is refused without its token compared. The same address as
+  // another controller is not slowed: a guesser for 'cloud' behind a shared address (a NAT, a
+  // local user on loopback) does not keep 'ble' out.
   std::optional<std::string> Refusal(std::string_view controller, const Peer& peer,
                                      std::string_view token) const;
   std::optional<std::string> Refusal(std::string_view controller, const Peer& peer,
                                      std::string_view token,
                                      access::WrongTokenDelay::Clock::time_point now) const;
 
-  // The addresses that sent a wrong token (for the listener, which closes their connections
-  // while they wait). Never null; lives as long as its longest holder.
+  // The (address, controller) pairs that sent a wrong token, keyed by WaitKey. Never null.
   const std::shared_ptr<access::WrongTokenDelay>& wrong_tokens() const { return wrong_tokens_; }
+  static std::string WaitKey(std::string_view address, std::string_view controller) {
+    return std::string(address) + " as '" + std::string(controller) + "'";
+  }
 
   // Start-up warnings: unknown user or group names, token files others can read.
   const std::vector<std::string>& warnings() const { return warnings_; }

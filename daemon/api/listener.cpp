@@ -77,31 +77,55 @@ std::string DoorAddress(const asio::ip::address& address) {
   return asio::ip::address_v6(bytes).to_string() + "/64";
 }
 
-// A pending slot (Peer::pending_slot): given back when the last holder lets it go. Not copyable:
-// a copy's end would give it back twice.
-class PendingSlot {
- public:
-  PendingSlot(std::shared_ptr<access::PendingSlots> slots, std::string address)
-      : slots_(std::move(slots)), address_(std::move(address)) {}
-  PendingSlot(const PendingSlot&) = delete;
-  PendingSlot& operator=(const PendingSlot&) = delete;
-  ~PendingSlot() { slots_->Release(address_); }
-
- private:
-  std::shared_ptr<access::PendingSlots> slots_;
-  std::string address_;
-};
-
 }  // namespace
 
-Listener::Listener(asio::io_context& io, Hub* hub,
-                   std::shared_ptr<const access::WrongTokenDelay> wrong_tokens)
-    : io_(io),
-      hub_(hub),
-      unix_retry_(io),
-      tcp_retry_(io),
-      pending_(std::make_shared<access::PendingSlots>(kMaxPending, kMaxPendingPerAddress)),
-      wrong_tokens_(std::move(wrong_tokens)) {}
+class PendingSlot;
+
+// The door's slots and who holds each (to close it when a newcomer takes it over). API thread.
+struct Door {
+  access::PendingSlots slots{Listener::kMaxPending, Listener::kMaxPendingPerAddress};
+  std::map<access::PendingSlots::Id, PendingSlot*> holders;
+};
+
+// A pending slot (Peer::pending_slot): given back when the last holder lets it go, or at once
+// when the door gives it to a newcomer (TakenOver). Not copyable: a copy's end would give it
+// back twice.
+class PendingSlot final : public DoorSlot {
+ public:
+  PendingSlot(std::shared_ptr<Door> door, access::PendingSlots::Id id)
+      : door_(std::move(door)), id_(id) {
+    door_->holders[id_] = this;
+  }
+  PendingSlot(const PendingSlot&) = delete;
+  PendingSlot& operator=(const PendingSlot&) = delete;
+  ~PendingSlot() override { GiveBack(); }
+
+  void SetCloser(std::function<void()> close) override { close_ = std::move(close); }
+  // Gives the slot back and closes its connection. The closer may destroy this: nothing of it
+  // is touched afterwards.
+  void TakenOver() {
+    GiveBack();
+    const std::function<void()> close = std::move(close_);
+    if (close) close();
+  }
+
+ private:
+  void GiveBack() {
+    if (id_ == 0) return;
+    door_->holders.erase(id_);
+    door_->slots.Release(id_);
+    id_ = 0;
+  }
+
+  std::shared_ptr<Door> door_;
+  access::PendingSlots::Id id_;  // 0: given back
+  std::function<void()> close_;
+};
+
+Listener::Listener(asio::io_context& io, Hub* hub)
+    : io_(io), hub_(hub), unix_retry_(io), tcp_retry_(io), door_(std::make_shared<Door>()) {}
+
+std::size_t Listener::pending() const { return door_->slots.in_use(); }
 
 void Listener::ListenUnix(const std::string& path) {
   struct stat st {};
@@ -203,12 +227,22 @@ void Listener::AcceptTcp() {
 }
 
 std::optional<std::string> Listener::AtTheDoor(Peer* peer) {
-  if (wrong_tokens_ != nullptr) {
-    if (const auto left = wrong_tokens_->Left(peer->address, std::chrono::steady_clock::now())) {
-      return "it waits " + std::to_string(left->count()) + " ms more after wrong tokens";
+  auto taken = door_->slots.Take(peer->address);
+  if (taken.verdict == access::PendingSlots::Verdict::kFull) {
+    if (const auto victim = door_->slots.Victim(peer->address)) {
+      door_->holders.at(*victim)->TakenOver();
+      std::uint64_t others = 0;
+      if (door_log_.Allow(std::chrono::steady_clock::now(), &others)) {
+        spdlog::warn(
+            "api: the door is full ({} wait for their handshake or Hello): {} takes the "
+            "slot of the oldest from the address holding the most ({} more such since "
+            "the last such line)",
+            kMaxPending, peer->description, others);
+      }
+      taken = door_->slots.Take(peer->address);
     }
   }
-  switch (pending_->Take(peer->address)) {
+  switch (taken.verdict) {
     case access::PendingSlots::Verdict::kAdmitted: break;
     case access::PendingSlots::Verdict::kFull:
       return std::to_string(kMaxPending) + " connections already wait for their handshake or Hello";
@@ -216,7 +250,7 @@ std::optional<std::string> Listener::AtTheDoor(Peer* peer) {
       return std::to_string(kMaxPendingPerAddress) +
              " connections from its address already wait for their handshake or Hello";
   }
-  peer->pending_slot = std::make_shared<PendingSlot>(pending_, peer->address);
+  peer->pending_slot = std::make_shared<PendingSlot>(door_, taken.id);
   return std::nullopt;
 }
 
@@ -252,6 +286,10 @@ void Listener::Handshake(asio::ip::tcp::socket socket, Peer peer) {
     if (!ec) stream.next_layer().close(ignored);  // the handshake then fails with "aborted"
   });
   handshakes_.emplace(&stream, timer);
+  peer.pending_slot->SetCloser([&stream] {  // the stream lives until the handshake's handler ran
+    std::error_code ignored;
+    stream.next_layer().close(ignored);
+  });
   auto owned = std::make_shared<std::unique_ptr<Stream::Tls>>(std::move(tls));
   stream.async_handshake(
       asio::ssl::stream_base::server,

@@ -9,11 +9,13 @@
 // that peers who never finish their handshake or never say Hello (each closed after 5 s, by
 // kTlsHandshakeTimeout and Session::kHelloTimeout) cost at most that many descriptors, far below
 // the unit's LimitNOFILE (512) beside api.max_clients (64) sessions, the Unix socket, the CAN
-// sockets and the recorder's files. A connection beyond a limit, or from an address that waits
-// after wrong tokens (access::WrongTokenDelay), is accepted and closed at once: the kernel's
-// backlog stays drained, so a legitimate client is not queued behind a flood, and the refused peer
-// learns at once. Failed handshakes and refusals at the door are logged at most once per
-// kFailureLogPeriod each, with the count of the others.
+// sockets and the recorder's files. When all kMaxPending are taken, a newcomer takes over the
+// oldest slot of the address holding the most (access::PendingSlots::Victim): that connection is
+// closed at once, so a few addresses cannot keep every other out. A connection refused at the
+// door is accepted and closed at once: the kernel's backlog stays drained, so a legitimate client
+// is not queued behind a flood, and the refused peer learns at once. Failed handshakes and
+// refusals at the door are logged at most once per kFailureLogPeriod each, with the count of the
+// others. (Wrong tokens make an address wait as that controller: AccessPolicy, at the Hello.)
 //
 // Threads: the API thread (accepts and handshakes run on its io_context).
 #pragma once
@@ -46,10 +48,7 @@ class Listener {
   // One log line per period at most for failed handshakes, and one for refusals at the door.
   static constexpr std::chrono::seconds kFailureLogPeriod{5};
 
-  // `wrong_tokens` (AccessPolicy::wrong_tokens(); null = none): addresses whose TCP connections
-  // are closed at once while they wait after wrong tokens.
-  Listener(asio::io_context& io, Hub* hub,
-           std::shared_ptr<const access::WrongTokenDelay> wrong_tokens = nullptr);
+  Listener(asio::io_context& io, Hub* hub);
 
   // Start-up; throws std::runtime_error with a clear message: the directory is missing, another
   // robot-edged already answers on `path`, permission denied... A stale socket file left by a
@@ -61,7 +60,7 @@ class Listener {
   // The TCP port listened on (0 = none): the one asked, or the kernel's pick for port 0.
   std::uint16_t tcp_port() const;
   // TCP connections holding a pending slot now (for tests and diagnostics).
-  std::size_t pending() const { return pending_->in_use(); }
+  std::size_t pending() const;
   // Stops accepting, ends the TLS handshakes under way, and removes the socket file.
   void Close();
 
@@ -90,8 +89,7 @@ class Listener {
   asio::steady_timer unix_retry_, tcp_retry_;  // accept again after an error
   std::chrono::milliseconds accept_backoff_ = kMinAcceptBackoff;
   // Shared with the slots handed to sessions, which may outlive this listener.
-  std::shared_ptr<access::PendingSlots> pending_;
-  std::shared_ptr<const access::WrongTokenDelay> wrong_tokens_;
+  std::shared_ptr<struct Door> door_;
   access::LogLimiter handshake_log_{kFailureLogPeriod}, door_log_{kFailureLogPeriod};
 };
 

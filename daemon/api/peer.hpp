@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,15 @@
 namespace robot_edge::daemon {
 
 enum class Transport { kUnix, kTcp };
+
+// A TCP connection's slot at the listener's door while it is not authenticated. Whoever holds
+// the connection (the handshake, then the session) says how to close it at once, should the door
+// give its slot to a newcomer (the closer runs on the API thread and may release this slot).
+class DoorSlot {
+ public:
+  virtual ~DoorSlot() = default;
+  virtual void SetCloser(std::function<void()> close) = 0;
+};
 
 struct Peer {
   Transport transport = Transport::kUnix;
@@ -24,7 +34,7 @@ struct Peer {
   std::string address;
   // TCP: the listener's slot for a connection not yet authenticated (access::PendingSlots),
   // given back when this is reset: by the session at its Welcome or when its socket closes.
-  std::shared_ptr<void> pending_slot;
+  std::shared_ptr<DoorSlot> pending_slot;
 };
 
 // The credentials of the process connected on Unix socket `fd` (description says when they

@@ -27,6 +27,11 @@ void Session::Start() {
   timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
     if (!ec && !self->welcomed_) self->Close("no Hello within 5 s");
   });
+  if (peer_.pending_slot) {
+    peer_.pending_slot->SetCloser([weak = weak_from_this()] {
+      if (const auto self = weak.lock()) self->Shutdown("its slot at the door went to a newcomer");
+    });
+  }
   Read();
 }
 

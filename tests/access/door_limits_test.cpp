@@ -14,21 +14,55 @@ using Verdict = PendingSlots::Verdict;
 
 TEST(PendingSlots, CapsInAllAndPerAddressAndGivesBack) {
   PendingSlots slots(3, 2);
-  EXPECT_EQ(slots.Take("a"), Verdict::kAdmitted);
-  EXPECT_EQ(slots.Take("a"), Verdict::kAdmitted);
-  EXPECT_EQ(slots.Take("a"), Verdict::kAddressFull);
-  EXPECT_EQ(slots.Take("b"), Verdict::kAdmitted);
-  EXPECT_EQ(slots.Take("c"), Verdict::kFull);
+  const auto a1 = slots.Take("a");
+  EXPECT_EQ(a1.verdict, Verdict::kAdmitted);
+  const auto a2 = slots.Take("a");
+  EXPECT_EQ(a2.verdict, Verdict::kAdmitted);
+  EXPECT_NE(a1.id, a2.id);
+  EXPECT_EQ(slots.Take("a").verdict, Verdict::kAddressFull);
+  const auto b = slots.Take("b");
+  EXPECT_EQ(b.verdict, Verdict::kAdmitted);
+  EXPECT_EQ(slots.Take("c").verdict, Verdict::kFull);
   EXPECT_EQ(slots.in_use(), 3u);
-  slots.Release("a");
-  EXPECT_EQ(slots.Take("c"), Verdict::kAdmitted);
-  slots.Release("nobody");  // not held: nothing given back
+  slots.Release(a1.id);
+  const auto c = slots.Take("c");
+  EXPECT_EQ(c.verdict, Verdict::kAdmitted);
+  slots.Release(a1.id);  // given back already: nothing given back twice
+  slots.Release(12345);  // never taken
   EXPECT_EQ(slots.in_use(), 3u);
-  slots.Release("a");
-  slots.Release("b");
-  slots.Release("c");
+  EXPECT_EQ(slots.held_by("a"), 1u);
+  slots.Release(a2.id);
+  slots.Release(b.id);
+  slots.Release(c.id);
   EXPECT_EQ(slots.in_use(), 0u);
-  EXPECT_EQ(slots.Take("a"), Verdict::kAdmitted);
+  EXPECT_EQ(slots.held_by("a"), 0u);
+  EXPECT_EQ(slots.Take("a").verdict, Verdict::kAdmitted);
+}
+
+// A full door: a newcomer takes over the oldest slot of the address holding the most, as long
+// as that address holds at least two more than the newcomer's would; so a few addresses filling
+// the door cannot keep another out, and an address cannot take from one holding as many.
+TEST(PendingSlots, AFullDoorGivesANewcomerTheOldestSlotOfTheAddressHoldingTheMost) {
+  PendingSlots slots(6, 4);
+  EXPECT_FALSE(slots.Victim("x")) << "not full: nothing to take over";
+  const auto b1 = slots.Take("b");
+  const auto a1 = slots.Take("a");
+  const auto a2 = slots.Take("a");
+  slots.Take("b");
+  slots.Take("a");
+  slots.Take("c");
+  ASSERT_EQ(slots.Take("x").verdict, Verdict::kFull);
+  EXPECT_EQ(slots.Victim("x"), a1.id) << "a holds 3: its oldest";
+  EXPECT_EQ(slots.Victim("c"), a1.id) << "c holds 1, a 3: still two more";
+  EXPECT_FALSE(slots.Victim("b")) << "b holds 2, a 3: not two more";
+  EXPECT_FALSE(slots.Victim("a")) << "never from itself";
+  slots.Release(*slots.Victim("x"));
+  EXPECT_EQ(slots.Take("x").verdict, Verdict::kAdmitted);
+  // a and b now hold 2 each: the oldest of the two addresses' slots goes first.
+  EXPECT_EQ(slots.Victim("y"), b1.id);
+  slots.Release(b1.id);
+  EXPECT_EQ(slots.Take("y").verdict, Verdict::kAdmitted);
+  EXPECT_EQ(slots.Victim("z"), a2.id);
 }
 
 TEST(WrongTokenDelay, FirstIsFreeThenDoublesUpToTheMost) {

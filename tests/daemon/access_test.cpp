@@ -130,7 +130,8 @@ TEST(Access, LoadReadsTokenFilesAndWarnsAboutNamesAndModes) {
   EXPECT_NO_THROW(CheckApiTokenFiles(c));
   ::unlink(token.c_str());
   EXPECT_THROW(AccessPolicy::Load(c, kSelf), std::runtime_error) << "a missing token file";
-  EXPECT_NO_THROW(CheckApiTokenFiles(c)) << "a missing one is TokenFileWarnings'";
+  EXPECT_THROW(CheckApiTokenFiles(c), std::runtime_error) << "--check-config refuses it too";
+  EXPECT_TRUE(TokenFileWarnings(c).empty()) << "an error, not also a warning";
   ::rmdir(dir);
 }
 
@@ -147,20 +148,25 @@ TEST(Access, WrongTokensMakeTheirAddressWait) {
   using access::WrongTokenDelay;
   const AccessPolicy p = Policy();
   const Peer guesser = TcpFrom("10.0.0.9"), other = TcpFrom("10.0.0.7");
+  const std::string kGuesserAsCloud = AccessPolicy::WaitKey("10.0.0.9", "cloud");
   const WrongTokenDelay::Clock::time_point t0{std::chrono::hours(1)};
   EXPECT_EQ(*p.Refusal("cloud", guesser, "guess-1", t0), "invalid token for 'cloud'");
   EXPECT_EQ(*p.Refusal("cloud", guesser, "guess-2", t0), "invalid token for 'cloud'");
   EXPECT_EQ(*p.Refusal("cloud", guesser, "cloud-secret", t0 + std::chrono::milliseconds(100)),
-            "a wrong token came from 10.0.0.9: its Hellos are refused for 150 ms more");
-  EXPECT_TRUE(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::milliseconds(249)));
+            "a wrong token for 'cloud' came from 10.0.0.9: its Hellos as 'cloud' are refused for "
+            "150 ms more");
+  EXPECT_TRUE(p.wrong_tokens()->Left(kGuesserAsCloud, t0 + std::chrono::milliseconds(249)));
   EXPECT_FALSE(p.Refusal("cloud", other, "cloud-secret", t0)) << "another address is not slowed";
+  EXPECT_EQ(*p.Refusal("ble", guesser, "x", t0 + std::chrono::milliseconds(100)),
+            "'ble' cannot connect over TCP (api.access.ble.token_file is not set)")
+      << "the same address as another controller does not wait";
   EXPECT_TRUE(p.Refusal("cloud", guesser, "guess-3", t0 + std::chrono::milliseconds(250)));
-  EXPECT_EQ(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::milliseconds(250)),
+  EXPECT_EQ(p.wrong_tokens()->Left(kGuesserAsCloud, t0 + std::chrono::milliseconds(250)),
             std::chrono::milliseconds(500));
   EXPECT_FALSE(p.Refusal("cloud", guesser, "cloud-secret", t0 + std::chrono::milliseconds(750)));
   EXPECT_EQ(p.wrong_tokens()->remembered(), 0u) << "a right token starts the count again";
   EXPECT_TRUE(p.Refusal("cloud", guesser, "guess-4", t0 + std::chrono::seconds(1)));
-  EXPECT_FALSE(p.wrong_tokens()->Left("10.0.0.9", t0 + std::chrono::seconds(1)));
+  EXPECT_FALSE(p.wrong_tokens()->Left(kGuesserAsCloud, t0 + std::chrono::seconds(1)));
   EXPECT_TRUE(p.Refusal("", guesser, "", t0)) << "an empty token is not a guess";
 }
 

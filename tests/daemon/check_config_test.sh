@@ -61,9 +61,10 @@ out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "token 0600: exit $rc: $out"
 ! grep -q "token_file" <<<"$out" || fail "token 0600: warned: $out"
 rm "$tmp/cloud.token"
-out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1)
-grep -qF "api.access.cloud.token_file: $tmp/cloud.token: No such file or directory: robot-edged will not start" \
-  <<<"$out" || fail "missing token: $out"
+out=$("$daemon" --config "$tmp/roles.yaml" --check-config 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "missing token: exit $rc, expected 1 (the start refuses it): $out"
+grep -qF "api.access.cloud.token_file: cannot read $tmp/cloud.token" <<<"$out" ||
+  fail "missing token: $out"
 
 # api.tls: TCP off loopback needs TLS or an explicit opt-out; the files are read as the daemon
 # will (a key that does not match its certificate is refused); a key others can read is warned.
