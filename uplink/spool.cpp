@@ -1,5 +1,7 @@
 #include "uplink/spool.hpp"
 
+#include "uplink/spool_recovery.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,47 +18,40 @@
 
 namespace robot_edge::uplink {
 
+// The cursor's fields (WriteCursor() states its text).
+struct spool_detail::Cursor {
+  std::uint64_t acked = 0, evicted = 0, lost = 0, last = 0, unknown = 0, held = 0;
+  std::uint32_t source = 0;
+};
+
 namespace {
 
-constexpr std::uint32_t kMagic = 0x4C505552;               // "RUPL"
-constexpr std::size_t kHeaderBytes = 24;                   // magic, length, sequence, source, topic
-constexpr std::size_t kRecordOverhead = kHeaderBytes + 4;  // + crc32
+using spool_detail::Crc32;
+using spool_detail::kHeaderBytes;
+using spool_detail::kMagic;
+using spool_detail::kMaxSequence;
+using spool_detail::kRecordOverhead;
 constexpr std::uint64_t kMinBytes = 64 * 1024;
 constexpr std::uint64_t kMaxMemoryBytes = 8 << 20;  // payloads held in memory, at most
+constexpr std::uint64_t kHeldRecordBytes = 128;     // a record held costs this beside its payload
 constexpr std::uint32_t kAcksPerCursor = 32;        // the cursor written at least this often
 constexpr std::size_t kMaxStrayNotes = 8;           // stray names reported one by one
+constexpr std::size_t kCursorBytes = 160;           // its fixed size: 7 fields of 20 digits fit
 constexpr std::size_t kMaxCursorBytes = 256;
+// A segment file larger than this is left alone: the spool never writes one (segments are at
+// most 4096 MiB / 8 under any configuration it ever accepted).
+constexpr std::uint64_t kMaxSegmentFileBytes = std::uint64_t{1} << 30;
 constexpr std::size_t kDigits = 20;
 constexpr const char* kPrefix = "seg-";
 constexpr const char* kSuffix = ".log";
-// The uplink's other files in the spool's directory (announced_file.hpp, pending_apply.hpp).
+// The uplink's other files in the spool's directory (announced_file.hpp, pending_apply.hpp);
+// cursor.tmp is what a spool before the fixed-size cursor wrote.
 constexpr std::array<const char*, 6> kKnownNames = {
     "cursor", "cursor.tmp", "announced", "announced.new", "apply-pending", "apply-pending.new"};
-
-std::uint32_t Crc32(const unsigned char* data, std::size_t size, std::uint32_t crc = 0) {
-  static const std::array<std::uint32_t, 256> table = [] {
-    std::array<std::uint32_t, 256> t{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (std::size_t i = 0; i < size; ++i) crc = table[(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
 
 template <typename T>
 void Put(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
-}
-template <typename T>
-T Get(const std::string& in, std::size_t at) {
-  T value;
-  std::memcpy(&value, in.data() + at, sizeof(value));
-  return value;
 }
 
 // Appends the decimal digits at `text`[*at..] to *value; false on none or on an overflow.
@@ -88,51 +83,51 @@ std::optional<std::uint64_t> ParseSegmentName(std::string_view name) {
   return first;
 }
 
-struct Cursor {
-  std::uint64_t acked = 0, evicted = 0, lost = 0, last = 0;
-  std::uint32_t source = 0;
-};
-
-// The cursor's text, "acked evicted source [lost last]" (the last two since issue 38), space
-// separated, one line; nullopt for anything else.
-std::optional<Cursor> ParseCursor(std::string_view text) {
+// The cursor's text, "acked evicted source [lost last [unknown held]]" (lost and last since
+// issue 38, the other two since the fixed-size cursor), space separated, padded with spaces;
+// nullopt for anything else.
+std::optional<spool_detail::Cursor> ParseCursor(std::string_view text) {
   std::vector<std::uint64_t> fields;
   std::size_t at = 0;
-  while (fields.size() <= 5) {
+  while (fields.size() <= 7) {
     while (at < text.size() && (text[at] == ' ' || text[at] == '\n')) ++at;
     if (at == text.size()) break;
     std::uint64_t value = 0;
     if (!ParseDigits(text, &at, kDigits, &value)) return std::nullopt;
     fields.push_back(value);
   }
-  if ((fields.size() != 3 && fields.size() != 5) ||
-      fields[2] > std::numeric_limits<std::uint32_t>::max()) {
+  const std::size_t n = fields.size();
+  if ((n != 3 && n != 5 && n != 7) || fields[2] > std::numeric_limits<std::uint32_t>::max()) {
     return std::nullopt;
   }
-  const bool five = fields.size() == 5;
-  return Cursor{fields[0], fields[1], five ? fields[3] : 0, five ? fields[4] : 0,
-                static_cast<std::uint32_t>(fields[2])};
+  fields.resize(7, 0);
+  return spool_detail::Cursor{fields[0],
+                              fields[1],
+                              fields[3],
+                              fields[4],
+                              fields[5],
+                              fields[6],
+                              static_cast<std::uint32_t>(fields[2])};
 }
 
-// The file at `path` (not through a symbolic link), up to `max` bytes (nullopt beyond);
-// nullopt when it cannot be read, errno saying why.
-std::optional<std::string> ReadFile(const std::string& path, std::uint64_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  std::array<char, 65536> buffer;
-  while (true) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+// Up to `max` bytes of the file open at `fd`, from its start (nullopt beyond, or when it cannot
+// be read: errno says why).
+std::optional<std::string> ReadAll(int fd, std::size_t max) {
+  std::string out(max + 1, '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0 || out.size() + static_cast<std::size_t>(n) > max) {
-      const int error = n < 0 ? errno : EFBIG;
-      ::close(fd);
-      if (n == 0) return out;
-      errno = error;
-      return std::nullopt;
-    }
-    out.append(buffer.data(), static_cast<std::size_t>(n));
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
   }
+  if (got > max) {
+    errno = EFBIG;
+    return std::nullopt;
+  }
+  out.resize(got);
+  return out;
 }
 
 std::string Reason(int error) { return std::strerror(error); }
@@ -161,8 +156,10 @@ Spool::Spool(std::string dir, std::uint64_t max_bytes, SpoolWrite write)
       max_bytes_(max_bytes),
       segment_bytes_(max_bytes / 8),
       memory_bound_(std::min(segment_bytes_, kMaxMemoryBytes)),
+      max_entries_(max_bytes / kSpoolBytesPerIndexedRecord),
       write_(write != nullptr ? write : &::write) {
   if (max_bytes_ < kMinBytes) throw SpoolError("spool: the bound must be at least 64 KiB");
+  static_assert(sizeof(Entry) + 8 <= kSpoolIndexBytesPerRecord, "the index's cost (spool.hpp)");
   std::error_code error;
   std::filesystem::create_directories(dir_, error);
   dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -181,8 +178,10 @@ Spool::~Spool() {
       cursor_dirty_ = true;
     }
   }
-  if (cursor_dirty_) WriteCursor();
+  closing_ = true;  // the held records are counted now: the cursor says none is held
+  if (cursor_dirty_ || !memory_.empty()) WriteCursor();
   if (fd_ >= 0) ::close(fd_);
+  if (cursor_fd_ >= 0) ::close(cursor_fd_);
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
@@ -197,62 +196,114 @@ std::string Spool::SegmentPath(std::uint64_t first) const {
   return dir_ + "/" + name;
 }
 
+// Opens the cursor to overwrite in place, never through a link: a name that is a symbolic link
+// or a hard link is replaced by a file of its own (unlink() drops the name only). Sets
+// cursor_created_ when there was none. -1 when it cannot be opened (errno says why).
+int Spool::OpenCursor() {
+  const std::string path = dir_ + "/cursor";
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat status {};
+  if (fd >= 0 && (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_nlink != 1)) {
+    ::close(fd);
+    fd = -1;
+    errno = ELOOP;
+  }
+  if (fd < 0 && errno == ELOOP && ::unlink(path.c_str()) == 0) errno = ENOENT;
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+    if (fd >= 0) {
+      cursor_created_ = true;
+      ::fsync(dir_fd_);  // its name, so that a later in-place write is found
+    }
+  }
+  return fd;
+}
+
 // An unreadable or garbled cursor counts as 0: the records left are sent again (each has its
-// seq), and the eviction and loss counts start again.
+// seq), and the eviction and loss counts start again. A field above kMaxSequence is not
+// believed (corruption or a crafted file): ignored, reported.
 void Spool::ReadCursor() {
   const std::string path = dir_ + "/cursor";
-  const auto text = ReadFile(path, kMaxCursorBytes);
+  cursor_fd_ = OpenCursor();
+  const auto text = cursor_fd_ < 0 ? std::nullopt : ReadAll(cursor_fd_, kMaxCursorBytes);
   if (!text) {
-    if (errno != ENOENT) {  // ENOENT: a new spool
-      Note("cannot read " + path + " (" + Reason(errno) +
-           "): counted as 0, the records left are sent again");
-      cursor_dirty_ = true;
+    Note("cannot read " + path + " (" + Reason(errno) +
+         "): counted as 0, the records left are sent again");
+    cursor_dirty_ = true;
+    return;
+  }
+  cursor_short_ = text->size() != kCursorBytes;  // new, or of a spool before it was fixed-size
+  if (cursor_created_ || text->empty()) {        // Recover() judges it with the segments
+    if (!cursor_created_) {
+      Note(path + " is empty (a power cut, or a full disk before it got its space): counted as" +
+           " 0, the records left are sent again");
     }
+    cursor_blank_ = true;
     return;
   }
   const auto cursor = ParseCursor(*text);
   if (!cursor) {
-    Note(path + " is " + (text->empty() ? "empty" : "garbled") +
-         " (a power cut?): counted as 0, the records left are sent again");
+    Note(path + " is garbled (a power cut?): counted as 0, the records left are sent again");
     cursor_dirty_ = true;
     return;
   }
-  acked_sequence_ = cursor->acked;
-  evicted_ = cursor->evicted;
-  lost_ = cursor->lost;
-  acked_source_ = cursor->source;
-  last_sequence_ = std::max(last_sequence_, cursor->last);
+  UseCursor(*cursor);
 }
 
-// The cursor, durably: a temporary file fsync()ed, renamed over it, the directory fsync()ed.
+void Spool::UseCursor(const spool_detail::Cursor& cursor) {
+  for (const std::uint64_t value : {cursor.acked, cursor.last}) {
+    if (value > kMaxSequence) {
+      Note("the cursor's sequence " + std::to_string(value) +
+           " is above 2^48, not believed: ignored");
+      cursor_dirty_ = true;
+    }
+  }
+  if (cursor.acked <= kMaxSequence) acked_sequence_ = cursor.acked;
+  if (cursor.last <= kMaxSequence) last_sequence_ = std::max(last_sequence_, cursor.last);
+  evicted_ = cursor.evicted;
+  lost_ = cursor.lost;
+  lost_unknown_ = cursor.unknown;
+  acked_source_ = cursor.source;
+  if (cursor.held != 0) {
+    LostUnknown("the previous run ended with records held in memory and could not count them");
+  }
+}
+
+void Spool::LostUnknown(const std::string& why) {
+  ++lost_unknown_;
+  cursor_dirty_ = true;
+  Note(why + ": an unknown number of records is lost (spool_lost_unknown)");
+}
+
+// The cursor, overwritten in place at its fixed size (kCursorBytes) and fdatasync()ed: the
+// blocks it needs were allocated when it was first written, so a full disk does not stop it.
 // Best effort: when it fails the cursor on disk stays behind (records acknowledged since are
 // sent again after a restart) and the next acknowledgement tries again.
 void Spool::WriteCursor() {
   if (dir_fd_ < 0) return;
-  const std::string path = dir_ + "/cursor", temporary = path + ".tmp";
-  const std::string text = std::to_string(acked_sequence_) + " " + std::to_string(evicted_) + " " +
-                           std::to_string(acked_source_) + " " + std::to_string(lost_) + " " +
-                           std::to_string(last_sequence_) + "\n";
-  ::unlink(temporary.c_str());  // whatever is there (a link, a directory's name) is not ours
-  const int fd =
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-  int error = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    const ssize_t n = write_(fd, text.data(), text.size());
-    if (n != static_cast<ssize_t>(text.size())) error = n < 0 ? errno : ENOSPC;
-    if (error == 0 && ::fsync(fd) != 0) error = errno;
-    ::close(fd);
-  }
-  if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-  if (error == 0 && ::fsync(dir_fd_) != 0) error = errno;
+  const std::string path = dir_ + "/cursor";
+  const bool held = !memory_.empty() && !closing_;  // in memory, not counted lost yet
+  std::string text = std::to_string(acked_sequence_) + " " + std::to_string(evicted_) + " " +
+                     std::to_string(acked_source_) + " " + std::to_string(lost_) + " " +
+                     std::to_string(last_sequence_) + " " + std::to_string(lost_unknown_) + " " +
+                     (held ? "1" : "0");
+  text.resize(kCursorBytes - 1, ' ');
+  text += '\n';
+  if (cursor_fd_ < 0) cursor_fd_ = OpenCursor();
+  int error = cursor_fd_ < 0 ? errno : 0;
+  if (error == 0 && ::lseek(cursor_fd_, 0, SEEK_SET) != 0) error = errno;
   if (error == 0) {
-    cursor_dirty_ = false;
+    const ssize_t n = write_(cursor_fd_, text.data(), text.size());
+    if (n != static_cast<ssize_t>(text.size())) error = n < 0 ? errno : ENOSPC;
+  }
+  if (error == 0 && ::fdatasync(cursor_fd_) != 0) error = errno;
+  if (error == 0) {
+    cursor_dirty_ = cursor_short_ = false;
     acks_unwritten_ = 0;
     if (cursor_fails_) Note("the cursor " + path + " is written again");
     cursor_fails_ = false;
     return;
   }
-  ::unlink(temporary.c_str());
   if (!cursor_fails_) {
     Note("cannot write " + path + " (" + Reason(error) +
          "): records acknowledged since may be sent again after a restart");
@@ -263,6 +314,10 @@ void Spool::WriteCursor() {
 void Spool::Recover() {
   ReadCursor();
   const std::vector<std::uint64_t> firsts = ListSegments();
+  if (cursor_blank_ && !firsts.empty()) {
+    LostUnknown("the cursor " + dir_ + "/cursor was missing or empty beside segments" +
+                " (a full disk or a crash kept it from being written)");
+  }
   std::uint64_t newest = 0;  // of the records loaded so far
   for (const std::uint64_t first : firsts) {
     // The name says the sequences before it were given out: none is reused, also when the
@@ -281,11 +336,13 @@ void Spool::Recover() {
   // A spool with no segment begins one now, so that its name keeps the sequence if the cursor
   // is lost. A failure is left to the first Append().
   if (segments_.empty()) OpenSegment(last_sequence_ + 1);
+  if (cursor_short_) cursor_dirty_ = true;  // its fixed size reserved now, while there is room
   DropAcknowledged();
 }
 
-// The segments' first sequences, oldest first. Names the spool does not know are left alone
-// and reported (the first kMaxStrayNotes of them).
+// The segments' first sequences, oldest first. Names the spool does not know, and segments
+// whose name's sequence is above kMaxSequence (not believed), are left alone and reported (the
+// first kMaxStrayNotes of them).
 std::vector<std::uint64_t> Spool::ListSegments() {
   std::vector<std::uint64_t> firsts;
   DIR* listing = ::opendir(dir_.c_str());
@@ -304,11 +361,14 @@ std::vector<std::uint64_t> Spool::ListSegments() {
     struct stat status {};
     const bool regular = ::fstatat(dir_fd_, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) == 0 &&
                          S_ISREG(status.st_mode);
-    if (first && regular) {
+    const bool plausible = first && *first <= kMaxSequence;
+    if (plausible && regular) {
       firsts.push_back(*first);
     } else if (++strays <= kMaxStrayNotes) {
       Note("left alone: " + dir_ + "/" + name +
-           (first ? " (not a regular file)" : " (not a segment's name, seg-<20 digits>.log)"));
+           (!first     ? " (not a segment's name, seg-<20 digits>.log)"
+            : !regular ? " (not a regular file)"
+                       : " (its sequence is above 2^48, not believed)"));
     }
   }
   ::closedir(listing);
@@ -319,48 +379,108 @@ std::vector<std::uint64_t> Spool::ListSegments() {
   return firsts;
 }
 
-// Indexes one segment's records; a record that does not check (torn write, corruption) or whose
-// sequence does not rise ends it, and the file is cut there. False when it cannot be read (it is
-// then left alone and not used).
+// Opens a segment to recover it, never through a link: O_RDWR to be able to cut it (O_RDONLY
+// when that is refused), O_NONBLOCK so that a FIFO swapped in does not block. -1 (reported) when
+// it cannot be opened, or is not a regular file with one name (a hard link's other name may be
+// outside the spool) of at most kMaxSegmentFileBytes.
+int Spool::OpenToRecover(const std::string& path, std::uint64_t* size) {
+  const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  int fd = ::open(path.c_str(), O_RDWR | flags);
+  if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    fd = ::open(path.c_str(), O_RDONLY | flags);
+  }
+  if (fd < 0) {
+    Note("cannot read " + path + " (" + Reason(errno) + "): left alone");
+    return -1;
+  }
+  struct stat status {};
+  std::string why;
+  if (::fstat(fd, &status) != 0) {
+    why = Reason(errno);
+  } else if (!S_ISREG(status.st_mode)) {
+    why = "not a regular file";
+  } else if (status.st_nlink != 1) {
+    why = "it has " + std::to_string(status.st_nlink) + " names: a hard link";
+  } else if (static_cast<std::uint64_t>(status.st_size) > kMaxSegmentFileBytes) {
+    why = std::to_string(status.st_size) + " bytes, above the 1 GiB no segment reaches";
+  }
+  if (!why.empty()) {
+    ::close(fd);
+    Note("left alone: " + path + " (" + why + ")");
+    return -1;
+  }
+  *size = static_cast<std::uint64_t>(status.st_size);
+  return fd;
+}
+
+// Indexes one segment's records, read record by record (spool_recovery.hpp). A region that
+// does not check is skipped (counted in torn_bytes, its damaged records in lost), and what follows
+// the last valid record is cut with ftruncate() on the descriptor read. False when it cannot be
+// read (it is then left alone and not used).
 bool Spool::LoadSegment(std::uint64_t first, std::uint64_t* newest) {
   const std::string path = SegmentPath(first);
-  const auto read = ReadFile(path, std::numeric_limits<std::uint64_t>::max());
-  if (!read) {
-    Note("cannot read " + path + " (" + Reason(errno) + "): left alone");
-    return false;
-  }
-  const std::string& data = *read;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
-  std::size_t at = 0;
-  while (data.size() - at >= kRecordOverhead) {
-    const std::uint32_t length = Get<std::uint32_t>(data, at + 4);
-    if (Get<std::uint32_t>(data, at) != kMagic || data.size() - at - kRecordOverhead < length) {
-      break;
-    }
-    std::uint32_t crc = Crc32(bytes + at, kHeaderBytes);
-    crc = Crc32(bytes + at + kRecordOverhead, length, crc);
-    const auto sequence = Get<std::uint64_t>(data, at + 8);
-    if (Get<std::uint32_t>(data, at + kHeaderBytes) != crc || sequence <= *newest) break;
-    *newest = sequence;
-    const auto source = Get<std::uint32_t>(data, at + 16);
-    last_sequence_ = std::max(last_sequence_, sequence);
-    last_source_ = std::max(last_source_, source);
-    if (sequence > acked_sequence_) {
-      entries_.push_back({sequence, source, Get<std::uint32_t>(data, at + 20), first,
-                          at + kRecordOverhead, length, false});
-    }
-    at += kRecordOverhead + length;
-  }
-  if (at < data.size()) {
-    torn_bytes_ += data.size() - at;
-    if (::truncate(path.c_str(), static_cast<off_t>(at)) != 0) {
+  std::uint64_t size = 0;
+  const int fd = OpenToRecover(path, &size);
+  if (fd < 0) return false;
+  // A damaged record's magic is zeroed (in place, on this descriptor), so that the next start
+  // does not count it lost again; when that fails it is counted again (reported each time).
+  const spool_detail::SegmentScan scan = spool_detail::ScanSegment(
+      fd, size, newest, [&](const spool_detail::ScannedRecord& r) { Index(first, r); },
+      [fd](std::uint64_t at) {
+        const std::uint32_t zero = 0;
+        (void)!::pwrite(fd, &zero, sizeof(zero), static_cast<off_t>(at));
+      });
+  std::uint64_t kept = size;
+  if (scan.read_error != 0) {
+    Note("cannot read " + path + " past byte " + std::to_string(scan.end) + " (" +
+         Reason(scan.read_error) + "): not cut, not appended to");
+    uncut_ = first;
+  } else if (scan.end < size) {
+    if (::ftruncate(fd, static_cast<off_t>(scan.end)) == 0) {
+      kept = scan.end;
+      torn_bytes_ += size - scan.end;
+    } else {
       Note("cannot cut " + path + " (" + Reason(errno) + "): not appended to");
       uncut_ = first;  // Recover() opens none, the first Append() begins a new segment
     }
   }
-  segments_.push_back({first, at});
-  bytes_ += at;
+  ::close(fd);
+  ReportScan(path, scan);
+  segments_.push_back({first, kept});
+  bytes_ += kept;
   return true;
+}
+
+// What a segment's scan skipped in the middle (its tail cut is in torn_bytes(), logged at start).
+void Spool::ReportScan(const std::string& path, const spool_detail::SegmentScan& scan) {
+  torn_bytes_ += scan.skipped;
+  lost_ += scan.damaged;
+  if (scan.damaged > 0) cursor_dirty_ = true;
+  if (scan.skipped > 0) {
+    Note(path + ": " + std::to_string(scan.skipped) + " bytes that do not check skipped (" +
+         std::to_string(scan.damaged) +
+         " damaged records lost); the valid records after them are kept");
+  }
+  if (scan.implausible > 0) {
+    Note(path + ": " + std::to_string(scan.implausible) +
+         " records with a sequence above 2^48 (not believed) skipped");
+  }
+}
+
+// A record a segment's scan found: indexed unless acknowledged already. At most max_entries_
+// are indexed: past it the oldest segment loaded is evicted (counted), and when none is left to
+// evict the record is not indexed (counted evicted too).
+void Spool::Index(std::uint64_t first, const spool_detail::ScannedRecord& r) {
+  last_sequence_ = std::max(last_sequence_, r.sequence);
+  last_source_ = std::max(last_source_, r.source);
+  if (r.sequence <= acked_sequence_) return;
+  while (entries_.size() >= max_entries_ && !segments_.empty()) EvictOldest();
+  if (entries_.size() >= max_entries_) {
+    ++evicted_;
+    cursor_dirty_ = true;
+    return;
+  }
+  entries_.push_back({r.sequence, r.source, r.topic, first, r.offset, r.length, false});
 }
 
 // Begins segment `first`, to be appended to; false (reported) when it cannot be made.
@@ -422,7 +542,9 @@ bool Spool::WriteRecord(std::uint64_t sequence, const std::string& record) {
   const bool full = !segments_.empty() && segments_.back().bytes > 0 &&
                     segments_.back().bytes + size > segment_bytes_;
   if ((fd_ < 0 || full) && !OpenSegment(sequence)) return false;
-  while (bytes_ + size > max_bytes_ && segments_.size() > 1) EvictOldest();
+  while ((bytes_ + size > max_bytes_ || entries_.size() >= max_entries_) && segments_.size() > 1) {
+    EvictOldest();
+  }
   Segment& segment = segments_.back();
   const ssize_t n = write_(fd_, record.data(), record.size());
   int error = n < 0 ? errno : (n != static_cast<ssize_t>(size) ? ENOSPC : 0);
@@ -433,8 +555,9 @@ bool Spool::WriteRecord(std::uint64_t sequence, const std::string& record) {
     return true;
   }
   if (!writing_fails_) {
-    Note("cannot write " + SegmentPath(segment.first) + " (" + Reason(error) +
-         "): records are held in memory until the disk takes them again");
+    Note("cannot write " + SegmentPath(segment.first) + " (" + Reason(error) + ")" +
+         (error == ENOSPC ? ": the disk is full" : "") +
+         ": records are held in memory until the disk takes them again");
   }
   writing_fails_ = true;
   if (::ftruncate(fd_, static_cast<off_t>(segment.bytes)) != 0) {
@@ -455,7 +578,10 @@ bool Spool::HoldInMemory(std::uint64_t sequence, std::uint32_t source, std::uint
          " bytes) is not written and larger than what is held in memory: lost");
     return false;
   }
-  while (memory_bytes_ + payload.size() > memory_bound_ && !memory_.empty()) {
+  // At most memory_bound_ / kHeldRecordBytes records too: small ones cost more than payloads.
+  while ((memory_bytes_ + payload.size() > memory_bound_ ||
+          memory_.size() >= memory_bound_ / kHeldRecordBytes) &&
+         !memory_.empty()) {
     const std::uint64_t oldest = memory_.begin()->first;
     const auto it =
         std::lower_bound(entries_.begin(), entries_.end(), oldest,
@@ -474,10 +600,14 @@ bool Spool::HoldInMemory(std::uint64_t sequence, std::uint32_t source, std::uint
     }
     Erase(static_cast<std::size_t>(it - entries_.begin()));
   }
+  const bool first_held = memory_.empty();
   memory_.emplace(sequence, std::string(payload));
   memory_bytes_ += payload.size();
   entries_.push_back(
       {sequence, source, topic, 0, 0, static_cast<std::uint32_t>(payload.size()), false});
+  // The cursor says records are held (in place: also on a full disk), so that a next start
+  // knows of a loss a crash would leave uncounted.
+  if (first_held) WriteCursor();
   return true;
 }
 

@@ -110,6 +110,7 @@ class Uplink {
            std::to_string(spool_pending()) +
            ",\"spool_evicted\":" + std::to_string(spool_evicted()) +
            ",\"spool_lost\":" + std::to_string(spool_lost()) +
+           ",\"spool_lost_unknown\":" + std::to_string(spool_.lost_unknown()) +
            ",\"upload_failures\":" + std::to_string(blackbox_.failures()) + "}";
   }
   // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.
