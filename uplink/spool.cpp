@@ -208,7 +208,10 @@ int Spool::OpenCursor() {
     fd = -1;
     errno = ELOOP;
   }
-  if (fd < 0 && errno == ELOOP && ::unlink(path.c_str()) == 0) errno = ENOENT;
+  if (fd < 0 && errno == ELOOP && ::unlink(path.c_str()) == 0) {
+    Note(path + " was a link (not followed): replaced by a file of the spool's own");
+    errno = ENOENT;
+  }
   if (fd < 0 && errno == ENOENT) {
     fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
     if (fd >= 0) {

@@ -88,7 +88,8 @@ class Uplink {
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
         std::to_string(spool_.evicted()) + " evicted so far" +
         (spool_.torn_bytes() > 0
-             ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
+             ? ", " + std::to_string(spool_.torn_bytes()) +
+                   " bytes that do not check skipped or cut (a torn tail, corruption)"
              : ""));
     LogSpoolNotes();
     ResumeApply();

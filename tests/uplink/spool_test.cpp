@@ -559,5 +559,25 @@ TEST_F(SpoolTest, RecoveryNeverCutsASegmentWithAnotherName) {
   std::filesystem::remove(victim);
 }
 
+// F6 on a real full disk: the cursor got its page when the spool opened, so the records held in
+// memory when it closes are counted on disk, and the next start (the disk still full) sees them.
+TEST_F(RealFullDisk, TheCountOfRecordsLostOnAFullDiskSurvivesARestart) {
+  const std::string dir = mount_ + "/spool";
+  const std::string payload(5000, 'p');
+  {
+    Spool spool(dir, 1 << 20);
+    EXPECT_EQ(spool.Append(1, 1, payload), 1u);
+    Fill();
+    EXPECT_EQ(spool.Append(1, 2, payload), 2u);
+    EXPECT_EQ(spool.Append(1, 3, payload), 3u);
+    EXPECT_EQ(spool.in_memory(), 2u);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "the disk is full"));
+  }
+  Spool spool(dir, 1 << 20);
+  EXPECT_EQ(spool.lost(), 2u);
+  EXPECT_EQ(spool.lost_unknown(), 0u);
+  EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{1}));
+}
+
 }  // namespace
 }  // namespace robot_edge::uplink
