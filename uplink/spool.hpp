@@ -78,7 +78,7 @@
 
 namespace robot_edge::uplink {
 
-namespace spool_detail {  // spool.cpp, spool_recovery.hpp
+namespace spool_detail {  // spool_open.cpp, spool_recovery.hpp
 struct Cursor;
 struct ScannedRecord;
 struct SegmentScan;

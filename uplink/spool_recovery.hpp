@@ -1,7 +1,8 @@
-// The spool's reading of one segment file when it opens (spool.hpp states the format and the
-// recovery contract): record by record through a fixed window of 64 KiB, never the whole file,
-// and never a payload whole (its CRC is summed piece by piece). Pure of the spool's state: it
-// reads `fd` and reports; the caller indexes, cuts and counts. Not thread-safe (one caller).
+// The on-disk format's constants, and the spool's reading of one segment file when it opens
+// (spool.hpp states the format and the recovery contract): record by record through a fixed window
+// of 64 KiB, never the whole file, and never a payload whole (its CRC is summed piece by piece).
+// Pure of the spool's state: it reads `fd` and reports; the caller indexes, cuts and counts. Not
+// thread-safe (one caller).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,9 @@ constexpr std::size_t kRecordOverhead = kHeaderBytes + 4;  // + crc32
 // A sequence above this is not believed (corruption or a crafted file): at one record per
 // microsecond it would take 8.9 years to reach.
 constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << 48;
+constexpr std::size_t kCursorBytes = 160;  // the cursor's fixed size: 7 fields of 20 digits fit
+constexpr const char* kPrefix = "seg-";    // a segment's name: kPrefix, 20 digits, kSuffix
+constexpr const char* kSuffix = ".log";
 
 std::uint32_t Crc32(const unsigned char* data, std::size_t size, std::uint32_t crc = 0);
 
