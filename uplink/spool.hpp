@@ -41,9 +41,11 @@
 //   - an unreadable or garbled cursor counts as 0: every record left in the segments is sent
 //     again (each carries its seq); the sequences go on after the newest segment's name and
 //     records, so none is reused. A cursor field above 2^48 is ignored and reported;
-//   - a missing or empty cursor beside segments (a disk full before the cursor got its space),
-//     or one saying records were held in memory (a crash, or a close whose cursor write
-//     failed): records were lost uncounted; lost_unknown() grows by one and it is reported;
+//   - an empty cursor beside segments (a disk full before the cursor got its space), or one
+//     saying records were held in memory (a crash, or a close whose cursor write failed):
+//     records were lost uncounted; lost_unknown() grows by one and it is reported. No cursor at
+//     all beside segments (an earlier version's spool before its first acknowledgement) is
+//     reported and counts as 0;
 //   - a name it does not know (a seg-* that does not parse or whose sequence is above 2^48, a
 //     directory, a link) is left alone and reported once in TakeNotes(); the uplink's other
 //     files (announced, apply-pending) are not the spool's and are not reported;
@@ -211,7 +213,7 @@ class Spool {
   bool cursor_dirty_ = false;         // the cursor on disk is behind
   bool cursor_fails_ = false;         // the last cursor write failed (reported once a streak)
   bool cursor_created_ = false;       // there was no cursor when the spool opened
-  bool cursor_blank_ = false;         // none, or an empty one, when the spool opened
+  bool cursor_blank_ = false;         // an empty one when the spool opened
   bool cursor_short_ = false;         // not of its fixed size yet (its space is not reserved)
   bool closing_ = false;              // the destructor counted the records held as lost
   std::uint32_t acks_unwritten_ = 0;  // acknowledged since the cursor was written

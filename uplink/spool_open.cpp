@@ -169,7 +169,7 @@ void Spool::ReadCursor() {
       Note(path + " is empty (a power cut, or a full disk before it got its space): counted as" +
            " 0, the records left are sent again");
     }
-    cursor_blank_ = true;
+    cursor_blank_ = !cursor_created_;
     return;
   }
   const auto cursor = ParseCursor(*text);
@@ -209,9 +209,15 @@ void Spool::LostUnknown(const std::string& why) {
 void Spool::Recover() {
   ReadCursor();
   const std::vector<std::uint64_t> firsts = ListSegments();
+  // An empty cursor is one this spool created and could not write (a full disk: records held
+  // in memory were lost uncounted). None at all beside segments is also what a spool of an
+  // earlier version leaves before its first acknowledgement: reported, not counted.
   if (cursor_blank_ && !firsts.empty()) {
-    LostUnknown("the cursor " + dir_ + "/cursor was missing or empty beside segments" +
-                " (a full disk or a crash kept it from being written)");
+    LostUnknown("the cursor " + dir_ + "/cursor was empty beside segments" +
+                " (a full disk kept it from being written)");
+  } else if (cursor_created_ && !firsts.empty()) {
+    Note("there was no cursor beside the segments in " + dir_ +
+         " (an earlier version's, or a disk too full to create it): counted as 0");
   }
   std::uint64_t newest = 0;  // of the records loaded so far
   for (const std::uint64_t first : firsts) {
