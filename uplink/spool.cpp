@@ -121,6 +121,8 @@ void Spool::WriteCursor() {
     const ssize_t n = write_(cursor_fd_, text.data(), text.size());
     if (n != static_cast<ssize_t>(text.size())) error = n < 0 ? errno : ENOSPC;
   }
+  // One of another size (an earlier version's, a damaged one) is cut to it: it only shrinks.
+  if (error == 0 && cursor_short_ && ::ftruncate(cursor_fd_, kCursorBytes) != 0) error = errno;
   if (error == 0 && ::fdatasync(cursor_fd_) != 0) error = errno;
   if (error == 0) {
     cursor_dirty_ = cursor_short_ = false;

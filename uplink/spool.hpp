@@ -214,7 +214,7 @@ class Spool {
   bool cursor_fails_ = false;         // the last cursor write failed (reported once a streak)
   bool cursor_created_ = false;       // there was no cursor when the spool opened
   bool cursor_blank_ = false;         // an empty one when the spool opened
-  bool cursor_short_ = false;         // not of its fixed size yet (its space is not reserved)
+  bool cursor_short_ = false;         // not of its fixed size (its space not reserved, or longer)
   bool closing_ = false;              // the destructor counted the records held as lost
   std::uint32_t acks_unwritten_ = 0;  // acknowledged since the cursor was written
   std::vector<std::string> notes_;

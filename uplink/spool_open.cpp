@@ -160,7 +160,7 @@ void Spool::ReadCursor() {
   if (!text) {
     Note("cannot read " + path + " (" + Reason(errno) +
          "): counted as 0, the records left are sent again");
-    cursor_dirty_ = true;
+    cursor_dirty_ = cursor_short_ = true;
     return;
   }
   cursor_short_ = text->size() != kCursorBytes;  // new, or of a spool before it was fixed-size

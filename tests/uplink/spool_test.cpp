@@ -525,6 +525,22 @@ TEST_F(SpoolTest, ValidRecordsAfterACorruptRegionAreKeptAndDamagedOnesCountedLos
   EXPECT_EQ(again.lost(), 1u);     // 7's magic was zeroed: not counted twice
 }
 
+// The cursor is overwritten in place: one longer than its fixed size (damaged) is cut to it, so
+// that the next start reads what was written, not its old tail.
+TEST_F(SpoolTest, ACursorLongerThanItsFixedSizeIsCutToIt) {
+  WriteBytes(dir_ + "/cursor", std::string(300, '7'));
+  {
+    Spool spool(dir_, kBound);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "counted as 0"));
+    EXPECT_EQ(spool.Append(1, 1, "x"), 1u);
+    spool.Ack(spool.Next()->sequence);
+  }
+  Spool spool(dir_, kBound);
+  EXPECT_TRUE(spool.TakeNotes().empty());
+  EXPECT_EQ(spool.pending(), 0u);
+  EXPECT_EQ(spool.Append(1, 2, "y"), 2u);
+}
+
 // F8: a sequence at 2^64-1 (a segment's name, a record, the cursor's last) left no sequence:
 // every later record was dropped. Above 2^48 it is not believed.
 TEST_F(SpoolTest, ImplausibleSequencesAreIgnoredAndTheSpoolKeepsAppending) {
