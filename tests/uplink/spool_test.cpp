@@ -430,9 +430,9 @@ TEST_F(SpoolTest, ASegmentIsReadRecordByRecordNeverWholeIntoMemory) {
 // oldest segment is evicted (counted), as for the bytes.
 TEST_F(SpoolTest, TheIndexOfRecordsIsBoundedEvictingTheOldest) {
   Spool spool(dir_, kBound);                                  // at most 1024 records indexed
-  for (int i = 0; i < 2000; ++i) spool.Append(1, 1, "tiny");  // 32 bytes each: 62.5 KiB
+  for (int i = 0; i < 1100; ++i) spool.Append(1, 1, "tiny");  // 32 bytes each: 34 KiB
   EXPECT_LE(spool.pending(), kBound / kSpoolBytesPerIndexedRecord);
-  EXPECT_EQ(spool.pending() + spool.evicted(), 2000u);
+  EXPECT_EQ(spool.pending() + spool.evicted(), 1100u);
   EXPECT_GT(spool.evicted(), 0u);
 }
 
