@@ -8,6 +8,7 @@
 
 #include "access/tokens.hpp"
 #include "config/yaml_reader.hpp"
+#include "uplink/spool.hpp"
 #include "uplink/topics.hpp"
 
 namespace robot_edge::uplink {
@@ -133,7 +134,18 @@ void Validate(const UplinkOptions& o, Rules& r) {
           "telemetry_rate_hz", "must be more than 0 and at most 10 Hz");
   r.Check(!o.spool.dir.empty() && o.spool.dir.front() == '/', "spool.dir",
           "must be an absolute path");
-  r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= 4096, "spool.max_mib", "must be 1..4096 MiB");
+  // The spool's index of records not acknowledged must fit the unit's MemoryMax=128M
+  // (systemd/robot-edge-uplink.service.in) in the worst case, every record tiny: at most
+  // max_mib MiB / kSpoolBytesPerIndexedRecord (64) records indexed, kSpoolIndexBytesPerRecord
+  // (48) bytes each: 0.75 x max_mib MiB, 72 MiB at 96. Beside it: ~10 MiB resident at rest,
+  // records held in memory on a failed write (8 MiB of payloads + 128 B each, ~16 MiB), the
+  // 64 KiB read window of recovery, ~30 MiB for the allocator's slack and the rest: 128 MiB.
+  constexpr std::uint32_t kMaxSpoolMib = 96;
+  static_assert(kMaxSpoolMib * kSpoolIndexBytesPerRecord / kSpoolBytesPerIndexedRecord <= 72);
+  r.Check(o.spool.max_mib >= 1 && o.spool.max_mib <= kMaxSpoolMib, "spool.max_mib",
+          "must be 1.." + std::to_string(kMaxSpoolMib) +
+              " MiB (the index of its records, 0.75 MiB per MiB at worst, must fit the unit's "
+              "MemoryMax=128M)");
   r.Check(
       !o.config_updates || (!o.robot_edged.config.empty() && o.robot_edged.config.front() == '/'),
       "robot_edged.config", "must be an absolute path when config_updates is true");

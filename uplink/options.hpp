@@ -32,7 +32,7 @@ struct BrokerOptions {
 
 struct SpoolOptions {
   std::string dir = "/var/lib/robot-edge-uplink/spool";  ///< spool.dir: kept across restarts
-  std::uint32_t max_mib = 64;  ///< spool.max_mib: bound on its files, 1..4096 MiB; past it the
+  std::uint32_t max_mib = 64;  ///< spool.max_mib: bound on its files, 1..96 MiB; past it the
                                ///< oldest segment is evicted (and counted on `status`)
 };
 

@@ -88,7 +88,8 @@ class Uplink {
     Log("spool " + o_.spool.dir + ": " + std::to_string(spool_.pending()) + " waiting, " +
         std::to_string(spool_.evicted()) + " evicted so far" +
         (spool_.torn_bytes() > 0
-             ? ", a torn tail of " + std::to_string(spool_.torn_bytes()) + " bytes cut"
+             ? ", " + std::to_string(spool_.torn_bytes()) +
+                   " bytes that do not check skipped or cut (a torn tail, corruption)"
              : ""));
     LogSpoolNotes();
     ResumeApply();
@@ -110,6 +111,7 @@ class Uplink {
            std::to_string(spool_pending()) +
            ",\"spool_evicted\":" + std::to_string(spool_evicted()) +
            ",\"spool_lost\":" + std::to_string(spool_lost()) +
+           ",\"spool_lost_unknown\":" + std::to_string(spool_.lost_unknown()) +
            ",\"upload_failures\":" + std::to_string(blackbox_.failures()) + "}";
   }
   // spool_ is made before mqtt_ (member order): the last will's counts are the spool's.

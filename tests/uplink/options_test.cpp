@@ -65,6 +65,10 @@ TEST(UplinkOptions, EachRuleNamesItsKeyAndLine) {
     EXPECT_NE(Problem(kMinimal + "topic_prefix: fleet/\n").find("topic_prefix"), std::string::npos);
     EXPECT_NE(Problem(kMinimal + "spool:\n  max_mib: 0\n").find("spool.max_mib"),
               std::string::npos);
+    // The audit's F5: 1024 was accepted, and its spool's index alone could pass MemoryMax.
+    EXPECT_NE(Problem(kMinimal + "spool:\n  max_mib: 97\n").find("spool.max_mib"),
+              std::string::npos);
+    EXPECT_NO_THROW(ParseUplinkConfig(kMinimal + "spool:\n  max_mib: 96\n", "uplink.yaml"));
     EXPECT_NE(Problem(kMinimal + "spool:\n  dir: relative\n").find("spool.dir"), std::string::npos);
     EXPECT_NE(Problem(kMinimal + "commands: true\ncontroller: ''\n").find("controller"),
               std::string::npos);

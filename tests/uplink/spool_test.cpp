@@ -6,12 +6,17 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
+#include <new>
 
 namespace robot_edge::uplink {
 namespace {
@@ -381,6 +386,213 @@ TEST_F(RealFullDisk, ENOSPCHoldsRecordsInMemoryAndTheSpoolOpensOnAFullDisk) {
   EXPECT_EQ(spool.lost(), 1u);  // 8, held when it closed
   EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{7, 9}));
   EXPECT_EQ(spool.Append(1, 10, "x"), 10u);
+}
+
+// --- The outside audit of 2026-11-29 (F5-F9): recovery of hostile or damaged segments, a full
+// disk's losses.
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::string Records(std::uint64_t first, int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) {
+    const std::uint64_t s = first + static_cast<std::uint64_t>(i);
+    out += SpoolRecordBytes(s, static_cast<std::uint32_t>(s), 1, "record " + std::to_string(s));
+  }
+  return out;
+}
+
+// F5: a segment was read whole into a std::string; a large one (a sparse file, or a long
+// outage under a large bound) crash-looped the uplink (std::bad_alloc, or its unit's MemoryMax).
+// Under an address-space limit 128 MiB above what the test uses, a 300 MiB segment opens and
+// the records at both ends of it are kept.
+TEST_F(SpoolTest, ASegmentIsReadRecordByRecordNeverWholeIntoMemory) {
+  const std::string path = Segment(dir_, 1);
+  WriteBytes(path, Records(1, 2));
+  std::filesystem::resize_file(path, 300u << 20);  // a hole of zeros, no disk used
+  std::ofstream(path, std::ios::binary | std::ios::app) << Records(3, 2);
+  const auto open_limited = [this] {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    statm >> pages;
+    const rlim_t limit = pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (128u << 20);
+    const rlimit address_space{limit, limit};
+    ::setrlimit(RLIMIT_AS, &address_space);
+    Spool spool(dir_, kBound);
+    std::exit(spool.pending() == 4 && spool.Append(1, 5, "x") == 5 ? 0 : 1);
+  };
+  EXPECT_EXIT(open_limited(), testing::ExitedWithCode(0), "");
+}
+
+// F5: the index costs memory per record; it never holds more than max_bytes / 64 records: the
+// oldest segment is evicted (counted), as for the bytes.
+TEST_F(SpoolTest, TheIndexOfRecordsIsBoundedEvictingTheOldest) {
+  Spool spool(dir_, kBound);                                  // at most 1024 records indexed
+  for (int i = 0; i < 1100; ++i) spool.Append(1, 1, "tiny");  // 32 bytes each: 34 KiB
+  EXPECT_LE(spool.pending(), kBound / kSpoolBytesPerIndexedRecord);
+  EXPECT_EQ(spool.pending() + spool.evicted(), 1100u);
+  EXPECT_GT(spool.evicted(), 0u);
+}
+
+// A full disk as the kernel makes it: a write that needs a new block fails (ENOSPC), one
+// within a file's present size (overwriting in place) works. `g_extend_fails` turns it on.
+bool g_extend_fails = false;
+ssize_t ExtendingWriteFails(int fd, const void* data, std::size_t size) {
+  struct stat status {};
+  const off_t at = ::lseek(fd, 0, SEEK_CUR);
+  const bool append = (::fcntl(fd, F_GETFL) & O_APPEND) != 0;
+  if (g_extend_fails && ::fstat(fd, &status) == 0 &&
+      (append || at + static_cast<off_t>(size) > status.st_size)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return ::write(fd, data, size);
+}
+
+// F6: the cursor was written to cursor.tmp and renamed, which a full disk refused: the records
+// held in memory when the uplink stopped were counted in lost(), but the count never reached the
+// disk (the next start said 0). The cursor is now overwritten in place.
+TEST_F(SpoolTest, OnAFullDiskTheRecordsLostInMemoryAreCountedAcrossARestart) {
+  g_extend_fails = false;
+  {
+    Spool spool(dir_, kBound, &ExtendingWriteFails);
+    EXPECT_EQ(spool.Append(1, 1, "on disk"), 1u);
+    g_extend_fails = true;
+    EXPECT_EQ(spool.Append(1, 2, "held"), 2u);
+    EXPECT_EQ(spool.Append(1, 3, "held"), 3u);
+    EXPECT_EQ(spool.in_memory(), 2u);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "the disk is full"));
+  }
+  g_extend_fails = false;
+  Spool spool(dir_, kBound);
+  EXPECT_EQ(spool.lost(), 2u);
+  EXPECT_EQ(spool.lost_unknown(), 0u);
+  EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(spool.Append(1, 4, "x"), 4u);  // 2 and 3 reached no disk but are not reused
+}
+
+// F6: a disk full before the cursor ever got its space: the losses cannot be counted, and the
+// next start says so (lost_unknown(), a note) instead of reporting 0 lost.
+TEST_F(SpoolTest, ACursorThatCouldNeverBeWrittenMakesTheNextStartReportAnUnknownLoss) {
+  g_extend_fails = true;
+  {
+    Spool spool(dir_, kBound, &ExtendingWriteFails);
+    EXPECT_EQ(spool.Append(1, 1, "held"), 1u);
+    EXPECT_EQ(spool.in_memory(), 1u);
+  }
+  g_extend_fails = false;
+  Spool spool(dir_, kBound);
+  EXPECT_EQ(spool.lost_unknown(), 1u);
+  EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "an unknown number of records is lost"));
+  EXPECT_EQ(spool.Append(1, 2, "x"), 1u);  // the sequence held never reached the disk
+  Spool again(dir_, kBound);
+  EXPECT_EQ(again.lost_unknown(), 1u);  // kept in the cursor, not reported again
+  EXPECT_TRUE(again.TakeNotes().empty());
+}
+
+// F6: a crash (no destructor) with records held in memory: the cursor said records were held,
+// so the next start reports their loss as unknown.
+TEST_F(SpoolTest, ACrashWithRecordsHeldInMemoryIsReportedAsAnUnknownLoss) {
+  alignas(Spool) static unsigned char crashed[sizeof(Spool)];  // never destroyed: a crash
+  g_extend_fails = false;
+  auto* spool = new (crashed) Spool(dir_, kBound, &ExtendingWriteFails);
+  EXPECT_EQ(spool->Append(1, 1, "on disk"), 1u);
+  g_extend_fails = true;
+  EXPECT_EQ(spool->Append(1, 2, "held"), 2u);
+  g_extend_fails = false;
+  Spool after(dir_, kBound);
+  EXPECT_EQ(after.lost_unknown(), 1u);
+  EXPECT_TRUE(AnyNoteHas(after.TakeNotes(), "held in memory"));
+  EXPECT_EQ(DrainSequences(after), (std::vector<std::uint64_t>{1}));
+}
+
+// F7: 50 bytes of garbage after 3 records cut the 3 valid records after them.
+TEST_F(SpoolTest, ValidRecordsAfterACorruptRegionAreKeptAndDamagedOnesCountedLost) {
+  std::string damaged = Records(7, 1);
+  damaged.back() ^= 0x20;  // its payload: the CRC fails, its header is whole
+  WriteBytes(Segment(dir_, 1),
+             Records(1, 3) + std::string(50, 'g') + Records(4, 3) + damaged + Records(8, 1));
+  Spool spool(dir_, kBound);
+  EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 8}));
+  EXPECT_EQ(spool.torn_bytes(), 50u + damaged.size());
+  EXPECT_EQ(spool.lost(), 1u);  // 7, durable (8 was written after it), now damaged
+  EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "the valid records after them are kept"));
+  EXPECT_EQ(spool.Append(1, 9, "x"), 9u);
+  Spool again(dir_, kBound);
+  EXPECT_EQ(again.pending(), 8u);  // nothing was cut: the skipped bytes stay in place
+  EXPECT_EQ(again.lost(), 1u);     // 7's magic was zeroed: not counted twice
+}
+
+// The cursor is overwritten in place: one longer than its fixed size (damaged) is cut to it, so
+// that the next start reads what was written, not its old tail.
+TEST_F(SpoolTest, ACursorLongerThanItsFixedSizeIsCutToIt) {
+  WriteBytes(dir_ + "/cursor", std::string(300, '7'));
+  {
+    Spool spool(dir_, kBound);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "counted as 0"));
+    EXPECT_EQ(spool.Append(1, 1, "x"), 1u);
+    spool.Ack(spool.Next()->sequence);
+  }
+  Spool spool(dir_, kBound);
+  EXPECT_TRUE(spool.TakeNotes().empty());
+  EXPECT_EQ(spool.pending(), 0u);
+  EXPECT_EQ(spool.Append(1, 2, "y"), 2u);
+}
+
+// F8: a sequence at 2^64-1 (a segment's name, a record, the cursor's last) left no sequence:
+// every later record was dropped. Above 2^48 it is not believed.
+TEST_F(SpoolTest, ImplausibleSequencesAreIgnoredAndTheSpoolKeepsAppending) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  WriteBytes(Segment(dir_, kMax), "");
+  WriteBytes(Segment(dir_, 1), Records(1, 1) + SpoolRecordBytes(kMax, 1, 1, "crafted"));
+  WriteBytes(dir_ + "/cursor", "0 0 0 0 " + std::to_string(kMax) + "\n");
+  Spool spool(dir_, kBound);
+  const auto notes = spool.TakeNotes();
+  EXPECT_TRUE(AnyNoteHas(notes, "seg-18446744073709551615.log (its sequence is above 2^48"))
+      << ::testing::PrintToString(notes);
+  EXPECT_TRUE(AnyNoteHas(notes, "1 records with a sequence above 2^48"));
+  EXPECT_TRUE(AnyNoteHas(notes, "the cursor's sequence 18446744073709551615"));
+  EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(spool.Append(1, 2, "x"), 2u);
+  EXPECT_EQ(spool.lost(), 0u);
+  EXPECT_TRUE(std::filesystem::exists(Segment(dir_, kMax)));  // left alone
+}
+
+// F9: a segment that was a hard link to a file outside the spool was cut by path (truncate(2)):
+// the other file became empty. A segment with more than one name is left alone.
+TEST_F(SpoolTest, RecoveryNeverCutsASegmentWithAnotherName) {
+  const std::string victim = dir_ + "-victim";
+  WriteBytes(victim, "not a segment: precious bytes");
+  std::filesystem::create_hard_link(victim, Segment(dir_, 1));
+  {
+    Spool spool(dir_, kBound);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "a hard link"));
+    EXPECT_EQ(spool.Append(1, 1, "x"), 2u);  // seg-1 may hold 1: not reused
+  }
+  EXPECT_EQ(std::filesystem::file_size(victim), 29u);
+  std::filesystem::remove(victim);
+}
+
+// F6 on a real full disk: the cursor got its page when the spool opened, so the records held in
+// memory when it closes are counted on disk, and the next start (the disk still full) sees them.
+TEST_F(RealFullDisk, TheCountOfRecordsLostOnAFullDiskSurvivesARestart) {
+  const std::string dir = mount_ + "/spool";
+  const std::string payload(5000, 'p');
+  {
+    Spool spool(dir, 1 << 20);
+    EXPECT_EQ(spool.Append(1, 1, payload), 1u);
+    Fill();
+    EXPECT_EQ(spool.Append(1, 2, payload), 2u);
+    EXPECT_EQ(spool.Append(1, 3, payload), 3u);
+    EXPECT_EQ(spool.in_memory(), 2u);
+    EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "the disk is full"));
+  }
+  Spool spool(dir, 1 << 20);
+  EXPECT_EQ(spool.lost(), 2u);
+  EXPECT_EQ(spool.lost_unknown(), 0u);
+  EXPECT_EQ(DrainSequences(spool), (std::vector<std::uint64_t>{1}));
 }
 
 }  // namespace
