@@ -328,7 +328,10 @@ class RealFullDisk : public SpoolTest {
     if (::geteuid() != 0) GTEST_SKIP() << "mounting a 64 KiB tmpfs needs root";
     mount_ = dir_ + "/tiny";
     std::filesystem::create_directory(mount_);
-    ASSERT_EQ(::mount("tmpfs", mount_.c_str(), "tmpfs", 0, "size=64k"), 0) << std::strerror(errno);
+    if (::mount("tmpfs", mount_.c_str(), "tmpfs", 0, "size=64k") != 0) {  // a container may not
+      GTEST_SKIP() << "cannot mount a 64 KiB tmpfs here: " << std::strerror(errno)
+                   << " (the injected-ENOSPC tests above cover the logic)";
+    }
     mounted_ = true;
   }
   void TearDown() override {
