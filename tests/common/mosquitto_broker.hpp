@@ -17,7 +17,8 @@ int FreePort();
 bool PortOpen(int port);
 
 // /usr/sbin/mosquitto with `dir`/mosquitto.conf: "listener <port> 127.0.0.1", then `settings`
-// (mosquitto.conf lines, each ending in '\n'). Its output goes to `dir`/mosquitto.out / .err.
+// (mosquitto.conf lines, each ending in '\n'; a further `listener` block opens another port, which
+// Start does not wait for). Its output goes to `dir`/mosquitto.out / .err.
 class MosquittoBroker {
  public:
   MosquittoBroker(const std::string& dir, int port, const std::string& settings);

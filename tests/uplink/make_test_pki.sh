@@ -3,8 +3,10 @@
 # test, made with openssl at test time: ca.pem (the CA), server.pem/.key (mosquitto, for localhost
 # and 127.0.0.1), robot.pem/.key (robot-edge-uplink, CN r1), r2.pem/.key (another robot of the
 # same CA, CN r2: the ACL test's attacker), fleet.pem/.key (the test's fleet client, CN fleet),
-# NAME.pem/.key for each NAME (CN NAME: scripts/demo-fleet's robot `demo`), and rogue.pem/.key
-# from another CA (refused by the broker). EC P-256 keys. With uplink/mosquitto.acl a client's
+# NAME.pem/.key for each NAME (CN NAME: scripts/demo-fleet's robot `demo`), rogue.pem/.key
+# from another CA (refused by the broker), and the fleet backend's own CA of the shipped
+# two-listener layout (uplink/mosquitto.acl's header): fleetca.pem, which signs only
+# fleet-backend.pem/.key (CN fleet). EC P-256 keys. With uplink/mosquitto.acl a client's
 # CN is its identity: a robot's CN must be its robot_id.
 set -eu
 dir=$1
@@ -36,4 +38,6 @@ shift
 for name in "$@"; do cert ca "$name" "$name"; done
 ca other
 cert other rogue rogue
+ca fleetca
+cert fleetca fleet-backend fleet
 chmod 0644 ./*.key  # mosquitto may drop privileges
