@@ -347,6 +347,7 @@ Summary MeasureEmergencyStop(Context& ctx, Target& robot, int* invalid) {
 struct Window {
   Summary period_us;
   std::size_t late = 0;  // periods longer than 1.5 control periods
+  std::size_t over_10ms = 0, over_20ms = 0, over_50ms = 0;  // gaps a stall detector would see
   double seconds = 0;
   double daemon_cpu = 0, sim_cpu = 0;  // share of one CPU
   std::vector<double> frames_per_s;    // per bus
@@ -383,7 +384,12 @@ Window RecordWindow(Target& robot, DiagnosticsWatcher& diag, int seconds) {
     if (previous >= 0) periods.push_back(static_cast<double>(f.t_ns - previous) / 1000.0);
     previous = f.t_ns;
   }
-  for (double p : periods) w.late += p > 1.5 * static_cast<double>(kPeriodUs);
+  for (double p : periods) {
+    w.late += p > 1.5 * static_cast<double>(kPeriodUs);
+    w.over_10ms += p > 10'000;
+    w.over_20ms += p > 20'000;
+    w.over_50ms += p > 50'000;
+  }
   w.period_us = Summarize(periods);
   w.diagnostics = diag.Between(t0, t1);
   return w;
@@ -864,6 +870,29 @@ constexpr Stage kStages[] = {
     {"clients: phase by phase", ClientRows, false},
 };
 
+// The control thread's tick gaps as a stall detector sees them (safety.control_stall_ms), in
+// STAND for `seconds` under whatever load bench/run started beside this process (`load` names
+// it): the distribution, and how many gaps passed 10, 20 and 50 ms.
+void TickGapRows(Context& ctx, Target& robot, int seconds, const std::string& load) {
+  DiagnosticsWatcher diag(robot);
+  std::this_thread::sleep_for(1500ms);
+  Stand(robot);
+  const Window w = RecordWindow(robot, diag, seconds);
+  const std::string sec = ctx.prefix + ": tick gaps, " + load;
+  const std::string n =
+      std::to_string(w.period_us.count) + " gaps in " + Format(w.seconds, 0) + " s";
+  ctx.Add(sec, "gap p50", w.period_us.p50, 0, "", "µs", "", n);
+  ctx.Add(sec, "gap p99", w.period_us.p99, 0, "", "µs", "");
+  ctx.Add(sec, "gap max", w.period_us.max / 1000.0, 1, "< 20", "ms",
+          Verdict(w.period_us.max, 20'000), "the shipped safety.control_stall_ms is 20");
+  ctx.Add(sec, "gaps over 10 / 20 / 50 ms", static_cast<double>(w.over_20ms), 0, "0", "gaps",
+          w.over_20ms == 0 ? "ok" : "MISS",
+          std::to_string(w.over_10ms) + " / " + std::to_string(w.over_20ms) + " / " +
+              std::to_string(w.over_50ms));
+  std::printf("%s: max gap %.1f ms, %zu / %zu / %zu over 10 / 20 / 50 ms (%s)\n", sec.c_str(),
+              w.period_us.max / 1000.0, w.over_10ms, w.over_20ms, w.over_50ms, n.c_str());
+}
+
 void Run(Context& ctx, Target& robot, bool vcan) {
   DiagnosticsWatcher diag(robot);
   std::this_thread::sleep_for(1500ms);
@@ -882,7 +911,8 @@ int main(int argc, char** argv) {
   using namespace robot_edge::bench;
   Context ctx;
   bool in_process = false;
-  int realtime_priority = 0;
+  int realtime_priority = 0, tick_gap_seconds = 0;
+  std::string load = "idle";
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--realtime" && i + 1 < argc) {
@@ -891,6 +921,10 @@ int main(int argc, char** argv) {
       ctx.settings = {100, 100, 10, 10, 3};
     } else if (a == "--in-process") {
       in_process = true;
+    } else if (a == "--tick-gaps" && i + 1 < argc) {
+      tick_gap_seconds = std::atoi(argv[++i]);
+    } else if (a == "--load" && i + 1 < argc) {
+      load = argv[++i];
     } else {
       argc = 0;
     }
@@ -898,11 +932,14 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: bench_e2e ROWS_FILE [--quick] [--in-process] [--realtime PRIORITY]\n"
+                 "                 [--tick-gaps SECONDS [--load NAME]]\n"
                  "  default: robot-edged + robot-edge-sim on vcan0..vcan4 (run it inside "
                  "tests/vcan/run)\n"
                  "  --in-process: robot-edged's parts in this process on this kernel, no CAN\n"
                  "  --realtime P: realtime.priority P (SCHED_FIFO control thread), as on the "
-                 "robot\n");
+                 "robot\n"
+                 "  --tick-gaps S: only the control thread's tick gaps in STAND for S seconds "
+                 "(with --in-process), under the load NAME bench/run started beside it\n");
     return 2;
   }
   const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
@@ -919,7 +956,14 @@ int main(int argc, char** argv) {
       robot_edge::config::Config config = DefaultConfig();
       config.realtime.priority = realtime_priority;
       InProcessDaemon daemon(config);
-      Run(ctx, daemon, false);
+      if (tick_gap_seconds > 0) {
+        ctx.prefix = "in-process daemon, host kernel, " +
+                     (realtime_priority > 0 ? "SCHED_FIFO " + std::to_string(realtime_priority)
+                                            : std::string("normal scheduling"));
+        TickGapRows(ctx, daemon, tick_gap_seconds, load);
+      } else {
+        Run(ctx, daemon, false);
+      }
     } else {
       ctx.syscall = MeasureSystemCallCost();  // alone on the machine
       Robot robot(ctx.uml, realtime_priority);

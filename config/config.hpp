@@ -151,7 +151,7 @@ struct ControlConfig {
 
 // Real-time settings for the control thread only. yaml: realtime
 struct RealtimeConfig {
-  int priority = 0;          ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
+  int priority = 80;         ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
   int cpu = -1;              ///< cpu: pin the control thread to this CPU; -1 = no pinning
   bool lock_memory = false;  ///< lock_memory: mlockall(MCL_CURRENT | MCL_FUTURE)
 
@@ -177,7 +177,7 @@ struct SafetyConfig {
   double min_loop_rate_fraction = 0.5;   ///< min_loop_rate_fraction: CONTROL_LOOP_SLOW when the
                                          ///< control loop's rate over a second falls below this
                                          ///< fraction of control.rate_hz; 0 = off
-  std::uint32_t control_stall_ms = 20;   ///< control_stall_ms: a control thread whose last tick is
+  std::uint32_t control_stall_ms = 50;   ///< control_stall_ms: a control thread whose last tick is
                                          ///< older than this is DAMPed by the supervisor thread
                                          ///< (pre-encoded frames), then CONTROL_STALLED; 0 = off
   double max_joint_velocity = 20.0;  ///< max_joint_velocity: every joint's max_velocity unless it

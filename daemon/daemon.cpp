@@ -220,6 +220,7 @@ class Daemon {
   void ControlThread() {
     ProvideAltStack();
     for (const std::string& refused : ApplyRealtime(config_.realtime)) spdlog::warn("{}", refused);
+    if (const auto w = NotRealtimeWarning(config_.safety.control_stall_ms)) spdlog::warn("{}", *w);
     try {
       loop_->Run();
     } catch (const std::exception& e) {  // never by design; if it happens, leave the robot safe

@@ -35,4 +35,21 @@ std::vector<std::string> ApplyRealtime(const config::RealtimeConfig& rt) {
   return refused;
 }
 
+std::optional<std::string> NotRealtimeWarning(std::uint32_t control_stall_ms) {
+  int policy = SCHED_OTHER;
+  sched_param param{};
+  if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
+      (policy == SCHED_FIFO || policy == SCHED_RR)) {
+    return std::nullopt;
+  }
+  std::string w =
+      "the control thread runs at normal scheduling, not real-time (realtime.priority 0, or "
+      "SCHED_FIFO refused): a busy computer can hold it up for tens of milliseconds (up to 30 ms "
+      "measured beside two C++ builds, bench/run's tick-gap rows)";
+  if (control_stall_ms == 0) return w + "; the stall detector is off (safety.control_stall_ms 0)";
+  return w + ", and the supervisor DAMPs the robot after " + std::to_string(control_stall_ms) +
+         " ms without a tick (safety.control_stall_ms). Give it realtime.priority (the unit grants "
+         "LimitRTPRIO=95)";
+}
+
 }  // namespace robot_edge::daemon

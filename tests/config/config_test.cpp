@@ -253,7 +253,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"motor reply timeout vs period", "motor_reply_timeout_ms: 50",
              "motor_reply_timeout_ms: 3", "control.motor_reply_timeout_ms",
              "must be at least two control periods (4 ms)"},
-        Case{"realtime priority", "priority: 0 ", "priority: 100 ", "realtime.priority",
+        Case{"realtime priority", "priority: 80 ", "priority: 100 ", "realtime.priority",
              "100 is outside 0..99"},
         Case{"realtime cpu", "cpu: -1 ", "cpu: -2 ", "realtime.cpu", "-2 is outside -1..1023"},
         Case{"telemetry rate", "  rate_hz: 10\n", "  rate_hz: 0\n", "telemetry.rate_hz",
@@ -274,7 +274,7 @@ INSTANTIATE_TEST_SUITE_P(
              "70 must be below fall_tilt_deg (60)"},
         Case{"loop rate floor", "min_loop_rate_fraction: 0.5", "min_loop_rate_fraction: 1.5",
              "safety.min_loop_rate_fraction", "1.5 is outside 0..0.95"},
-        Case{"control stall beyond two periods", "control_stall_ms: 20", "control_stall_ms: 3",
+        Case{"control stall beyond two periods", "control_stall_ms: 50", "control_stall_ms: 3",
              "safety.control_stall_ms", "3 is outside 4..2000"},
         Case{"fall hold", "fall_hold_ms: 100", "fall_hold_ms: 5000", "safety.fall_hold_ms",
              "5000 is outside 0..2000"},
@@ -690,7 +690,7 @@ TEST(Rejects, TelemetryFasterThanControl) {
   text.replace(text.find("rate_hz: 500 "), 13, "rate_hz: 50 ");
   text.replace(text.find("max_segments: 100"), 17, "max_segments: 10 ");
   text.replace(text.find("  rate_hz: 10\n"), 14, "  rate_hz: 80\n");
-  text.replace(text.find("control_stall_ms: 20 "), 21, "control_stall_ms: 100");  // 2 periods+
+  text.replace(text.find("control_stall_ms: 50 "), 21, "control_stall_ms: 100");  // 2 periods+
   const auto p = Problems(text);
   ASSERT_EQ(p.size(), 1u) << p[0];
   EXPECT_NE(p[0].find("telemetry.rate_hz: must not exceed control.rate_hz"), std::string::npos)

@@ -108,7 +108,7 @@ TEST_F(ApplyConfigTest, WhileAStopIsLatchedItIsRefused) {
 TEST_F(ApplyConfigTest, TheFleetMayNotChangeWhatDecidesSafetyAndAccess) {
   const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> edits = {
       {"safety", {"latch_external_damp: true", "latch_external_damp: false"}},
-      {"safety", {"control_stall_ms: 20", "control_stall_ms: 0"}},
+      {"safety", {"control_stall_ms: 50", "control_stall_ms: 0"}},
       {"control", {"trajectory_timeout_ms: 200", "trajectory_timeout_ms: 2000"}},
       {"motors", {"t_max: 18.0", "t_max: 1000.0"}},
       {"api",
@@ -142,7 +142,7 @@ TEST_F(ApplyConfigTest, OnlyTheRobotsOwnFileWidensWhatTheFleetMayChange) {
   Replace("fleet_may_change: []", "fleet_may_change: [safety]");
   std::ofstream(path_) << text_;
   running_ = config::LoadConfig(path_);  // edited on the robot, and running
-  Replace("control_stall_ms: 20", "control_stall_ms: 50");
+  Replace("control_stall_ms: 50", "control_stall_ms: 60");
   std::ofstream(path_) << text_;
   EXPECT_TRUE(Ask("fleet").ok()) << Ask("fleet").error();
   Replace("trajectory_timeout_ms: 200", "trajectory_timeout_ms: 300");

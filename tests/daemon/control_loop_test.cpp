@@ -152,7 +152,7 @@ TEST_F(ControlLoopTest, AfterTheSupervisorsStallDampTheLoopHoldsDampWithControlS
   ASSERT_EQ(s.alert_count, 1u);
   EXPECT_EQ(s.alerts[0].id, sm::AlertId::kControlStalled);
   EXPECT_EQ(s.alerts[0].value, 57u);
-  EXPECT_EQ(s.alerts[0].threshold, 20u) << "safety.control_stall_ms";
+  EXPECT_EQ(s.alerts[0].threshold, 50u) << "safety.control_stall_ms";
   for (std::size_t j = 0; j < 25; ++j) EXPECT_EQ(Sent(j).kp, 0.0f) << j;
   stand.received_us = stand.sent_us = 80 * kMs;
   Send(stand);

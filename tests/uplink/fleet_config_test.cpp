@@ -143,7 +143,7 @@ TEST_F(FleetConfigTest, ADocumentThatWeakensSafetyIsRefusedWithoutWriting) {
 TEST_F(FleetConfigTest, WhatTheRobotAllowsIsAppliedAndReportedWithItsWarnings) {
   current_ = Edited(current_, "fleet_may_change: []", "fleet_may_change: [safety]");
   std::ofstream(path_) << current_;
-  std::string next = Edited(current_, "control_stall_ms: 20", "control_stall_ms: 0");
+  std::string next = Edited(current_, "control_stall_ms: 50", "control_stall_ms: 0");
   next = Edited(next, "# the robot's current config\n", "");
   const ConfigOutcome o = ApplyFleetConfig(next, path_, true);
   ASSERT_TRUE(o.applied) << o.reason;
