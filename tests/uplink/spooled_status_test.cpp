@@ -41,7 +41,8 @@ TEST(BrokerUplink, AConfigResultMadeWhileTheBrokerIsDownArrivesInOrderOnce) {
   broker.Stop();
   std::printf("broker stopped while robot-edged restarts\n");
   ASSERT_TRUE(Eventually(
-      [&] { return uplink.Log().find("fleet config: applied") != std::string::npos; }, 30s))
+      // robot-edged's restart under user-mode-linux beside a busy host: seen past 30 s
+      [&] { return uplink.Log().find("fleet config: applied") != std::string::npos; }, 60s))
       << uplink.Log() << robot.DaemonLog();
   {  // events after the result (a controller takes control with DAMP and lets go)
     client::Client c = robot.Connect("cloud");
