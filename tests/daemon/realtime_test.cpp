@@ -1,6 +1,6 @@
-// The control thread's scheduling, as robot-edged reports it at start (daemon/control/realtime.hpp):
-// a thread at normal scheduling is warned about plainly, naming what the stall detector will do;
-// a SCHED_FIFO one is not.
+// The control thread's scheduling, as robot-edged reports it at start
+// (daemon/control/realtime.hpp): a thread at normal scheduling is warned about plainly, naming what
+// the stall detector will do; a SCHED_FIFO one is not.
 #include "daemon/control/realtime.hpp"
 
 #include <gtest/gtest.h>
