@@ -150,7 +150,7 @@ Robot::Robot(bool emulator_slack, int realtime_priority) {
       {"channels: [joint_state, telemetry, events, commands]",
        "channels: [joint_state, telemetry, events, commands, diagnostics, can]"}};
   if (emulator_slack) yaml = test::WithEmulatorSlack(yaml);
-  edits.push_back({"priority: 80 ", "priority: " + std::to_string(realtime_priority) + " "});
+  edits.push_back({"priority: 0 ", "priority: " + std::to_string(realtime_priority) + " "});
   for (const auto& [from, to] : edits) {
     const auto at = yaml.find(from);
     if (at == std::string::npos) throw std::runtime_error("config edit: '" + from + "' not found");

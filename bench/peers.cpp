@@ -209,7 +209,7 @@ RunResult RunPython(double rate_hz, double seconds, int realtime) {
 RunResult RunRobotEdged(double rate_hz, double seconds, int realtime) {
   test::RobotOptions options;
   options.config_edits = RateEdits(rate_hz);
-  options.config_edits.push_back({"priority: 80 ", "priority: " + std::to_string(realtime) + " "});
+  options.config_edits.push_back({"priority: 0 ", "priority: " + std::to_string(realtime) + " "});
   test::Robot robot(options);
   auto c = robot.Connect("");
   test::MotorsReady(c);

@@ -373,7 +373,7 @@ int Run(const std::string& rows_file, const Options& options) {
         harness != nullptr && std::string(harness) == "uml" ? "vcan/UML" : "vcan/kernel";
     test::RobotOptions robot_options;
     robot_options.config_edits = {
-        {"priority: 80 ", "priority: " + std::to_string(o.realtime) + " "}};
+        {"priority: 0 ", "priority: " + std::to_string(o.realtime) + " "}};
     test::Robot rig(robot_options);
     {
       auto c = rig.Connect("");

@@ -151,7 +151,7 @@ struct ControlConfig {
 
 // Real-time settings for the control thread only. yaml: realtime
 struct RealtimeConfig {
-  int priority = 80;         ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
+  int priority = 0;          ///< priority: SCHED_FIFO priority 1..99; 0 = normal scheduling
   int cpu = -1;              ///< cpu: pin the control thread to this CPU; -1 = no pinning
   bool lock_memory = false;  ///< lock_memory: mlockall(MCL_CURRENT | MCL_FUTURE)
 

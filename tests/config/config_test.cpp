@@ -253,7 +253,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"motor reply timeout vs period", "motor_reply_timeout_ms: 50",
              "motor_reply_timeout_ms: 3", "control.motor_reply_timeout_ms",
              "must be at least two control periods (4 ms)"},
-        Case{"realtime priority", "priority: 80 ", "priority: 100 ", "realtime.priority",
+        Case{"realtime priority", "priority: 0 ", "priority: 100 ", "realtime.priority",
              "100 is outside 0..99"},
         Case{"realtime cpu", "cpu: -1 ", "cpu: -2 ", "realtime.cpu", "-2 is outside -1..1023"},
         Case{"telemetry rate", "  rate_hz: 10\n", "  rate_hz: 0\n", "telemetry.rate_hz",
