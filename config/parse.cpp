@@ -639,6 +639,7 @@ void ParseObservation(const YAML::Node& node, ParseContext* ctx, Config* c) {
     ReadNumbers(r, "scale", ctx, &t.scale);
     ReadClip(r, path, ctx, &t);
     ReadJointList(r, "joints", ctx, *c, &t.joint_names, &t.joints);
+    r.Read("history", &t.history);
     if (known) ReadPhase(r, node[i], path, ctx, &t);
     if (r.Has("joints") && t.joint_names.empty()) {
       ctx->Error(node[i]["joints"], path + ".joints", "empty: leave it out to use policy.joints");
@@ -689,6 +690,7 @@ void ParsePolicy(const YAML::Node& node, ParseContext* ctx, Config* c) {
   ReadNumbers(r, "default_pose", ctx, &p.default_pose_rad);
   if (!r.Has("action_scale")) ctx->Error(node, "policy", "missing required key 'action_scale'");
   ReadNumbers(r, "action_scale", ctx, &p.action_scale);
+  ReadNumbers(r, "action_offset", ctx, &p.action_offset);
   r.Read("action_clip", &p.action_clip);
   ReadNumbers(r, "kp", ctx, &p.kp);
   ReadNumbers(r, "kd", ctx, &p.kd);

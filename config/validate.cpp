@@ -6,11 +6,14 @@
 #include <set>
 #include <sstream>
 
+#include "config/bus_capacity.hpp"
 #include "config/config.hpp"
 #include "config/fleet_guard.hpp"
 
 namespace robot_edge::config {
 namespace {
+
+constexpr double kMinControlRateHz = 50, kMaxControlRateHz = 2000;
 
 constexpr std::uint32_t kMaxStandardId = 0x7FF;
 constexpr std::uint32_t kMaxMotorId = 0xFF;
@@ -58,7 +61,7 @@ class Checker {
 };
 
 void CheckControl(const Config& c, Checker* k) {
-  k->Range("control.rate_hz", c.control.rate_hz, 50, 2000);
+  k->Range("control.rate_hz", c.control.rate_hz, kMinControlRateHz, kMaxControlRateHz);
   k->Range("control.trajectory_timeout_ms", c.control.trajectory_timeout_ms, 20, 2000);
   k->Range("control.stand_ramp_s", c.control.stand_ramp_s, 0.1, 10);
   k->Range("control.max_segments", c.control.max_segments, 1, 4096);
@@ -212,6 +215,26 @@ void CheckFamilyIds(const Config& c, std::size_t i,
                                   "' to have a master_id of 0..255 (their host id is one byte)");
       }
       break;
+  }
+}
+
+// Each bus must carry its motors' exchange every control tick: a command and a reply of
+// kWorstCaseFrameBits per motor (BusMotorLoad). At 500 Hz and 1 Mbit/s that is 7 motors.
+void CheckBusCapacity(const Config& c, Checker* k) {
+  if (!(c.control.rate_hz >= kMinControlRateHz && c.control.rate_hz <= kMaxControlRateHz)) return;
+  for (std::size_t b = 0; b < c.buses.size(); ++b) {
+    const double load = BusMotorLoad(c, b);
+    if (load <= 1.0) continue;
+    const std::uint32_t bitrate = c.buses[b].bitrate != 0 ? c.buses[b].bitrate : 1000000;
+    k->Fail("buses[" + std::to_string(b) + "]",
+            "'" + c.buses[b].name + "' carries " + std::to_string(MotorsOnBus(c, b)) +
+                " motors: a command and a reply each per tick at control.rate_hz " +
+                Num(c.control.rate_hz) + " need " + Num(std::round(load * 100)) + " % of " +
+                std::to_string(bitrate) + " bit/s (frames of " +
+                std::to_string(static_cast<int>(kWorstCaseFrameBits)) +
+                " bits, worst-case stuffing); at most " +
+                std::to_string(MaxMotorsPerBus(bitrate, c.control.rate_hz)) +
+                " fit: move motors to another bus or lower control.rate_hz");
   }
 }
 
@@ -602,6 +625,21 @@ void CheckPolicyGains(const Config& c, const std::string& key, const std::vector
   }
 }
 
+// A term's own history (Isaac Lab's per-term history_length) stacks term by term only.
+void CheckTermHistories(const PolicyConfig& p, Checker* k) {
+  for (std::size_t i = 0; i < p.observation.size(); ++i) {
+    const std::uint32_t h = p.observation[i].history;
+    if (h == 0) continue;
+    const std::string key = "policy.observation[" + std::to_string(i) + "].history";
+    k->Range(key, h, 1, 64);
+    if (h != p.history && p.history_layout != HistoryLayout::kTermMajor) {
+      k->Fail(key, std::to_string(h) + " differs from policy.history (" +
+                       std::to_string(p.history) +
+                       "): a term's own history needs history_layout: term_major");
+    }
+  }
+}
+
 void CheckObservation(const Config& c, Checker* k) {
   const PolicyConfig& p = c.policy;
   if (p.observation.empty()) k->Fail("policy.observation", "at least one term is required");
@@ -635,6 +673,7 @@ void CheckObservation(const Config& c, Checker* k) {
     }
   }
   k->Range("policy.history", p.history, 1, 64);
+  CheckTermHistories(p, k);
 }
 
 void CheckPolicyFaults(const Config& c, Checker* k) {
@@ -650,6 +689,21 @@ void CheckPolicyFaults(const Config& c, Checker* k) {
   }
 }
 
+// A pose of the policy's joints (rad): empty, or one per policy joint within its limits.
+void CheckPoses(const Config& c, const std::string& key, const std::vector<double>& pose,
+                Checker* k) {
+  const std::vector<std::size_t>& joints = c.policy.joints;
+  if (!pose.empty() && pose.size() != joints.size()) {
+    k->Fail(key, "has " + std::to_string(pose.size()) + " values: give one per policy joint (" +
+                     std::to_string(joints.size()) + ")");
+  } else if (AllResolved(c, joints)) {
+    for (std::size_t i = 0; i < pose.size(); ++i) {
+      const JointConfig& j = c.joints[joints[i]];
+      k->Range(key + "[" + std::to_string(i) + "]", pose[i], j.min_rad, j.max_rad);
+    }
+  }
+}
+
 void CheckPolicy(const Config& c, Checker* k) {
   const PolicyConfig& p = c.policy;
   if (!p.enabled) return;
@@ -658,17 +712,8 @@ void CheckPolicy(const Config& c, Checker* k) {
   if (p.joints.empty()) k->Fail("policy.joints", "at least one joint is required");
   CheckJointNames(c, "policy.joints", p.joint_names, p.joints, k);
   const std::size_t n = p.joints.size();
-  if (!p.default_pose_rad.empty() && p.default_pose_rad.size() != n) {
-    k->Fail("policy.default_pose", "has " + std::to_string(p.default_pose_rad.size()) +
-                                       " values: give one per policy joint (" + std::to_string(n) +
-                                       ")");
-  } else if (AllResolved(c, p.joints)) {
-    for (std::size_t i = 0; i < p.default_pose_rad.size(); ++i) {
-      const JointConfig& j = c.joints[p.joints[i]];
-      k->Range("policy.default_pose[" + std::to_string(i) + "]", p.default_pose_rad[i], j.min_rad,
-               j.max_rad);
-    }
-  }
+  CheckPoses(c, "policy.default_pose", p.default_pose_rad, k);
+  CheckPoses(c, "policy.action_offset", p.action_offset, k);
   if (CheckCount("policy.action_scale", p.action_scale.size(), n, false, "policy joint", k)) {
     for (std::size_t i = 0; i < p.action_scale.size(); ++i) {
       k->Range(p.action_scale.size() == 1 ? "policy.action_scale"
@@ -690,6 +735,15 @@ void CheckPolicy(const Config& c, Checker* k) {
 
 std::vector<std::string> Warnings(const Config& c) {
   std::vector<std::string> out;
+  for (std::size_t b = 0; b < c.buses.size(); ++b) {
+    const double load = BusMotorLoad(c, b);
+    if (load > kBusLoadWarning && load <= 1.0) {
+      out.push_back("buses[" + std::to_string(b) + "]: '" + c.buses[b].name + "' carries " +
+                    std::to_string(MotorsOnBus(c, b)) + " motors, " + Num(std::round(load * 100)) +
+                    " % of the bus at worst-case stuffing before any IMU or battery frame: "
+                    "little room for retransmissions (docs/can.md, bus capacity)");
+    }
+  }
   if (!c.calibration.empty() && c.calibrated_at.empty()) {
     out.push_back("calibration: " + c.calibration_path +
                   " does not exist: the joint offsets are the config's (not calibrated; "
@@ -744,6 +798,7 @@ std::vector<std::string> Validate(const Config& c) {
   CheckMotors(c, &k);
   CheckBuses(c, &k);
   CheckJoints(c, &k);
+  CheckBusCapacity(c, &k);
   CheckTargetLimits(c, &k);
   CheckImu(c, &k);
   CheckBattery(c, &k);

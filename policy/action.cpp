@@ -36,12 +36,13 @@ ActionMap::ActionMap(const PolicySetup& setup)
     default_kd.push_back(joints[j].kd);
   }
   const auto scale = PerItem(p.action_scale, n);
+  const auto offset = PerItem(p.action_offset, n);  // empty: the default pose
   const auto kp = PerItem(p.kp, n, default_kp);
   const auto kd = PerItem(p.kd, n, default_kd);
   for (std::size_t i = 0; i < n; ++i) {
     const sm::JointParams& j = joints[p.joints[i]];
-    joints_.push_back({p.joints[i], DefaultPoseOf(setup, p.joints[i]), scale[i], j.min_rad,
-                       j.max_rad, kp[i], kd[i]});
+    const float zero = offset.empty() ? DefaultPoseOf(setup, p.joints[i]) : offset[i];
+    joints_.push_back({p.joints[i], zero, scale[i], j.min_rad, j.max_rad, kp[i], kd[i]});
   }
   for (const sm::JointParams& j : joints) stand_.push_back({j.stand_rad, 0.0f, j.kp, j.kd, 0.0f});
 }
@@ -61,7 +62,7 @@ ActionMap::Outcome ActionMap::Apply(std::span<const float> raw, std::span<float>
     action[i] = a;
     const Joint& j = joints_[i];
     if (j.index < targets.size()) {
-      targets[j.index] = {std::clamp(j.default_rad + j.scale * a, j.min_rad, j.max_rad), 0.0f, j.kp,
+      targets[j.index] = {std::clamp(j.zero_rad + j.scale * a, j.min_rad, j.max_rad), 0.0f, j.kp,
                           j.kd, 0.0f};
     }
   }

@@ -4,7 +4,8 @@
 //   action_i = clip(raw_i, ±action_clip)            (not clipped when action_clip is 0;
 //                                                    a non-finite raw value is reported, and
 //                                                    counts as 0 in last_action)
-//   target_j = {default_pose_i + action_scale_i × action_i clamped to joint j's limits,
+//   target_j = {action_offset_i (default: default_pose_i) + action_scale_i × action_i clamped to
+//               joint j's limits,
 //               velocity 0, policy kp_i, policy kd_i, torque 0}
 // Every other joint holds the stand pose with its default kp / kd.
 #pragma once
@@ -47,8 +48,8 @@ class ActionMap {
 
  private:
   struct Joint {
-    std::size_t index;  // firmware
-    float default_rad, scale, min_rad, max_rad, kp, kd;
+    std::size_t index;                                // firmware
+    float zero_rad, scale, min_rad, max_rad, kp, kd;  // zero_rad: where an action of 0 puts it
   };
   std::vector<Joint> joints_;
   std::vector<sm::JointTarget> stand_;  // every joint: the stand pose, default gains

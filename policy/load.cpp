@@ -273,6 +273,13 @@ std::vector<std::string> CheckMetadata(const PolicySetup& setup) {
                 CompareNumbers(PerJoint(Numbers(j), n), PerJoint(p.action_scale, n), p.joint_names);
             !d.empty())
           problem("policy.action_scale", key, d);
+      } else if (key == "robot_edge.action_offset") {
+        const auto here =
+            p.action_offset.empty()
+                ? (p.default_pose_rad.empty() ? stand : PerJoint(p.default_pose_rad, n))
+                : PerJoint(p.action_offset, n);
+        if (auto d = CompareNumbers(PerJoint(Numbers(j), n), here, p.joint_names); !d.empty())
+          problem("policy.action_offset", key, d);
       } else if (key == "robot_edge.rate_hz") {
         if (!Same(Numbers(j).at(0), p.rate_hz))
           problem("policy.rate_hz", key,
@@ -305,6 +312,13 @@ std::vector<std::string> CheckMetadata(const PolicySetup& setup) {
             problem(field + ".scale", key, name + " scale: " + d);
           if (auto d = CompareClip(m.Field("clip"), c, TermSize(c, p)); !d.empty())
             problem(field + ".clip", key, name + " clip: " + d);
+          if (const Json* history = m.Field("history"); history) {
+            const double h = Numbers(*history).at(0);
+            if (!Same(h == 0 ? p.history : h, TermHistory(c, p)))
+              problem(field + ".history", key,
+                      name + " history: " + Number(h) + " in the model, " +
+                          std::to_string(TermHistory(c, p)) + " here");
+          }
           if (const Json* period = m.Field("period_s"); period &&
                                                         c.term == ObservationTerm::kPhase &&
                                                         !Same(Numbers(*period).at(0), c.period_s))

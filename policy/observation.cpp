@@ -14,10 +14,15 @@ Observation::Observation(const PolicySetup& setup)
     : history_(setup.policy.history),
       layout_(setup.policy.history_layout),
       clip_(static_cast<float>(setup.policy.observation_clip)) {
+  std::size_t term_major_size = 0;
   for (const ObservationTermConfig& t : setup.policy.observation) {
     const std::size_t n = TermSize(t, setup.policy);
-    Term term{t.term, frame_size_, PerItem(t.scale, n), {},       {},
-              {},     {},          t.period_s,          t.values, t.since};
+    const std::size_t h =
+        layout_ == HistoryLayout::kTermMajor ? TermHistory(t, setup.policy) : setup.policy.history;
+    Term term{t.term, frame_size_, h,        term_major_size, PerItem(t.scale, n), {}, {}, {},
+              {},     t.period_s,  t.values, t.since};
+    term_major_size += n * h;
+    history_ = std::max(history_, h);
     if (!t.clip_low.empty()) {
       term.clip_low = PerItem(t.clip_low, n);
       term.clip_high = PerItem(t.clip_high, n);
@@ -30,6 +35,7 @@ Observation::Observation(const PolicySetup& setup)
     frame_size_ += n;
   }
   frames_.assign(frame_size_ * history_, 0.0f);
+  size_ = layout_ == HistoryLayout::kTermMajor ? term_major_size : frame_size_ * history_;
 }
 
 std::string Observation::Describe() const {
@@ -39,7 +45,13 @@ std::string Observation::Describe() const {
          std::to_string(t.scale.size());
   }
   s += " = " + std::to_string(frame_size_);
-  if (history_ > 1) {
+  const bool own_histories = std::any_of(terms_.begin(), terms_.end(),
+                                         [&](const Term& t) { return t.history != history_; });
+  if (own_histories) {
+    s += "; with each term's history (term_major)";
+    for (const Term& t : terms_) s += " " + std::to_string(t.history);
+    s += " = " + std::to_string(size());
+  } else if (history_ > 1) {
     s += " × history " + std::to_string(history_) + " = " + std::to_string(size()) + " (" +
          ToString(layout_) + ")";
   }
@@ -115,8 +127,11 @@ void Observation::CopyFrameMajor(float* out) const {
 void Observation::CopyTermMajor(float* out) const {
   for (const Term& t : terms_) {
     const std::size_t n = t.scale.size();
-    float* block = out + t.offset * history_;  // this term's H × n values
-    for (std::size_t k = 0; k < history_; ++k) std::copy_n(Frame(k) + t.offset, n, block + k * n);
+    float* block = out + t.input_offset;            // this term's history × n values, oldest first
+    const std::size_t skip = history_ - t.history;  // older frames only longer terms keep
+    for (std::size_t k = 0; k < t.history; ++k) {
+      std::copy_n(Frame(skip + k) + t.offset, n, block + k * n);
+    }
   }
 }
 

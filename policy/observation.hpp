@@ -16,7 +16,8 @@
 //                          (since: start); computed as 2π·(t mod period_s)/period_s
 // With history H > 1 the input is the last H frames, oldest first, laid out by
 // policy.history_layout: frame_major [frame t-H+1 | … | frame t], or term_major
-// [term 1 at t-H+1 … t | term 2 at t-H+1 … t | …]. Right after Reset() every slot holds the
+// [term 1 at t-H1+1 … t | term 2 at t-H2+1 … t | …], where each term may keep its own Hi
+// (Isaac Lab's per-term history_length; default H). Right after Reset() every slot holds the
 // first frame.
 #pragma once
 
@@ -46,7 +47,7 @@ class Observation {
   explicit Observation(const PolicySetup& setup);
 
   std::size_t frame_size() const { return frame_size_; }
-  std::size_t size() const { return frame_size_ * history_; }  // the network's input
+  std::size_t size() const { return size_; }  // the network's input
   // "base_ang_vel 3 + projected_gravity 3 + … = 45" (and "× history 3 = 135").
   std::string Describe() const;
 
@@ -61,6 +62,8 @@ class Observation {
   struct Term {
     ObservationTerm kind;
     std::size_t offset;                      // in the frame
+    std::size_t history;                     // frames of it in the input (term_major: its own)
+    std::size_t input_offset;                // of its first value in the input (term_major)
     std::vector<float> scale;                // one per value
     std::vector<std::size_t> joints;         // joint_pos / joint_vel: firmware indices
     std::vector<float> default_rad;          // joint_pos: DefaultPoseOf each joint
@@ -76,7 +79,8 @@ class Observation {
 
   std::vector<Term> terms_;
   std::size_t frame_size_ = 0;
-  std::size_t history_ = 1;
+  std::size_t history_ = 1;  // frames kept: the longest history of any term
+  std::size_t size_ = 0;
   HistoryLayout layout_ = HistoryLayout::kFrameMajor;
   float clip_ = 0.0f;          // 0 = off
   std::vector<float> frames_;  // history_ frames, a ring

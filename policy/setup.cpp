@@ -53,6 +53,10 @@ std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& poli
   return 0;
 }
 
+std::uint32_t TermHistory(const ObservationTermConfig& term, const PolicyConfig& policy) {
+  return term.history > 0 ? term.history : policy.history;
+}
+
 ModelRefused::ModelRefused(const std::vector<std::string>& problems)
     : std::runtime_error([&] {
         std::string text;

@@ -57,6 +57,9 @@ struct ObservationTermConfig {
   double period_s = 0.0;                    ///< period_s: phase only: the gait period (s); required
   PhaseValues values = PhaseValues::kSinCos;  ///< values: phase only: sin_cos | sin | cos
   PhaseSince since = PhaseSince::kPolicy;     ///< since: phase only: policy | start
+  // history: this term's own frames (Isaac Lab's per-term history_length), term_major only;
+  // 0 = policy.history.
+  std::uint32_t history = 0;  ///< history
 };
 
 // How the last `history` observation frames are laid out in the network's input, oldest first.
@@ -69,9 +72,10 @@ enum class HistoryLayout {
 // (optional: without it velocity commands are refused with velocity_no_policy).
 // Each inference: observation (terms in order, each value scaled, then clipped to
 // ±observation_clip when set; with history > 1 the last `history` frames, oldest first, in
-// history_layout) -> network -> one action per policy joint; target = default_pose + action_scale
-// × action (action first clipped to ±action_clip when set), clamped to the joint's limits, with
-// the policy's kp / kd. Joints the policy does not drive hold the stand pose.
+// history_layout; term_major terms may keep their own history) -> network -> one action per
+// policy joint; target = action_offset (default: default_pose) + action_scale × action (action
+// first clipped to ±action_clip when set), clamped to the joint's limits, with the policy's kp /
+// kd. Joints the policy does not drive hold the stand pose.
 struct PolicyConfig {
   bool enabled = false;    ///< the policy: section is present
   std::string model;       ///< model: ONNX file; relative paths are relative to the directory
@@ -85,6 +89,9 @@ struct PolicyConfig {
                                          ///< joint's stand pose
   std::vector<double> action_scale;      ///< action_scale (rad per unit of action): one for every
                                          ///< joint, or one per policy joint; required
+  std::vector<double> action_offset;     ///< action_offset (rad): what an action of 0 means, per
+                                         ///< policy joint (Isaac Lab's offset); empty = the
+                                         ///< default pose
   double action_clip = 0.0;  ///< action_clip: clip each action to ±action_clip first; 0 = off
   std::vector<double> kp;    ///< kp (N·m/rad): one, or one per policy joint; empty = the joints'
   std::vector<double> kd;  ///< kd (N·m·s/rad): one, or one per policy joint; empty = the joints'
@@ -110,6 +117,8 @@ struct PolicyConfig {
 
 // Number of values `term` contributes to one observation frame.
 std::size_t TermSize(const ObservationTermConfig& term, const PolicyConfig& policy);
+// Frames of `term` the network takes: its own history, or policy.history.
+std::uint32_t TermHistory(const ObservationTermConfig& term, const PolicyConfig& policy);
 const char* ToString(ObservationTerm term);
 const char* ToString(HistoryLayout layout);
 const char* ToString(PhaseValues values);

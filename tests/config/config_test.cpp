@@ -1,6 +1,7 @@
 // Configuration: the shipped files describe the real robot, and every validation rule rejects a
 // broken file with "file:line: key: message" (the model: ros2_control's test_component_parser).
 #include "config/config.hpp"
+#include "config/bus_capacity.hpp"
 #include "config/host_port.hpp"
 
 #include <gtest/gtest.h>
@@ -1038,6 +1039,39 @@ TEST(HostPort, RefusesWhatIsNotHostPort) {
                           "robot:-1", "robot: 7000", ""}) {
     EXPECT_FALSE(ParseHostPort(bad)) << bad;
   }
+}
+
+// A bus carries its motors' command and reply every tick: at 500 Hz and 1 Mbit/s, 7 motors at
+// worst-case stuffing (config/bus_capacity.hpp).
+TEST(BusCapacity, SevenMotorsFitABusAt500HzAndEightAreRefused) {
+  EXPECT_EQ(MaxMotorsPerBus(1000000, 500), 7u);
+  EXPECT_EQ(MaxMotorsPerBus(1000000, 1000), 3u);
+  EXPECT_EQ(MaxMotorsPerBus(500000, 500), 3u);
+  std::string text = DefaultYaml();
+  // Two left-arm motors onto the left leg's bus (6 motors there): 8.
+  const std::pair<std::string, std::string> moves[] = {
+      {"bus: left_arm,   can_id: 1,", "bus: left_leg,   can_id: 7,"},
+      {"bus: left_arm,   can_id: 2,", "bus: left_leg,   can_id: 8,"}};
+  for (const auto& [from, to] : moves) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  const auto problems = Problems(text);
+  ASSERT_EQ(problems.size(), 1u) << ::testing::PrintToString(problems);
+  EXPECT_NE(problems[0].find("buses[0]: 'left_leg' carries 8 motors: a command and a reply each "
+                             "per tick at control.rate_hz 500 need 108 % of 1000000 bit/s"),
+            std::string::npos)
+      << problems[0];
+  EXPECT_NE(problems[0].find("at most 7 fit"), std::string::npos) << problems[0];
+  // One of them: 7 motors, 95 %: valid, with a warning.
+  const std::size_t back = text.find("bus: left_leg,   can_id: 8,");
+  text.replace(back, std::string("bus: left_leg,   can_id: 8,").size(),
+               "bus: left_arm,   can_id: 2,");
+  EXPECT_TRUE(Problems(text).empty());
+  const auto w = Warnings(ParseConfig(text, "robot-edge.yaml"));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("'left_leg' carries 7 motors, 95 % of the bus"), std::string::npos) << w[0];
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The action mapping: target = default pose + scale × clip(action), clamped to the joint's
+// The action mapping: target = offset (default pose) + scale × clip(action), clamped to the joint's
 // limits, with the policy's gains; every other joint holds the stand pose.
 #include "policy/action.hpp"
 
@@ -71,6 +71,53 @@ policy:
   EXPECT_FLOAT_EQ(targets[kLKnee].kp, 150.0f);  // L_Knee's kp / kd
   EXPECT_FLOAT_EQ(targets[kLKnee].kd, 4.0f);
   EXPECT_FLOAT_EQ(DefaultPoseOf(config::PolicySetupOf(c), kLKnee), 0.6f);
+}
+
+// Isaac Lab's per-joint offset: an action of 0 puts the joint at action_offset, while the
+// joint_pos observation stays relative to default_pose.
+TEST(ActionMap, AnActionOffsetIsWhereAnActionOfZeroPutsTheJoint) {
+  const config::Config c = test::WithPolicy(R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, L_Elbow]
+  default_pose: [0.6, 1.0]
+  action_offset: [0.9, 0.1]
+  action_scale: 0.5
+  observation: [{term: command}]
+)");
+  const ActionMap map(config::PolicySetupOf(c));
+  std::vector<float> action(2);
+  std::vector<sm::JointTarget> targets(25);
+  map.Apply(std::vector<float>{0.0f, 1.0f}, action, targets);
+  EXPECT_FLOAT_EQ(targets[kLKnee].position_rad, 0.9f);
+  EXPECT_FLOAT_EQ(targets[kLElbow].position_rad, 0.1f + 0.5f);
+  EXPECT_FLOAT_EQ(DefaultPoseOf(config::PolicySetupOf(c), kLKnee), 0.6f);
+}
+
+TEST(ActionMap, AnActionOffsetGivesOnePoseWithinEachJointsLimits) {
+  const auto errors = test::PolicyErrors(R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, L_Elbow]
+  action_offset: [0.9, 7.0, 1.0]
+  action_scale: 0.5
+  observation: [{term: command}]
+)");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("policy.action_offset: has 3 values: give one per policy joint (2)"),
+            std::string::npos)
+      << errors[0];
+  const auto limits = test::PolicyErrors(R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, L_Elbow]
+  action_offset: [0.9, 7.0]
+  action_scale: 0.5
+  observation: [{term: command}]
+)");
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_NE(limits[0].find("policy.action_offset[1]: 7 is outside"), std::string::npos)
+      << limits[0];
 }
 
 TEST(ActionMap, ANonFiniteActionCountsAsZero) {

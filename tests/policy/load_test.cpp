@@ -219,6 +219,7 @@ const std::vector<std::pair<std::string, std::string>> kMatching = {
     {"robot_edge.kp", "[150.0, 150.0]"},
     {"robot_edge.kd", "4"},
     {"robot_edge.action_scale", "0.25"},
+    {"robot_edge.action_offset", "[0.6, 0.6]"},
     {"robot_edge.rate_hz", "50.0"},
     {"robot_edge.observation", R"([{"term": "command"}, {"term": "joint_pos", "scale": 1.0}])"},
     {"producer.other", "not robot-edge's: ignored"}};
@@ -277,6 +278,13 @@ TEST(LoadPolicyModel, AMetadataMismatchIsRefusedNamingTheField) {
        c.Where("policy.observation[0].clip") + ": the model's metadata robot_edge.observation "
                                                "does not match: command clip: one in the "
                                                "model, none here"},
+      {"robot_edge.action_offset", "[0.6, 0.9]",
+       c.Where("policy.action_offset") + ": the model's metadata robot_edge.action_offset does "
+                                         "not match: R_Knee: 0.9 in the model, 0.6 here"},
+      {"robot_edge.observation", R"([{"term": "command", "history": 3}, {"term": "joint_pos"}])",
+       c.Where("policy.observation[0].history") + ": the model's metadata "
+                                                  "robot_edge.observation does not match: command "
+                                                  "history: 3 in the model, 1 here"},
       {"robot_edge.kp", "[150, ",
        c.Where("policy.model") + ": the model's metadata robot_edge.kp: not valid JSON at "
                                  "character 6"},

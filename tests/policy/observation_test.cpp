@@ -156,6 +156,57 @@ TEST(Observation, TermMajorHistoryKeepsEachTermsFramesTogether) {
   EXPECT_EQ(sorted_y, sorted_z);
 }
 
+// Isaac Lab's per-term history_length: each term keeps its own frames, term by term, oldest
+// first; the ring holds the longest.
+TEST(Observation, TermsKeepTheirOwnHistoryTermByTerm) {
+  const config::Config c = test::WithPolicy(R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee, R_Knee, L_Elbow]
+  action_scale: 0.25
+  observation:
+    - {term: base_ang_vel, history: 1}
+    - {term: command, history: 4}
+    - {term: last_action}
+  history: 2
+  history_layout: term_major
+)");
+  Observation o(config::PolicySetupOf(c));
+  ASSERT_EQ(o.size(), 3u * 1 + 3u * 4 + 3u * 2);
+  EXPECT_NE(o.Describe().find("each term's history (term_major) 1 4 2 = 21"), std::string::npos)
+      << o.Describe();
+  Robot r;
+  std::vector<float> y;
+  for (int step = 1; step <= 5; ++step) {
+    r.last = {static_cast<float>(step), 0.0f, 0.0f};
+    y = Seen(o, r.In(static_cast<float>(step)));
+  }
+  // gyro [0, 3): the newest frame only; command [3, 15): vx of steps 2..5; last_action
+  // [15, 21): steps 4, 5.
+  EXPECT_FLOAT_EQ(y[0], 0.4f);
+  for (int f = 0; f < 4; ++f) EXPECT_FLOAT_EQ(y[3 + f * 3], static_cast<float>(f + 2)) << f;
+  EXPECT_FLOAT_EQ(y[15], 4.0f);
+  EXPECT_FLOAT_EQ(y[18], 5.0f);
+}
+
+TEST(Observation, ATermsOwnHistoryNeedsTermMajor) {
+  const std::string section = R"(
+policy:
+  model: m.onnx
+  joints: [L_Knee]
+  action_scale: 0.25
+  observation:
+    - {term: command, history: 4}
+  history: 2
+)";
+  const auto errors = test::PolicyErrors(section);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("policy.observation[0].history: 4 differs from policy.history (2): a "
+                           "term's own history needs history_layout: term_major"),
+            std::string::npos)
+      << errors[0];
+}
+
 TEST(Observation, ScaledValuesAreClippedWhenAClipIsSet) {
   const config::Config c = test::WithPolicy(Section(1, "  observation_clip: 1.5\n"));
   Observation o(config::PolicySetupOf(c));

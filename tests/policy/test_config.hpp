@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "config/library_options.hpp"
@@ -30,6 +31,12 @@ inline config::Config WithPolicy(const std::string& policy_section) {
   for (const auto& p : problems) ADD_FAILURE() << p;
   if (!problems.empty()) throw config::ConfigError(problems);
   return c;
+}
+
+// The problems Validate() finds in the default config plus `policy_section`.
+inline std::vector<std::string> PolicyErrors(const std::string& policy_section) {
+  const std::string text = ReadText(ROBOT_EDGE_DEFAULT_CONFIG) + "\n" + policy_section;
+  return config::Validate(config::ParseConfig(text, "robot-edge.yaml"));
 }
 
 // A fresh directory under the test's temporary directory.
