@@ -428,7 +428,7 @@ def policy_section(deploy, names, obs_size, config, model_name, state_names):
 
 
 def metadata(section):
-    return {
+    out = {
         "robot_edge.joint_names": json.dumps(section["joints"]),
         "robot_edge.default_pose": json.dumps(section["default_pose"]),
         "robot_edge.kp": json.dumps(section["kp"]),
@@ -437,6 +437,17 @@ def metadata(section):
         "robot_edge.observation": json.dumps(section["observation"]),
         "robot_edge.rate_hz": json.dumps(section["rate_hz"]),
     }
+    if "action_offset" in section:
+        out["robot_edge.action_offset"] = json.dumps(section["action_offset"])
+    return out
+
+
+def describe_history(section):
+    """`history N` for the stderr summary, or `per-term history [..]`."""
+    per_term = [t["history"] for t in section["observation"] if "history" in t]
+    if per_term:
+        return f"per-term history {per_term}"
+    return f"history {section.get('history', 1)}"
 
 
 def dump_section(section):
@@ -531,7 +542,7 @@ def run_isaaclab_import(args):
     write_outputs(onnx, model, sec, args)
     sys.stderr.write(f"robot-edge-policy import: Isaac Lab export, {len(sec['joints'])} joints at "
                      f"{sec['rate_hz']:g} Hz, {len(sec['observation'])} observation terms × "
-                     f"history {sec.get('history', 1)}; wrote {args.out}\n")
+                     f"{describe_history(sec)}; wrote {args.out}\n")
     return 0
 
 
