@@ -6,9 +6,11 @@ metadata_props to the ONNX, each a string: lists as comma-separated values (list
 numbers with 3 decimals, strings as they are), anything else as str(value):
 
 - run_path: the training run's name (kept, not used);
-- joint_names: the robot's joints, the network's joint order (the action's and the per-joint
-  observations'; mjlab's robots actuate every joint, in joint order);
-- joint_stiffness, joint_damping: each actuator's kp and kd;
+- joint_names: the robot's joints (Entity.joint_names), the per-joint observations' order;
+- joint_stiffness, joint_damping: each actuator's kp and kd, in actuator order, which is the
+  action's. ActuatorSetCfg creates the actuators in joint order, so with every joint actuated
+  (one value per joint name) the action's order is joint_names'; fewer values (a joint without
+  an actuator) cannot be placed and are refused;
 - default_joint_pos: the default pose (rad): joint_pos is relative to it, and the action is
   offset by it (JointPositionAction with use_default_offset);
 - command_names: the command manager's terms (the velocity task's one, `twist`: vx, vy, wz);
@@ -122,8 +124,12 @@ def section(meta, model_name, rate_hz, onnx_io):
     if not (isinstance(rate_hz, (int, float)) and math.isfinite(rate_hz) and rate_hz > 0):
         raise Refused(f"--rate-hz {rate_hz} is not a positive rate")
     n = len(names)
-    kp = _per_joint(meta, "joint_stiffness", names)
-    kd = _per_joint(meta, "joint_damping", names)
+    try:
+        kp = _per_joint(meta, "joint_stiffness", names)
+        kd = _per_joint(meta, "joint_damping", names)
+    except Refused as e:
+        raise Refused(f"{e}: the gains are per actuator, so a joint without one (or an "
+                      "actuator on no joint) leaves the action's joints unknown") from None
     default_pose = _per_joint(meta, "default_joint_pos", names)
     action_scale = _per_joint(meta, "action_scale", names, allow_one=True)
     if isinstance(action_scale, list) and all(v == action_scale[0] for v in action_scale):
