@@ -9,9 +9,11 @@ this module follows term by term:
   `offset` and every per-joint observation are in the policy's order.
 - each observation term is computed, clipped to its `clip` [lo, hi] (before the scale), scaled,
   and kept for `history_length` steps; the input is term by term, each term's history oldest
-  first (robot-edged's history_layout: term_major).
+  first (robot-edged's history_layout: term_major; a per-term `history` when the terms' lengths
+  differ).
 - velocity_commands is the command, clamped to commands.base_velocity.ranges.
-- the action is raw × scale + offset per joint; last_action is the raw network output.
+- the action is raw × scale + offset per joint (robot-edged's action_offset when the offset is
+  not default_joint_pos); last_action is the raw network output.
 - the policy runs every step_dt seconds.
 
 Anything else an export declares is refused, naming it: robot-edged never guesses a term.
@@ -134,11 +136,9 @@ def _action(deploy, n, default_pose):
                       "implemented")
     scale = _numbers(a.get("scale", 1.0), n, "actions.JointPositionAction.scale")
     offset = _numbers(a.get("offset", 0.0), n, "actions.JointPositionAction.offset")
-    for i, (o, d) in enumerate(zip(offset, default_pose)):
-        if abs(o - d) > 1e-6:
-            raise Refused(f"actions.JointPositionAction.offset[{i}] is {o}, default_joint_pos[{i}] "
-                          f"{d}: robot-edged offsets actions by the default pose")
-    return scale
+    if all(abs(o - d) <= 1e-6 for o, d in zip(offset, default_pose)):
+        return scale, None  # robot-edged's default: the action is offset by default_pose
+    return scale, offset
 
 
 def _command_clip(deploy):
@@ -222,26 +222,28 @@ def section(deploy, sdk_names, model_name, onnx_io=None):
             raise Refused(f"{key} covers {', '.join(outside)}, outside the policy: joints outside "
                           "a policy hold their stand pose with the config's gains")
         gains[key] = [sdk[k] for k in ids]
-    action_scale = _action(deploy, n, default_pose)
+    action_scale, action_offset = _action(deploy, n, default_pose)
     command_clip = _command_clip(deploy)
     observations = deploy.get("observations")
     if not isinstance(observations, dict) or not observations:
         raise Refused("observations is missing or empty")
-    terms, histories, frame = [], set(), 0
+    terms, sizes, histories = [], [], []
     for name, cfg in observations.items():
         term, size, history = _term(name, cfg, n, command_clip)
         terms.append(term)
-        histories.add(history)
-        frame += size
-    if len(histories) != 1:
-        raise Refused(f"observation terms with different history_length {sorted(histories)}: "
-                      "robot-edged keeps one history for every term")
-    history = histories.pop()
+        sizes.append(size)
+        histories.append(history)
+    uniform = len(set(histories)) == 1
     if onnx_io is not None:
         inputs, outputs = onnx_io
-        if inputs != frame * history:
-            raise Refused(f"the network takes {inputs} inputs; the export declares {frame} "
-                          f"values × history {history} = {frame * history}")
+        if uniform and inputs != sum(sizes) * histories[0]:
+            raise Refused(f"the network takes {inputs} inputs; the export declares {sum(sizes)} "
+                          f"values × history {histories[0]} = {sum(sizes) * histories[0]}")
+        declared = sum(s * h for s, h in zip(sizes, histories))
+        if not uniform and inputs != declared:
+            raise Refused(f"the network takes {inputs} inputs; the export declares " +
+                          " + ".join(f"{s} × {h}" for s, h in zip(sizes, histories)) +
+                          f" (values × history_length per term) = {declared}")
         if outputs != n:
             raise Refused(f"the network gives {outputs} actions; joint_ids_map has {n} joints")
     out = {
@@ -250,11 +252,15 @@ def section(deploy, sdk_names, model_name, onnx_io=None):
         "joints": names,
         "default_pose": default_pose,
         "action_scale": _uniform(action_scale),
-        "kp": gains["stiffness"],
-        "kd": gains["damping"],
-        "observation": terms,
     }
-    if history > 1:
-        out["history"] = history
+    if action_offset is not None:  # rad per policy joint; robot-edged's default is default_pose
+        out["action_offset"] = action_offset
+    out.update(kp=gains["stiffness"], kd=gains["damping"], observation=terms)
+    if not uniform:  # each term its own history, stacked term by term
+        for term, history in zip(terms, histories):
+            term["history"] = history
+        out["history_layout"] = "term_major"
+    elif histories[0] > 1:
+        out["history"] = histories[0]
         out["history_layout"] = "term_major"
     return out

@@ -6,9 +6,13 @@
     robot-edge-policy import exported/policy.onnx --deploy params/deploy.yaml
                                       (--mjcf MODEL.xml | --joints SDK,ORDER,...)
                                       [--config CONFIG.yaml] --out POLICY.onnx [--yaml POLICY.yaml]
+    robot-edge-policy import RUN.onnx [--mjlab] --rate-hz 50 [--config CONFIG.yaml]
+                                      --out POLICY.onnx [--yaml POLICY.yaml]
 
 An Isaac Lab export (unitree_rl_lab's exported/policy.onnx and params/deploy.yaml) is read by
-robot_edge.isaaclab_import: the network is kept as it is, with the robot_edge.* metadata added.
+robot_edge.isaaclab_import, an mjlab export (the ONNX with mjlab's metadata_props: --mjlab, or
+found when the model carries joint_names and observation_names and no --deploy is given) by
+robot_edge.mjlab_import: the network is kept as it is, with the robot_edge.* metadata added.
 
 ACTOR.pt is what rsl_rl's / unitree_rl_gym's `export_policy_as_jit` writes: either the actor MLP
 itself (a scripted `Sequential` of Linear and activation layers), or `PolicyExporterLSTM`: an LSTM
@@ -428,7 +432,7 @@ def policy_section(deploy, names, obs_size, config, model_name, state_names):
 
 
 def metadata(section):
-    return {
+    out = {
         "robot_edge.joint_names": json.dumps(section["joints"]),
         "robot_edge.default_pose": json.dumps(section["default_pose"]),
         "robot_edge.kp": json.dumps(section["kp"]),
@@ -437,6 +441,17 @@ def metadata(section):
         "robot_edge.observation": json.dumps(section["observation"]),
         "robot_edge.rate_hz": json.dumps(section["rate_hz"]),
     }
+    if "action_offset" in section:
+        out["robot_edge.action_offset"] = json.dumps(section["action_offset"])
+    return out
+
+
+def describe_history(section):
+    """`history N` for the stderr summary, or `per-term history [..]`."""
+    per_term = [t["history"] for t in section["observation"] if "history" in t]
+    if per_term:
+        return f"per-term history {per_term}"
+    return f"history {section.get('history', 1)}"
 
 
 def dump_section(section):
@@ -491,18 +506,63 @@ def write_outputs(onnx, model, section, args):
         sys.stdout.write(text)
 
 
-def run_isaaclab_import(args):
-    """POLICY.onnx + --deploy params/deploy.yaml (unitree_rl_lab / Isaac Lab): the network is
-    copied with robot_edge.* metadata added; the section follows robot_edge.isaaclab_import."""
-    from robot_edge import isaaclab_import
+def run_onnx_import(args):
+    """An ONNX export: mjlab's (its metadata: --mjlab, or found with no --deploy given) or Isaac
+    Lab's (--deploy params/deploy.yaml)."""
     try:
         import onnx
         import yaml  # noqa: F401
     except ImportError as e:
         raise ImportError_(f"needs {e.name} (Debian: python3-onnx, python3-yaml)")
+    try:
+        model = onnx.load(args.actor)
+    except Exception as e:  # noqa: BLE001: onnx raises several kinds
+        raise ImportError_(f"{args.actor}: not an ONNX model ({str(e).splitlines()[0]})")
+    from robot_edge import mjlab_import
+    meta = {p.key: p.value for p in model.metadata_props}
+    if args.mjlab and args.deploy:
+        raise ImportError_("--mjlab reads the model's own metadata; --deploy is Isaac Lab's "
+                           "deploy.yaml: give one")
+    if args.mjlab or (not args.deploy and mjlab_import.is_mjlab(meta)):
+        return run_mjlab_import(args, onnx, model, meta)
+    if args.rate_hz is not None:
+        raise ImportError_("--rate-hz is for an mjlab export (its metadata has no rate); an "
+                           "Isaac Lab export's rate is its deploy.yaml's step_dt")
+    return run_isaaclab_import(args, onnx, model)
+
+
+def run_mjlab_import(args, onnx, model, meta):
+    """POLICY.onnx as mjlab's velocity runner exports it: the section from its metadata
+    (robot_edge.mjlab_import), --rate-hz, and --config to map the joint names."""
+    from robot_edge import isaaclab_import, mjlab_import
+    import os
+    if args.joints or args.mjcf:
+        raise ImportError_("an mjlab export names its joints (metadata joint_names): --joints and "
+                           "--mjcf do not apply; --config maps them to a config's joints")
+    try:
+        sec = mjlab_import.section(meta, os.path.basename(args.out), args.rate_hz,
+                                   onnx_io_sizes(model))
+    except isaaclab_import.Refused as e:
+        raise ImportError_(f"{args.actor}: {e}")
+    config = _load_yaml(args.config) if args.config else None
+    if config:
+        sec["joints"] = joint_names(None, ",".join(sec["joints"]), config, len(sec["joints"]))
+    write_outputs(onnx, model, sec, args)
+    run = f" (run {meta['run_path']})" if meta.get("run_path") else ""
+    sys.stderr.write(f"robot-edge-policy import: mjlab export{run}, {len(sec['joints'])} joints "
+                     f"at {sec['rate_hz']:g} Hz, {len(sec['observation'])} observation terms; "
+                     f"wrote {args.out}\n")
+    return 0
+
+
+def run_isaaclab_import(args, onnx, model):
+    """POLICY.onnx + --deploy params/deploy.yaml (unitree_rl_lab / Isaac Lab): the network is
+    copied with robot_edge.* metadata added; the section follows robot_edge.isaaclab_import."""
+    from robot_edge import isaaclab_import
     if not args.deploy:
         raise ImportError_(f"{args.actor}: an Isaac Lab export needs its params/deploy.yaml "
-                           "(--deploy)")
+                           "(--deploy); an mjlab export carries its metadata (--mjlab), and "
+                           "this one has no joint_names and observation_names")
     if args.joints:
         sdk = [j.strip() for j in args.joints.split(",") if j.strip()]
     elif args.mjcf:
@@ -510,10 +570,6 @@ def run_isaaclab_import(args):
     else:
         raise ImportError_("joint_ids_map indexes the robot's joints in SDK order: give --mjcf "
                            "(the robot's model: its joints in document order) or --joints")
-    try:
-        model = onnx.load(args.actor)
-    except Exception as e:  # noqa: BLE001: onnx raises several kinds
-        raise ImportError_(f"{args.actor}: not an ONNX model ({str(e).splitlines()[0]})")
     with open(args.deploy) as f:
         text = f.read()
     import os
@@ -531,13 +587,16 @@ def run_isaaclab_import(args):
     write_outputs(onnx, model, sec, args)
     sys.stderr.write(f"robot-edge-policy import: Isaac Lab export, {len(sec['joints'])} joints at "
                      f"{sec['rate_hz']:g} Hz, {len(sec['observation'])} observation terms × "
-                     f"history {sec.get('history', 1)}; wrote {args.out}\n")
+                     f"{describe_history(sec)}; wrote {args.out}\n")
     return 0
 
 
 def run_import(args):
     if args.actor.endswith(".onnx"):
-        return run_isaaclab_import(args)
+        return run_onnx_import(args)
+    if args.mjlab or args.rate_hz is not None:
+        raise ImportError_(f"{args.actor}: --mjlab and --rate-hz are for an mjlab export "
+                           "(an .onnx with mjlab's metadata)")
     try:
         import torch
         import onnx
@@ -599,6 +658,11 @@ def main(argv=None):
     imp.add_argument("--out", required=True, help="the ONNX to write")
     imp.add_argument("--yaml", help="write the policy: section here (default: stdout)")
     imp.add_argument("--steps", type=int, default=20, help="steps of the check (20)")
+    imp.add_argument("--mjlab", action="store_true",
+                     help="an mjlab export: read the ONNX's own metadata (the default for an "
+                          ".onnx that carries joint_names and observation_names, without --deploy)")
+    imp.add_argument("--rate-hz", type=float,
+                     help="the control rate an mjlab policy was trained at (its metadata has none)")
     args = parser.parse_args(argv)
     try:
         return run_import(args)

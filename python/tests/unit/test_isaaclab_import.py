@@ -100,12 +100,8 @@ def test_what_robot_edged_does_not_implement_is_refused_by_name():
         (add_term("height_scan", {"history_length": 5}), "observation height_scan: a height scan"),
         (add_term("feet_contact", {"history_length": 5}),
          "observation feet_contact is not implemented"),
-        (lambda d: d["observations"]["joint_vel_rel"].update(history_length=1),
-         "different history_length [1, 5]"),
         (lambda d: d["actions"]["JointPositionAction"].update(clip=[[-1, 1]] * 29),
          "actions.JointPositionAction.clip"),
-        (lambda d: d["actions"]["JointPositionAction"]["offset"].__setitem__(3, 0.5),
-         "offset[3] is 0.5, default_joint_pos[3] 0.0"),
         (lambda d: d["actions"]["JointPositionAction"].update(joint_ids=slice(0, 12, None)),
          "joint_ids slice(0, 12, None)"),
         (lambda d: d["commands"]["base_velocity"]["ranges"].update(heading=[-3.14, 3.14]),
@@ -129,6 +125,40 @@ def test_what_robot_edged_does_not_implement_is_refused_by_name():
     assert "the network gives 23 actions" in refusal(lambda d: None, io=(480, 23))
 
 
+def test_terms_with_different_history_length_get_their_own_history():
+    """Isaac Lab's per-term history (term-major): each term's own length, no policy-level one."""
+    d = g1_deploy()
+    d["observations"]["joint_vel_rel"]["history_length"] = 1
+    d["observations"]["base_ang_vel"]["history_length"] = 3
+    # 3×3 + 3×5 + 3×5 + 29×5 + 29×1 + 29×5 = 358
+    s = isaaclab_import.section(d, G1_SDK, "g1.onnx", (358, 29))
+    assert [t["history"] for t in s["observation"]] == [3, 5, 5, 5, 1, 5]
+    assert "history" not in s and s["history_layout"] == "term_major"
+    assert s["observation"][4] == {"term": "joint_vel", "scale": 0.05, "history": 1}
+    with pytest.raises(isaaclab_import.Refused) as e:
+        isaaclab_import.section(d, G1_SDK, "g1.onnx", (480, 29))
+    assert "the network takes 480 inputs; the export declares 3 × 3 + 3 × 5 + 3 × 5 + 29 × 5 " \
+        "+ 29 × 1 + 29 × 5 (values × history_length per term) = 358" in str(e.value)
+
+
+def test_equal_history_lengths_stay_one_policy_history():
+    s = isaaclab_import.section(g1_deploy(), G1_SDK, "g1.onnx", (480, 29))
+    assert s["history"] == 5 and all("history" not in t for t in s["observation"])
+
+
+def test_an_action_offset_other_than_the_default_pose_is_written_as_action_offset():
+    d = g1_deploy()
+    assert "action_offset" not in isaaclab_import.section(d, G1_SDK, "g1.onnx", (480, 29))
+    d["actions"]["JointPositionAction"]["offset"][3] = 0.5
+    s = isaaclab_import.section(d, G1_SDK, "g1.onnx", (480, 29))
+    assert s["action_offset"][3] == 0.5
+    assert s["action_offset"][:3] + s["action_offset"][4:] == \
+        d["default_joint_pos"][:3] + d["default_joint_pos"][4:]
+    assert s["default_pose"][3] == d["default_joint_pos"][3]  # the default pose is unchanged
+    d["actions"]["JointPositionAction"]["offset"] = 0.0  # one number for every joint
+    assert isaaclab_import.section(d, G1_SDK, "g1.onnx", (480, 29))["action_offset"] == [0.0] * 29
+
+
 def test_a_term_clip_is_kept_before_the_scale():
     d = g1_deploy()
     d["observations"]["joint_vel_rel"]["clip"] = [-100.0, 100.0]
@@ -150,6 +180,26 @@ def test_the_command_line_writes_the_section_and_the_models_metadata(tmp_path, c
     assert json.loads(meta["robot_edge.kp"]) == s["kp"]
     assert json.loads(meta["robot_edge.observation"])[2]["clip"] == [[-0.5, 1.0], [-0.3, 0.3],
                                                                       [-0.2, 0.2]]
+    assert "robot_edge.action_offset" not in meta
+
+
+def test_the_command_line_writes_per_term_history_and_action_offset(tmp_path, capsys):
+    d = g1_deploy()
+    d["observations"]["joint_vel_rel"]["history_length"] = 2
+    d["actions"]["JointPositionAction"]["offset"] = 0.0
+    deploy = tmp_path / "deploy.yaml"
+    deploy.write_text(yaml.dump(d, sort_keys=False))  # slice tags as PyYAML writes them
+    policy = network(tmp_path / "policy.onnx", 480 - 29 * 3, 29)
+    out, section = tmp_path / "g1.onnx", tmp_path / "g1.yaml"
+    assert policy_import.main(["import", policy, "--deploy", str(deploy), "--joints",
+                               ",".join(G1_SDK), "--out", str(out), "--yaml", str(section)]) == 0
+    assert "6 observation terms × per-term history [5, 5, 5, 5, 2, 5]" in capsys.readouterr().err
+    s = yaml.safe_load(section.read_text())["policy"]
+    assert s["observation"][4]["history"] == 2 and s["history_layout"] == "term_major"
+    assert s["action_offset"] == [0.0] * 29
+    meta = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
+    assert json.loads(meta["robot_edge.action_offset"]) == [0.0] * 29
+    assert json.loads(meta["robot_edge.observation"])[4]["history"] == 2
 
 
 def test_the_command_line_refuses_with_the_reason_and_writes_nothing(tmp_path, capsys):
