@@ -36,92 +36,63 @@ void StateMachine::BeginTick() {
 
 SubmitResult StateMachine::Submit(std::int64_t now_us, const Command& command) {
   BeginTick();
+  const bool streamed = IsStreamPacket(command.kind);
   bool continues_stream = false;
-  if (IsStreamPacket(command.kind)) {
+  if (streamed) {
     continues_stream =
         last_packet_us_ >= 0 && command.received_us - last_packet_us_ < trajectory_timeout_us_;
     last_packet_us_ = command.received_us;
   }
-  const Transition t = Decide(mode_, command.kind, command.mode, policy_ != nullptr);
-  std::optional<Reason> refused;
-  if (!t.allowed) {
-    refused = t.refused;
-  } else if (command.kind == CommandKind::kJointStream) {
-    refused = RefusedJointCommand(now_us, command);
+  AdmissionView view = admission_view();
+  // A packet that starts a new stream is not the DAMPed stream's.
+  if (streamed && !continues_stream) view.stream_damped = false;
+  const Admission a = Admit(view, command, now_us);
+  const bool judged_leaving_damp = a.blocked_leaving_damp || (!a.refused && mode_ == Mode::kDamp &&
+                                                              a.transition.next != Mode::kDamp);
+  if (judged_leaving_damp && streamed && !continues_stream) {  // a new stream starts over
+    stream_damped_ = false;
+    stream_block_reason_ = Reason::kCount;
   }
-  if (refused) {
-    // said why
-  } else if (mode_ == Mode::kDamp && t.next != Mode::kDamp) {
-    refused = BlockedInDamp(now_us, command, t.next, continues_stream);
-  } else if (command.kind == CommandKind::kJog) {
-    // A jog moves a joint: what blocks leaving DAMP blocks it too (no event: the maintenance
-    // API answers its client directly).
-    const Reason why = WhyBlocked(command, alerts_.FirstCritical());
-    if (why != Reason::kCount) refused = why;
+  if (a.blocked_leaving_damp) ReportBlocked(now_us, *a.refused, a.transition.next, streamed);
+  if (a.refused) {
+    counters_.Count(*a.refused);
+    return {false, *a.refused, mode_};
   }
-  if (refused) {
-    counters_.Count(*refused);
-    return {false, *refused, mode_};
-  }
-  Apply(now_us, command, t.next);
-  if (latch_.latched && ReleasesLatch(command)) latch_ = StopLatch{};
-  if (command.latches && t.next == Mode::kDamp) LatchStop(command);
+  Apply(now_us, command, a.transition.next);
+  if (latch_.latched && ReleasesLatch(view, command)) latch_ = StopLatch{};
+  if (command.latches && a.transition.next == Mode::kDamp) LatchStop(command);
   if (command.source == CommandSource::kClient) last_command_sequence_ = command.sequence;
   return {true, Reason::kCount, mode_};
 }
 
-std::optional<Reason> StateMachine::RefusedJointCommand(std::int64_t now_us,
-                                                        const Command& command) const {
-  const JointStreamCommand& c = *command.joint_stream;
-  if (mode_ != Mode::kMoveJointStream && !c.has_gains) return Reason::kJointStreamNoGains;
-  if (c.end_us < now_us) return Reason::kJointStreamExpired;
-  return std::nullopt;
+AdmissionView StateMachine::admission_view() const {
+  AdmissionView v;
+  v.mode = mode_;
+  v.policy_available = policy_ != nullptr;
+  v.critical_alert = alerts_.FirstCritical() != nullptr;
+  v.motors_replied = alerts_.all_motors_replied();
+  v.imu_received = alerts_.imu_received();
+  v.calibration_stale = calibration_stale_;
+  v.stop_latched = latch_.latched;
+  v.latch_holder = latch_.holder;
+  v.damp_entered_us = damp_entered_us_;
+  v.stream_damped = stream_damped_;
+  return v;
 }
 
-std::optional<Reason> StateMachine::BlockedInDamp(std::int64_t now_us, const Command& command,
-                                                  Mode requested, bool continues_stream) {
-  const bool streamed = IsStreamPacket(command.kind);
-  if (streamed && !continues_stream) {  // a new stream
-    stream_damped_ = false;
-    stream_block_reason_ = Reason::kCount;
-  }
-  const Alert* blocking = alerts_.FirstCritical();
-  const Reason reason = WhyBlocked(command, blocking);
-  if (reason == Reason::kCount) return std::nullopt;
+void StateMachine::ReportBlocked(std::int64_t now_us, Reason reason, Mode requested,
+                                 bool streamed) {
   Event e;
   e.kind = EventKind::kModeBlocked;
   e.time_us = now_us;
   e.reason = reason;
   e.from = Mode::kDamp;
   e.to = requested;
-  if (blocking != nullptr) e.alert = *blocking;
+  if (const Alert* blocking = alerts_.FirstCritical(); blocking != nullptr) e.alert = *blocking;
   if (reason == Reason::kStopLatched) e.stopped_by = latch_.stopped_by;
   // A blocked stream reports once per stream and reason, not at 50 Hz.
   if (!streamed || e.reason != stream_block_reason_) events_.Push(e);
   if (streamed) stream_block_reason_ = e.reason;
-  return e.reason;
-}
-
-// kCount: not blocked.
-Reason StateMachine::WhyBlocked(const Command& command, const Alert* blocking) const {
-  if (blocking != nullptr) return Reason::kBlockedByAlert;
-  if (!alerts_.all_motors_replied()) return Reason::kMotorsNotReady;
-  if (!alerts_.imu_received()) return Reason::kImuNotReady;
-  if (calibration_stale_) return Reason::kCalibrationStale;
-  if (latch_.latched && !ReleasesLatch(command)) return Reason::kStopLatched;
-  if (command.sent_us < damp_entered_us_) return Reason::kSentBeforeDamp;
-  if (IsStreamPacket(command.kind) && stream_damped_) {
-    return Reason::kTrajectoryStreamDamped;
-  }
-  return Reason::kCount;
-}
-
-bool StateMachine::ReleasesLatch(const Command& command) const {
-  if (command.kind == CommandKind::kReleaseStop) return true;
-  // Only the controller that held control when the robot was stopped, and holds it now: not one
-  // that overrode it, nor one that took control after it idled or left.
-  return command.kind == CommandKind::kMode && command.mode == ModeRequest::kStand &&
-         command.from_controller && latch_.holder[0] != '\0' && command.holder == latch_.holder;
 }
 
 void StateMachine::LatchStop(const Command& command) {

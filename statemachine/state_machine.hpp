@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "statemachine/admission.hpp"
 #include "statemachine/alerts.hpp"
 #include "statemachine/counters.hpp"
 #include "statemachine/events.hpp"
@@ -72,18 +73,13 @@ class StateMachine {
   // restored latch holds even with safety.latch_external_damp off: it was latched when on).
   const StopLatch& stop_latch() const { return latch_; }
   void RestoreStopLatch(const StopLatch& latch);
+  // What decides whether a command is taken, for the API thread's door (admission.hpp).
+  AdmissionView admission_view() const;
 
  private:
-  // Blocks leaving DAMP while a critical alert is active, a motor never replied or the IMU never
-  // reported; a command sent before DAMP was entered (a late packet of any stream, the
-  // watchdog's included); and a trajectory stream that DAMP interrupted (see stream_damped_).
-  // `continues_stream`: a trajectory packet within the timeout of the previous one.
-  std::optional<Reason> BlockedInDamp(std::int64_t now_us, const Command& command, Mode requested,
-                                      bool continues_stream);
-  Reason WhyBlocked(const Command& command, const Alert* blocking) const;
-  // The stop latch: a latching DAMP sets it; the STAND of the client in control clears it when
-  // that client is the controller that held control when it latched; kReleaseStop always does.
-  bool ReleasesLatch(const Command& command) const;
+  // A MODE_BLOCKED event for a command refused leaving DAMP: once per stream and reason.
+  void ReportBlocked(std::int64_t now_us, Reason reason, Mode requested, bool streamed);
+  // The stop latch: a latching DAMP sets it (admission.hpp says what releases it).
   void LatchStop(const Command& command);
   bool StreamRunning(std::int64_t now_us) const;
   void Apply(std::int64_t now_us, const Command& command, Mode next);
@@ -94,8 +90,6 @@ class StateMachine {
   int OverJointVelocity(std::span<const JointMeasurement> joints) const;
   // MOVE/JOINT_STREAM: kp·|q_des − q| + |τ_ff| stays within the joint's reach_nm (max_torque).
   void LimitTorqueReach(const Inputs& in);
-  // Why a JointCommand cannot be applied now beyond the transition table, or nullopt.
-  std::optional<Reason> RefusedJointCommand(std::int64_t now_us, const Command& command) const;
   void ComputeTargets(std::int64_t now_us, const Inputs& in);
   void DampTargets(std::int64_t now_us, const Inputs& in);
   void StandTargets(std::int64_t now_us, const Inputs& in);

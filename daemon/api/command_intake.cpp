@@ -4,6 +4,7 @@
 
 #include "daemon/api/messages.hpp"
 #include "daemon/channels/clock.hpp"
+#include "statemachine/admission.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -165,7 +166,8 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
     outcome.reason = sm::Reason::kQueueFull;
     return outcome;
   }
-  const std::optional<sm::Reason> drop = validate(slot, sent_us);
+  std::optional<sm::Reason> drop = validate(slot, sent_us);
+  if (!drop) drop = RefusedByStateMachine(client, slot->command, now_us);
   if (drop) {  // dropped here: it takes no control
     spare_ = slot;
     outcome.reason = *drop;
@@ -183,9 +185,33 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
   return outcome;
 }
 
+std::optional<sm::Reason> CommandIntake::RefusedByStateMachine(const Client& client,
+                                                               const sm::Command& command,
+                                                               std::int64_t now_us) {
+  if (arbiter_.holder() == client.id) return std::nullopt;  // the control thread judges it
+  sm::Command probe = command;
+  probe.from_controller = true;  // as it will be once it holds control
+  probe.holder = sm::MakeSenderLabel(client.controller);
+  const std::optional<sm::Reason> refused =
+      sm::Admit(channels_->snapshots.Latest().admission, probe, now_us).refused;
+  if (refused) counters_.Count(*refused);
+  return refused;
+}
+
 CommandIntake::Outcome CommandIntake::SubmitJog(const Client& client, const sm::JogRequest& jog,
                                                 std::int64_t now_us) {
   Outcome outcome;
+  sm::Command probe;
+  probe.kind = sm::CommandKind::kJog;
+  probe.source = sm::CommandSource::kDaemon;
+  probe.received_us = probe.sent_us = now_us;
+  probe.jog = jog;
+  if (arbiter_.WouldAccept(client.id, client.controller, /*is_damp=*/false)) {
+    if (const auto refused = RefusedByStateMachine(client, probe, now_us)) {
+      outcome.reason = *refused;
+      return outcome;
+    }
+  }
   const auto decision = arbiter_.OnCommand(client.id, client.controller, /*is_damp=*/false, now_us);
   outcome.change = decision.change;
   if (!decision.accepted) {

@@ -4,8 +4,14 @@
 //   1. freshness (CommandFreshness, one per client): timestamp, robot-edged's wall clock,
 //      sequence and age; a command dropped here takes no control;
 //   2. who may command (ControllerArbiter): the controlling client, or anyone for DAMP; control
-//      changes hands only for a command that passes 3 (one dropped by validation takes none);
+//      changes hands only for a command that passes 3 and 3b (one dropped there takes none);
 //   3. seed 000's validation (CommandValidator) into a free CommandPipe slot;
+//   3b. a command that would take control is judged as the state machine would judge it, on
+//      the view the control thread published after its last tick (ControlSnapshot::admission,
+//      statemachine/admission.hpp): one it would refuse (stop_latched, motors_not_ready, a
+//      transition the table refuses, ...) is dropped with that reason and takes no control. The
+//      view is at most a tick old: the control thread still decides, and a command queued in
+//      that tick can make the two differ (the control thread's answer then comes back);
 //   4. the hand-off to the control thread. DAMP is never dropped: when every slot is in flight it
 //      takes the urgent mailbox, which the control thread reads every tick.
 // The first drop of a burst of stale / out-of-order / untimestamped commands from a client (and a
@@ -106,6 +112,10 @@ class CommandIntake {
   template <typename Validate>
   Outcome HandOver(const Client& client, bool damp, std::int64_t sent_us, std::int64_t now_us,
                    Outcome outcome, Validate validate);
+  // Step 3b: for a client that does not hold control, why the state machine would refuse
+  // `command` (counted), or nullopt.
+  std::optional<sm::Reason> RefusedByStateMachine(const Client& client, const sm::Command& command,
+                                                  std::int64_t now_us);
   // Control changes hands (ControllerArbiter::OnCommand) for a command about to be queued.
   void TakeControl(const Client& client, bool damp, std::int64_t now_us, Outcome* outcome);
   // The daemon's own command of `kind` (no sequence, no result) for `client_id` (0: none),

@@ -8,6 +8,7 @@
 
 #include "config/config.hpp"
 #include "daemon/channels/loop_timing.hpp"
+#include "statemachine/admission.hpp"
 #include "statemachine/counters.hpp"
 #include "statemachine/io.hpp"
 
@@ -35,6 +36,9 @@ struct ControlSnapshot {
   std::size_t alert_count = 0;
   sm::Counters counters;     // the state machine's drops and adjustments
   sm::StopLatch stop_latch;  // the stop latch (kept on disk by the API thread)
+  // What decides whether the state machine takes a command: the API thread judges a command
+  // that would take control with it (statemachine/admission.hpp).
+  sm::AdmissionView admission;
   std::uint64_t events_dropped = 0;
   std::uint64_t ticks = 0;
   std::uint64_t overruns = 0;

@@ -339,6 +339,7 @@ void ControlLoop::Publish(std::int64_t now_us, const sm::Outputs& out) {
   std::copy_n(out.alerts.begin(), s.alert_count, s.alerts.begin());
   s.counters = state_machine_.counters();
   s.stop_latch = state_machine_.stop_latch();
+  s.admission = state_machine_.admission_view();
   s.events_dropped = state_machine_.events_dropped();
   s.ticks = timing_.ticks();
   s.overruns = timing_.overruns();

@@ -4,6 +4,8 @@
 // frame of each tick (StateStream).
 #include <gtest/gtest.h>
 
+#include "published_view.hpp"
+
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ std::string TrajectoryBytes(std::uint32_t s, std::int64_t t_us) {
 
 TEST(ApiAllocation, ACommandFromBytesToTheControlThreadAllocatesNothing) {
   ControlChannels channels(Config(), 8, 64);
+  test::PublishView(&channels);
   std::int64_t wall_us = kClientClock;
   CommandIntake intake(Config(), &channels, [&wall_us] { return wall_us; });
   MessageReader reader;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "published_view.hpp"
+
 namespace robot_edge::daemon {
 namespace {
 
@@ -21,6 +23,11 @@ class Intake : public testing::Test {
     // The relative rules (stalls of seconds) are tested here, so the wall clock rule is loosened
     // to 10 min; an hour-old command still meets it.
     config_.api.max_clock_offset_ms = 600'000;
+    PublishView(sm::Mode::kDamp);
+  }
+
+  void PublishView(sm::Mode mode, bool latched = false, const char* latch_holder = "") {
+    test::PublishView(&channels_, mode, latched, latch_holder);
   }
 
   // A STAND from `client`, sent at `sent_us` (our clock), received at `now_us`.
@@ -252,6 +259,71 @@ TEST_F(Intake, AControllerSilentForTheWalkingBoundStopsWalkingOnce) {
   Drain();
   intake_.CheckIdle(2600 * kMs);
   EXPECT_EQ(Drain(), 1u) << "a new silence stops it again";
+}
+
+// Issue 38: a command the state machine would refuse takes no control. 'ble' outranks 'cloud':
+// while an observer's stop is latched for 'cloud', ble's STAND (refused: stop_latched) and its
+// walk (refused in DAMP by the table) leave cloud in control, and cloud's walk is not stopped.
+TEST_F(Intake, ACommandTheStateMachineWouldRefuseTakesNoControl) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  PublishView(sm::Mode::kDamp, /*latched=*/true, "cloud");
+  const CommandIntake::Client ble{3, "ble", true, ""};
+  auto out = Stand(ble, 1, 10 * kMs, 10 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_EQ(out.reason, sm::Reason::kStopLatched);
+  EXPECT_FALSE(out.change);
+  EXPECT_EQ(intake_.arbiter().current(), "cloud");
+  EXPECT_EQ(Drain(), 0u) << "no stop-walking, no command";
+  EXPECT_EQ(intake_.counters()[sm::Reason::kStopLatched], 1u);
+
+  edge::CloudCommand walk;
+  walk.set_sequence(2);
+  walk.set_timestamp_us(kClientClock + static_cast<std::uint64_t>(20 * kMs));
+  walk.mutable_velocity()->set_vx(0.3f);
+  wall_us_ = static_cast<std::int64_t>(kClientClock) + 20 * kMs;
+  out = intake_.Submit(ble, walk, 20 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_EQ(out.reason, sm::Decide(sm::Mode::kDamp, sm::CommandKind::kVelocity, {}, true).refused);
+  EXPECT_EQ(intake_.arbiter().current(), "cloud");
+
+  // The client in control: the control thread judges (and releases the latch for cloud).
+  EXPECT_EQ(Stand(cloud_, 2, 30 * kMs, 30 * kMs).kind, Kind::kQueued);
+  // DAMP is never judged away.
+  EXPECT_EQ(Damp(ble, 40 * kMs).kind, Kind::kQueued);
+}
+
+// A controller that lost control after its stop latched takes it back with the STAND that
+// releases the latch; another controller's STAND takes none.
+TEST_F(Intake, OnlyTheLatchHoldersStandRetakesControlWhileLatched) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  PublishView(sm::Mode::kDamp, /*latched=*/true, "cloud");
+  const std::int64_t idle_us = config_.api.controller_idle_timeout_ms * kMs;
+  ASSERT_TRUE(intake_.CheckIdle(idle_us));
+  const CommandIntake::Client fleet{4, "fleet", true, ""};
+  const auto out = Stand(fleet, 1, idle_us + kMs, idle_us + kMs);
+  EXPECT_EQ(out.reason, sm::Reason::kStopLatched);
+  EXPECT_EQ(intake_.arbiter().holder(), 0u);
+  const auto back = Stand(cloud_, 2, idle_us + 2 * kMs, idle_us + 2 * kMs);
+  EXPECT_EQ(back.kind, Kind::kQueued);
+  ASSERT_TRUE(back.change);
+  EXPECT_EQ(back.change->current, "cloud");
+}
+
+// A bring-up jog while the stop is latched takes no control either.
+TEST_F(Intake, AJogTheStateMachineWouldRefuseTakesNoControl) {
+  PublishView(sm::Mode::kDamp, /*latched=*/true, "cloud");
+  const CommandIntake::Client maintainer{6, "maintainer", true, ""};
+  sm::JogRequest jog;
+  const auto out = intake_.SubmitJog(maintainer, jog, 10 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_EQ(out.reason, sm::Reason::kStopLatched);
+  EXPECT_FALSE(out.change);
+  EXPECT_EQ(intake_.arbiter().holder(), 0u);
+  PublishView(sm::Mode::kDamp);
+  EXPECT_EQ(intake_.SubmitJog(maintainer, jog, 20 * kMs).kind, Kind::kQueued);
+  EXPECT_EQ(intake_.arbiter().current(), "maintainer");
 }
 
 }  // namespace

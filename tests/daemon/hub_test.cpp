@@ -3,10 +3,12 @@
 #include "daemon/api/hub.hpp"
 
 #include <gtest/gtest.h>
+
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "published_view.hpp"
 
 #include <algorithm>
 
@@ -36,6 +38,7 @@ class HubTest : public testing::Test {
         wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
         access_(AccessPolicy::Load(config_, ::getuid())),
         hub_(io_, config_, &channels_, nullptr, ::dup(wake_), "test", &access_) {
+    test::PublishView(&channels_);
     hub_.Start();
   }
   ~HubTest() override {

@@ -97,6 +97,26 @@ TEST(StopLatchAcrossRestarts, SigkillAndACleanRestartKeepItUntilTheControllerSta
       << "the record outlived the release";
 }
 
+// A command the state machine refuses takes no control: 'ble' outranks 'cloud', but its STAND,
+// refused while cloud's stop is latched, leaves control with cloud, whose STAND then releases
+// the stop at once (before, ble's refused STAND took control and cloud's was not_controller).
+TEST(StopLatchAcrossRestarts, AnotherControllersRefusedStandLeavesControlWithTheHolder) {
+  Robot robot;
+  LatchAStop(robot);
+  if (HasFatalFailure()) return;
+  auto cloud = robot.Connect("cloud");
+  WaitMotorsReady(cloud);
+  ASSERT_TRUE(Command(cloud, Mode(edge::MODE_DAMP)).accepted()) << "cloud takes control";
+  auto ble = robot.Connect("ble");
+  const auto ble_stand = Command(ble, Mode(edge::MODE_STAND));
+  EXPECT_FALSE(ble_stand.accepted());
+  EXPECT_EQ(ble_stand.reason(), "stop_latched");
+  const auto stand = Command(cloud, Mode(edge::MODE_STAND));
+  EXPECT_TRUE(stand.accepted()) << "cloud lost control to a refused command: " << stand.reason();
+  EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(robot.dir() + "/stop-latch"); }, 5s))
+      << "the stop was not released";
+}
+
 TEST(StopLatchAcrossRestarts, OnlySomeoneOnTheRobotReleasesItLocally) {
   Robot robot;
   LatchAStop(robot);

@@ -38,7 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   peer.has_credentials = true;
   peer.uid = ::getuid();
   peer.loopback = true;
-  machine.Step(now_us, robot.At(now_us));
+  // The control thread's tick: the state machine steps and publishes its view for the door.
+  const auto tick = [&] {
+    machine.Step(now_us, robot.At(now_us));
+    channels.snapshots.back().admission = machine.admission_view();
+    channels.snapshots.Publish();
+  };
+  tick();
   bool welcomed = false;
   daemon::CommandIntake::Client client{1, "", true, ""};
   reader.Feed(std::span(data, size), [&](const edge::ClientMessage& m) {
@@ -62,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       machine.Submit(now_us, slot->command);
       channels.commands.Release(slot);
     }
-    machine.Step(now_us, robot.At(now_us));
+    tick();
     return true;
   });
   intake.Disconnect(client.id, now_us);
