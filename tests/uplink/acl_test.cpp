@@ -82,6 +82,12 @@ class Peer {
     mosquitto_loop_stop(mosq_, false);
     mosquitto_destroy(mosq_);
   }
+  // libmosquitto's answer to a QoS 1 publish, without waiting for the PUBACK
+  // (MOSQ_ERR_OVERSIZE_PACKET: larger than the Maximum Packet Size the broker's CONNACK set).
+  int PublishNoWait(const std::string& topic, const std::string& payload) {
+    return mosquitto_publish_v5(mosq_, nullptr, topic.c_str(), static_cast<int>(payload.size()),
+                                payload.data(), 1, false, nullptr);
+  }
   // The PUBACK's reason code (0: accepted, 135: not authorized).
   int Publish(const std::string& topic, const std::string& payload, bool retain = false) {
     int mid = 0;
@@ -357,6 +363,32 @@ TEST(BrokerClientId, ShippedLayoutR2CannotTakeR1sSessionNorKickTheFleetsBackend)
       << ReadFile(dir + "/mosquitto.err");
   broker.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
+}
+
+// The audit's R1 (round four): with no size bound, one robot's certificate sent 50 MB messages on
+// its own topics and the broker grew to 352 MB. The shipped layout advertises and enforces a
+// Maximum Packet Size of 272 KiB: a message above it never reaches the fleet, one below does.
+TEST(BrokerClientId, ShippedLayoutRefusesAMessageLargerThanTheUplinksOwn) {
+  const std::string dir = MakeTempDir("uplink-packet-size");
+  const std::string pki = dir + "/pki";
+  ASSERT_EQ(std::system((std::string(ROBOT_EDGE_UPLINK_PKI) + " " + pki).c_str()), 0);
+  const Layout layout{FreePort(), FreePort(), "fleet-backend"};
+  MosquittoBroker broker(dir, layout.robots_port, ShippedLayout(dir, pki, layout.fleet_port));
+  broker.Start();
+  ASSERT_TRUE(Eventually([&] { return PortOpen(layout.fleet_port); }, 10s));
+  Peer fleet(pki, "fleet-backend", layout.fleet_port, Session{"fleet-status"});
+  EXPECT_EQ(fleet.Subscribe("robot-edge/+/telemetry"), 1);
+  Peer r2(pki, "r2", layout.robots_port, Session{"r2"});
+  EXPECT_EQ(r2.PublishNoWait("robot-edge/r2/telemetry", std::string(300 * 1024, 'x')),
+            MOSQ_ERR_OVERSIZE_PACKET);
+  EXPECT_EQ(r2.Publish("robot-edge/r2/telemetry", std::string(200 * 1024, 'y')), 0);
+  ASSERT_TRUE(
+      Eventually([&] { return !fleet.Payloads("robot-edge/r2/telemetry").empty(); }, 10s));
+  for (const std::string& p : fleet.Payloads("robot-edge/r2/telemetry")) {
+    EXPECT_LE(p.size(), 200u * 1024) << "a message above the bound reached the fleet";
+  }
+  broker.Stop();
+  if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
 // Control: the same attack on the old layout (one listener, no use_username_as_clientid: the
