@@ -37,9 +37,9 @@ struct AdmissionView {
 };
 
 struct Admission {
-  Transition transition;                // the table's answer
-  std::optional<Reason> refused;        // nullopt: taken
-  bool blocked_leaving_damp = false;    // refused by what blocks leaving DAMP (MODE_BLOCKED)
+  Transition transition;              // the table's answer
+  std::optional<Reason> refused;      // nullopt: taken
+  bool blocked_leaving_damp = false;  // refused by what blocks leaving DAMP (MODE_BLOCKED)
 };
 
 // `now_us`: the state machine's clock (a JointCommand's end_us is compared with it).

@@ -382,8 +382,7 @@ TEST(BrokerClientId, ShippedLayoutRefusesAMessageLargerThanTheUplinksOwn) {
   EXPECT_EQ(r2.PublishNoWait("robot-edge/r2/telemetry", std::string(300 * 1024, 'x')),
             MOSQ_ERR_OVERSIZE_PACKET);
   EXPECT_EQ(r2.Publish("robot-edge/r2/telemetry", std::string(200 * 1024, 'y')), 0);
-  ASSERT_TRUE(
-      Eventually([&] { return !fleet.Payloads("robot-edge/r2/telemetry").empty(); }, 10s));
+  ASSERT_TRUE(Eventually([&] { return !fleet.Payloads("robot-edge/r2/telemetry").empty(); }, 10s));
   for (const std::string& p : fleet.Payloads("robot-edge/r2/telemetry")) {
     EXPECT_LE(p.size(), 200u * 1024) << "a message above the bound reached the fleet";
   }
