@@ -267,10 +267,13 @@ bool Spool::HoldInMemory(std::uint64_t sequence, std::uint32_t source, std::uint
 }
 
 std::uint64_t Spool::Append(std::uint32_t topic, std::uint32_t source, std::string_view payload) {
-  if (last_sequence_ == std::numeric_limits<std::uint64_t>::max()) {  // a crafted segment's name
+  // Never a sequence above 2^48, which a next start would not believe (a crafted cursor or
+  // segment can bring the last one there).
+  if (last_sequence_ >= spool_detail::kMaxSequence) {
     ++lost_;
     cursor_dirty_ = true;
-    Note("no sequence is left after " + std::to_string(last_sequence_) + ": record dropped");
+    Note("no sequence is left after " + std::to_string(last_sequence_) +
+         " (at most 2^48): record dropped");
     return 0;
   }
   const std::uint64_t sequence = last_sequence_ + 1;

@@ -191,9 +191,17 @@ void Spool::UseCursor(const spool_detail::Cursor& cursor) {
   }
   if (cursor.acked <= kMaxSequence) acked_sequence_ = cursor.acked;
   if (cursor.last <= kMaxSequence) last_sequence_ = std::max(last_sequence_, cursor.last);
-  evicted_ = cursor.evicted;
-  lost_ = cursor.lost;
-  lost_unknown_ = cursor.unknown;
+  // Counts above 2^48 (more records than sequences) are not believed either: they start over.
+  const auto count = [&](std::uint64_t value, const char* what) -> std::uint64_t {
+    if (value <= kMaxSequence) return value;
+    Note(std::string("the cursor's ") + what + " count " + std::to_string(value) +
+         " is above 2^48, not believed: counted from 0");
+    cursor_dirty_ = true;
+    return 0;
+  };
+  evicted_ = count(cursor.evicted, "evicted");
+  lost_ = count(cursor.lost, "lost");
+  lost_unknown_ = count(cursor.unknown, "unknown-loss");
   acked_source_ = cursor.source;
   if (cursor.held != 0) {
     LostUnknown("the previous run ended with records held in memory and could not count them");

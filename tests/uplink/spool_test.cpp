@@ -563,6 +563,26 @@ TEST_F(SpoolTest, ImplausibleSequencesAreIgnoredAndTheSpoolKeepsAppending) {
   EXPECT_TRUE(std::filesystem::exists(Segment(dir_, kMax)));  // left alone
 }
 
+// Round four's R5 and R6: the spool never issues a sequence above 2^48 (a next start would not
+// believe it and reuse sequences), and counts above 2^48 in a cursor are not believed.
+TEST_F(SpoolTest, NoSequenceAbove2To48IsIssuedAndImplausibleCountsAreNotBelieved) {
+  constexpr std::uint64_t k2To48 = std::uint64_t{1} << 48;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  WriteBytes(dir_ + "/cursor", "0 " + std::to_string(kMax) + " 0 " + std::to_string(kMax) + " " +
+                                   std::to_string(k2To48 - 1) + "\n");
+  Spool spool(dir_, kBound);
+  const auto notes = spool.TakeNotes();
+  EXPECT_TRUE(AnyNoteHas(notes, "the cursor's evicted count 18446744073709551615"))
+      << ::testing::PrintToString(notes);
+  EXPECT_TRUE(AnyNoteHas(notes, "the cursor's lost count 18446744073709551615"));
+  EXPECT_EQ(spool.evicted(), 0u);
+  EXPECT_EQ(spool.lost(), 0u);
+  EXPECT_EQ(spool.Append(1, 1, "the last"), k2To48);
+  EXPECT_EQ(spool.Append(1, 2, "one too many"), 0u);
+  EXPECT_EQ(spool.lost(), 1u);
+  EXPECT_TRUE(AnyNoteHas(spool.TakeNotes(), "no sequence is left after 281474976710656"));
+}
+
 // F9: a segment that was a hard link to a file outside the spool was cut by path (truncate(2)):
 // the other file became empty. A segment with more than one name is left alone.
 TEST_F(SpoolTest, RecoveryNeverCutsASegmentWithAnotherName) {
