@@ -35,7 +35,7 @@ try {
 
   await page.goto(`${base}/`, { waitUntil: "load" });
   checks.ok(await until(page, () => document.getElementById("connection").textContent === "live",
-                        null, "connection live", 15000), "connects: the pill says live");
+                        null, "connection live", 30000), "connects: the pill says live");
   const robot = await (await fetch(`${base}/robot.json`)).json();
   const names = await page.$$eval("#joints tbody tr td.name", (cells) => cells.map((c) => c.textContent));
   checks.ok(names.length === 25 && names.every((n, i) => n === robot.joints[i].name),
@@ -44,9 +44,9 @@ try {
 
   // The run: STAND (2.5 s), a 1 s stream, its timeout (DAMP), STAND, DAMP; looped.
   checks.ok(await until(page, () => document.getElementById("mode").textContent === "STAND",
-                        null, "mode STAND", 15000), "the run's STAND shown");
+                        null, "mode STAND", 30000), "the run's STAND shown");
   checks.ok(await until(page, () => document.getElementById("mode").textContent === "DAMP",
-                        null, "mode DAMP", 15000), "then its DAMP");
+                        null, "mode DAMP", 30000), "then its DAMP");
   const knee = names.indexOf("L_Knee");
   const kneeQ = await page.$eval(`#joints tbody tr:nth-child(${knee + 1}) td.q`, (td) => td.textContent);
   checks.ok(Number.isFinite(Number.parseFloat(kneeQ)), `L_Knee's recorded position shown (${kneeQ})`);
@@ -56,7 +56,9 @@ try {
   await sleep(2000);
   const after = await page.evaluate(() => ({ ...window.liveDashboard }));
   const rate = (after.decoded - before.decoded) / ((Date.now() - t0) / 1000);
-  checks.ok(rate >= 200, `decodes the recorded stream (${rate.toFixed(0)} msgs/s)`);
+  // Alone it decodes about 450 messages a second here; a stalled stream decodes none. The floor
+  // allows for a loaded 2-core machine (this check failed at 200 beside a -j2 unit run).
+  checks.ok(rate >= 50, `decodes the recorded stream (${rate.toFixed(0)} msgs/s)`);
   checks.ok(after.decodeErrors === 0, "no decode error");
   for (const id of ["plot-q", "plot-quat", "plot-gyro"]) {
     const n = await page.evaluate(drawnPixels, id);
