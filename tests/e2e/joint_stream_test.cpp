@@ -378,12 +378,14 @@ TEST(JointStream, EndTimePassedHoldsThenDamps) {
   EXPECT_EQ(damp->telemetry_extension().last_user_command_key(), last_applied_key)
       << "kept after the stream";
 
-  // The DAMP frames began with the watchdog, not at end_time: ~200 ms after the last packet.
+  // The DAMP frames began with the watchdog, not at end_time: ~200 ms after the last packet,
+  // not ~30. The floor allows for the emulator's clock under load (189.9 ms seen, beside a
+  // busy host, when robot-edged logged its watchdog at 201 ms).
   const auto first_damp = robot.monitor().WaitFor(
       last_sent, [](const SeenFrame& f) { return !f.special && f.command.kp == 0.0f; }, 1s);
   ASSERT_TRUE(first_damp);
   const double damp_after_ms = static_cast<double>(first_damp->t_us - last_sent) / 1000.0;
-  EXPECT_GE(damp_after_ms, 190.0) << "DAMP before the 200 ms watchdog";
+  EXPECT_GE(damp_after_ms, 150.0) << "DAMP long before the 200 ms watchdog: at end_time?";
   EXPECT_LE(damp_after_ms, 600.0) << "DAMP much later than the 200 ms watchdog";
   RecordProperty("damp_after_last_packet_ms", std::to_string(damp_after_ms));
 
