@@ -77,6 +77,10 @@ class Translator {
       out_.translated.push_back("asset paths made absolute");
     }
     if (includes_ > 0) out_.translated.push_back("<include> expanded (" + Count(includes_) + ")");
+    if (dropped_sensors_ > 0) {
+      out_.translated.push_back("<jointactuatorfrc> sensors dropped (" + Count(dropped_sensors_) +
+                                ")");
+    }
     return std::move(out_);
   }
 
@@ -177,6 +181,14 @@ class Translator {
       if (!fs::path(*file).is_absolute()) *file = (base_ / *file).lexically_normal().string();
     }
     if (name == "joint") TakeForceRange(f, attrs);
+    if (name == "jointactuatorfrc") {
+      // MuJoCo 3's sensor of a joint's actuator force (unitree_mujoco's g1_29dof.xml has 29):
+      // 2.2.2 has none. Dropped: robot-edge-sim finds the sensors it reads (imu_quat, imu_gyro,
+      // imu_accel) by name and reports the torque it applies itself.
+      ++dropped_sensors_;
+      skip_end_.push_back(true);
+      return;
+    }
     skip_end_.push_back(false);
     Emit(name, attrs);
   }
@@ -334,6 +346,7 @@ class Translator {
   int includes_ = 0;
   int compiler_rewrites_ = 0;
   int force_attributes_ = 0;
+  int dropped_sensors_ = 0;
   bool autolimits_ = true;  // the last <compiler autolimits> read; MuJoCo 3's default
 };
 

@@ -12,6 +12,9 @@
 //   joint actuatorfrclimited clamps the torque its motor applies to that joint (MuJoCo 3 clamps
 //                            the joint's total actuator force: the same when one motor drives it).
 //   <include file>           expanded in place (the included files are translated too).
+//   <jointactuatorfrc>       MuJoCo 3's joint actuator-force sensor (unitree_mujoco's
+//                            g1_29dof.xml has one per joint): dropped. The plant finds the sensors
+//                            it reads by name and reports the torque it applies itself.
 //   asset directories        meshdir / texturedir / assetdir, hfield and skin files made absolute,
 //                            so the translation loads from anywhere (a temporary file).
 //

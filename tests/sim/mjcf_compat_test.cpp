@@ -115,6 +115,27 @@ TEST(MjcfCompat, UnitreeH1LoadsAsShipped) {
             t.end());
 }
 
+TEST(MjcfCompat, UnitreeG1With29JointActuatorForceSensorsLoadsAsShipped) {
+  // unitree_mujoco's g1_29dof.xml (examples/unitree-g1-29dof, unchanged) names a MuJoCo 3 sensor
+  // per joint, <jointactuatorfrc>, that 2.2.2 refuses: dropped, the IMU sensors after them kept.
+  const std::string dir = std::string(ROBOT_EDGE_SOURCE_DIR) + "/examples/unitree-g1-29dof";
+  const std::string error = LoadError(dir + "/g1_29dof.xml");
+  EXPECT_EQ(error, "");
+  LoadedMjcf g1 = LoadMjcf(dir + "/scene_29dof.xml");
+  EXPECT_EQ(g1.model->nu, 29);
+  EXPECT_EQ(g1.force_ranges.size(), 29u);
+  const int quat = mj_name2id(g1.model, mjOBJ_SENSOR, "imu_quat");
+  ASSERT_GE(quat, 0);
+  EXPECT_EQ(g1.model->sensor_type[quat], mjSENS_FRAMEQUAT);
+  for (int s = 0; s < g1.model->nsensor; ++s) {
+    const char* name = mj_id2name(g1.model, mjOBJ_SENSOR, s);
+    EXPECT_EQ(std::string(name ? name : "").find("_torque"), std::string::npos) << name;
+  }
+  const std::vector<std::string>& t = g1.translated;
+  EXPECT_NE(std::find(t.begin(), t.end(), "<jointactuatorfrc> sensors dropped (29)"), t.end());
+  mj_deleteModel(g1.model);
+}
+
 TEST(MjcfCompat, FeetAreTheLowestLeafBodiesWhenNoneIsNamedFoot) {
   // Unitree's legs end in left_ankle_link / right_ankle_link; no body is named "foot". Dropped
   // limp from the model's pose (pelvis at 1.05 m), the first contacts with the floor are the
