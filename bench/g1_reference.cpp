@@ -169,7 +169,8 @@ struct ElasticBand {
 
   std::array<double, 3> Force(const double* x, const double* dx) const {
     const double delta[3] = {point[0] - x[0], point[1] - x[1], point[2] - x[2]};
-    const double distance = std::sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
+    const double distance =
+        std::sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
     const double dir[3] = {delta[0] / distance, delta[1] / distance, delta[2] / distance};
     const double v = dx[0] * dir[0] + dx[1] * dir[1] + dx[2] * dir[2];
     const double f = stiffness * (distance - length) - damping * v;
@@ -205,8 +206,15 @@ int FeetOnFloor(const mjModel* m, const mjData* d, int floor, const std::array<i
 class Reference {
  public:
   Reference(mjModel* m, mjData* d, Deploy deploy, robot_edge::policy::InferenceRuntime* net)
-      : m_(m), d_(d), deploy_(std::move(deploy)), net_(net), n_(deploy_.joint_ids_map.size()),
-        joint_pos_(n_), joint_vel_(n_), raw_(n_, 0.0f), processed_(n_, 0.0f) {}
+      : m_(m),
+        d_(d),
+        deploy_(std::move(deploy)),
+        net_(net),
+        n_(deploy_.joint_ids_map.size()),
+        joint_pos_(n_),
+        joint_vel_(n_),
+        raw_(n_, 0.0f),
+        processed_(n_, 0.0f) {}
 
   // State_RLBase::enter: update, env->reset() (actions 0, histories filled with this observation).
   void Enter() {
@@ -318,8 +326,10 @@ int main(int argc, char** argv) {
     const FixStand stand = ReadFixStand(argv[4]);
     const int n = static_cast<int>(deploy.joint_ids_map.size());
     if (m->nq != 7 + n || m->nv != 6 + n || m->nu != n || m->jnt_type[0] != mjJNT_FREE) {
-      std::fprintf(stderr, "bench_g1_reference: the model is not a floating base with %d joints, "
-                           "%d motors\n", n, n);
+      std::fprintf(stderr,
+                   "bench_g1_reference: the model is not a floating base with %d joints, "
+                   "%d motors\n",
+                   n, n);
       return 2;
     }
     for (int a = 0; a < n; ++a) {  // unitree_mujoco: motor i drives the SDK's joint i
