@@ -318,6 +318,7 @@ std::optional<GroundTruth> MujocoPlant::truth() const {
   const int frame_body = imu_site_ >= 0 ? model_->site_bodyid[imu_site_] : base_body_;
   const double* r = data_->xmat + 9 * frame_body;
   t.tilt_deg = std::acos(std::clamp(r[8], -1.0, 1.0)) * 180 / std::numbers::pi;
+  t.time_s = data_->time;
   t.torso_height_m = imu_site_ >= 0 ? data_->site_xpos[3 * imu_site_ + 2] : t.base_position_m[2];
   for (int c = 0; c < data_->ncon; ++c) {
     const mjContact& contact = data_->contact[c];

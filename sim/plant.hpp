@@ -59,6 +59,8 @@ struct GroundTruth {
   double tilt_deg = 0;        // torso up axis vs world up
   int contacts = 0;           // active contacts with the floor
   int foot_contacts = 0;      // of which on a foot
+  double time_s = 0;          // simulated time since the start (s): behind the wall clock when
+                              // the physics falls behind real time and skips
 };
 
 class Plant {

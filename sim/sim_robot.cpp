@@ -237,13 +237,14 @@ std::string SimRobot::TruthLine() const {
   char line[400];
   std::snprintf(line, sizeof(line),
                 "ok base=%.4f,%.4f,%.4f quat=%.4f,%.4f,%.4f,%.4f vel=%.4f,%.4f,%.4f "
-                "angvel=%.4f,%.4f,%.4f torso_height=%.4f tilt=%.2f contacts=%d feet=%d",
+                "angvel=%.4f,%.4f,%.4f torso_height=%.4f tilt=%.2f contacts=%d feet=%d "
+                "time=%.4f",
                 t->base_position_m[0], t->base_position_m[1], t->base_position_m[2],
                 t->base_quaternion[0], t->base_quaternion[1], t->base_quaternion[2],
                 t->base_quaternion[3], t->base_velocity_m_s[0], t->base_velocity_m_s[1],
                 t->base_velocity_m_s[2], t->base_angular_velocity_rad_s[0],
                 t->base_angular_velocity_rad_s[1], t->base_angular_velocity_rad_s[2],
-                t->torso_height_m, t->tilt_deg, t->contacts, t->foot_contacts);
+                t->torso_height_m, t->tilt_deg, t->contacts, t->foot_contacts, t->time_s);
   return line;
 }
 
