@@ -136,6 +136,15 @@ TEST(MjcfCompat, UnitreeG1With29JointActuatorForceSensorsLoadsAsShipped) {
   mj_deleteModel(g1.model);
 }
 
+TEST(MjcfCompat, GroundTruthCarriesTheSimulatedTime) {
+  // sim2sim walks --seconds of simulated time: the simulator's clock, not the wall clock, which
+  // it falls behind on a loaded machine.
+  MujocoPlant plant(H1Config(), kH1Scene, std::nullopt);
+  std::vector<TorqueLaw> limp(plant.motor_count());
+  for (int step = 0; step < 250; ++step) plant.Step(limp);
+  EXPECT_NEAR(plant.truth().value().time_s, 250 * plant.model()->opt.timestep, 1e-9);
+}
+
 TEST(MjcfCompat, FeetAreTheLowestLeafBodiesWhenNoneIsNamedFoot) {
   // Unitree's legs end in left_ankle_link / right_ankle_link; no body is named "foot". Dropped
   // limp from the model's pose (pelvis at 1.05 m), the first contacts with the floor are the
