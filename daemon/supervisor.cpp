@@ -92,11 +92,17 @@ void Supervisor::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool Supervisor::WaitForStop() {
+  std::unique_lock lock(mutex_);
+  return wake_.wait_for(lock, std::chrono::microseconds(check_period_us_),
+                        [this] { return stop_; });
+}
+
+// The checks run without the mutex held (a log line, a datagram, the stall DAMP): Stop() waits
+// for the check under way only, by joining.
 void Supervisor::Run() {
   const auto feed_period = notifier_->watchdog_period();
-  std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::microseconds(check_period_us_),
-                         [this] { return stop_; })) {
+  while (!WaitForStop()) {
     const std::int64_t now = SteadyMicros();
     CheckStall(now);
     Liveness::Verdict v = liveness_.Check(now, loop_.last_tick_us(),

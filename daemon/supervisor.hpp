@@ -89,6 +89,7 @@ class Supervisor {
 
  private:
   void Run();
+  bool WaitForStop();  // a check period, or true once Stop() was called
   void CheckStall(std::int64_t now_us);
 
   const ControlLoop& loop_;
