@@ -564,11 +564,16 @@ TEST(DdsBridge, OneWriterAtATimeOnItsOwnClock) {
   EXPECT_NE(bridge->Stderr().find("rt/lowcmd: ignoring writer"), std::string::npos)
       << bridge->Stderr();
 
-  // The first goes away: the second is followed.
+  // The first goes away: the second is followed. 1.5 s of streaming at a time, up to 9 s: on a
+  // machine too slow for the simulator (CI's once) a stall drops commands as stale and an IMU
+  // timeout blocks leaving DAMP until it passes; the stream then takes the robot again.
   dds_delete(peer.writer());
   Observed after;
-  states.clear();
-  Stream(peer, observer, target, 10ms, 1500ms, &states, &after, nullptr, nullptr, second);
+  for (int tries = 0; tries < 6; ++tries) {
+    states.clear();
+    Stream(peer, observer, target, 10ms, 1500ms, &states, &after, nullptr, nullptr, second);
+    if (!states.empty() && std::abs(states.back().q[kElbow] - target[kElbow]) < 0.05f) break;
+  }
   const dds_time_t stream_end_ns = dds_time();  // later than its last sample's timestamp
   ASSERT_FALSE(states.empty());
   EXPECT_NEAR(states.back().q[kElbow], target[kElbow], 0.05f) << bridge->Stderr();
