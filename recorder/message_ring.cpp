@@ -6,14 +6,16 @@
 namespace robot_edge::recorder {
 
 MessageRing::MessageRing(std::size_t capacity_bytes, std::size_t capacity_slots)
-    : bytes_(std::max<std::size_t>(capacity_bytes, 1)),
-      slots_(std::max<std::size_t>(capacity_slots, 1)) {}
+    : capacity_bytes_(std::max<std::size_t>(capacity_bytes, 1)),
+      capacity_slots_(std::max<std::size_t>(capacity_slots, 1)),
+      bytes_(std::make_unique_for_overwrite<std::uint8_t[]>(capacity_bytes_)),
+      slots_(std::make_unique_for_overwrite<SlotData[]>(capacity_slots_)) {}
 
 bool MessageRing::Push(std::uint32_t channel, std::uint32_t sequence, std::uint64_t log_time_ns,
                        std::span<const std::uint8_t> data) {
-  const std::uint64_t capacity = bytes_.size();
+  const std::uint64_t capacity = capacity_bytes_;
   if (data.size() > capacity || data.size() > UINT32_MAX) return false;
-  if (end_ - begin_ == slots_.size()) DropOldestSlot();
+  if (end_ - begin_ == capacity_slots_) DropOldestSlot();
   // A message never wraps around the end of the byte ring: it starts the next lap instead.
   std::uint64_t pos = head_;
   if (pos % capacity + data.size() > capacity) pos += capacity - pos % capacity;
@@ -22,8 +24,8 @@ bool MessageRing::Push(std::uint32_t channel, std::uint32_t sequence, std::uint6
     ++data_begin_;
   }
   if (!data.empty()) std::memcpy(&bytes_[pos % capacity], data.data(), data.size());
-  slots_[end_ % slots_.size()] = {log_time_ns, pos, static_cast<std::uint32_t>(data.size()),
-                                  channel, sequence};
+  slots_[end_ % capacity_slots_] = {log_time_ns, pos, static_cast<std::uint32_t>(data.size()),
+                                    channel, sequence};
   ++end_;
   head_ = pos + data.size();
   return true;
@@ -38,7 +40,7 @@ void MessageRing::DropOldestSlot() {
 MessageRing::Message MessageRing::at(std::uint64_t position) const {
   const SlotData& s = Slot(position);
   return {s.log_time_ns, s.channel, s.sequence,
-          std::span(bytes_).subspan(s.pos % bytes_.size(), s.size)};
+          std::span(bytes_.get() + s.pos % capacity_bytes_, s.size)};
 }
 
 std::uint64_t MessageRing::LowerBound(std::uint64_t time_ns) const {

@@ -1,7 +1,10 @@
 // MessageRing: the black box's memory. Copies of the latest messages in a byte ring of
 // `capacity_bytes` and a ring of `capacity_slots` slots (one per message: its time, channel,
-// sequence and place), both allocated (and zero-filled, so paged in) by the constructor. When
-// either is full the oldest message goes first. Pure: no I/O, no clock, no lock.
+// sequence and place), both allocated by the constructor and not filled: the kernel pages them
+// in as messages are first written (on the recorder thread, never the control thread), so a
+// start costs no 68 MiB memset (4.7 s per start under user-mode Linux; mlockall, when
+// configured, pages them in at once). Nothing is read before it is written. When either is full
+// the oldest message goes first. Pure: no I/O, no clock, no lock.
 //
 // Every pushed message gets the next position, 0, 1, 2 ... A message whose bytes were
 // overwritten keeps its slot (its time is still known, its data is not) until the slot ring
@@ -14,8 +17,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
 
 namespace robot_edge::recorder {
 
@@ -53,22 +56,25 @@ class MessageRing {
   std::uint64_t used_bytes() const {
     return data_begin_ == end_ ? 0 : head_ - Slot(data_begin_).pos;
   }
-  std::size_t capacity_bytes() const { return bytes_.size(); }
+  std::size_t capacity_bytes() const { return capacity_bytes_; }
 
  private:
+  // No default member initializers: allocated unfilled (see the top), written whole by Push.
   struct SlotData {
-    std::uint64_t log_time_ns = 0;
-    std::uint64_t pos = 0;  // in the endless byte stream: the byte ring's index is pos % capacity
-    std::uint32_t size = 0;
-    std::uint32_t channel = 0;
-    std::uint32_t sequence = 0;
+    std::uint64_t log_time_ns;
+    std::uint64_t pos;  // in the endless byte stream: the byte ring's index is pos % capacity
+    std::uint32_t size;
+    std::uint32_t channel;
+    std::uint32_t sequence;
   };
 
-  const SlotData& Slot(std::uint64_t position) const { return slots_[position % slots_.size()]; }
+  const SlotData& Slot(std::uint64_t position) const { return slots_[position % capacity_slots_]; }
   void DropOldestSlot();
 
-  std::vector<std::uint8_t> bytes_;
-  std::vector<SlotData> slots_;
+  std::size_t capacity_bytes_;
+  std::size_t capacity_slots_;
+  std::unique_ptr<std::uint8_t[]> bytes_;
+  std::unique_ptr<SlotData[]> slots_;
   std::uint64_t begin_ = 0;
   std::uint64_t data_begin_ = 0;
   std::uint64_t end_ = 0;

@@ -1,10 +1,14 @@
 // The black box's memory (message_ring.hpp): messages come back as copied, the oldest go first
 // when the bytes or the slots run out, an overwritten message keeps its time, and a message
-// never straddles the end of the byte ring.
+// never straddles the end of the byte ring; its memory is paged in as it is written, not at
+// construction.
 #include "recorder/message_ring.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <vector>
 
 namespace robot_edge::recorder {
@@ -91,6 +95,32 @@ TEST(MessageRing, LowerBoundFindsTheFirstAtOrAfter) {
   EXPECT_EQ(ring.LowerBound(41), 5u);
   EXPECT_EQ(ring.LowerBound(110), 11u);
   EXPECT_EQ(ring.LowerBound(111), 12u);
+}
+
+// This process's resident memory, bytes (/proc/self/statm's second field, in pages).
+std::size_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size_pages = 0, resident_pages = 0;
+  statm >> size_pages >> resident_pages;
+  return resident_pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// A start does not fill the black box's memory (a 68 MiB memset cost each start 4.7 s under
+// user-mode Linux): 256 MiB allocated, little of it resident until written. Under ASan its
+// shadow (an eighth) may be touched: the bound is a quarter.
+TEST(MessageRing, ItsMemoryIsPagedInAsItIsWrittenNotAtConstruction) {
+  constexpr std::size_t kBytes = 256u << 20;
+  const std::size_t before = ResidentBytes();
+  MessageRing ring(kBytes, 1u << 20);
+  const std::size_t constructed = ResidentBytes();
+  EXPECT_LT(constructed - std::min(constructed, before), kBytes / 4)
+      << "resident " << before << " -> " << constructed << " bytes on construction";
+  const std::vector<std::uint8_t> chunk(1u << 20, 0x5a);
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(ring.Push(0, static_cast<std::uint32_t>(i), i, chunk));
+  const std::size_t written = ResidentBytes();
+  EXPECT_GE(written - std::min(written, constructed), (64u << 20) * 9 / 10)
+      << "64 MiB written, resident " << constructed << " -> " << written << " bytes";
+  EXPECT_EQ(Data(ring.at(63)), chunk);
 }
 
 }  // namespace
