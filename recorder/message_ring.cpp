@@ -1,15 +1,51 @@
 #include "recorder/message_ring.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; Debian 12's headers predate it
+#endif
 
 namespace robot_edge::recorder {
+
+namespace {
+
+// Pages in [p, p + n) for writing, now: one madvise(MADV_POPULATE_WRITE) (Linux 5.14), else a
+// write to each page (the contents are not kept either way).
+void PageIn(void* p, std::size_t n) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = (begin + page - 1) / page * page;  // madvise wants it aligned
+  const std::uintptr_t end = begin + n;
+  if (first < end &&
+      ::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0) {
+    return;
+  }
+  auto* bytes = static_cast<volatile std::uint8_t*>(p);
+  for (std::size_t i = 0; i < n; i += page) bytes[i] = 0;
+  if (n > 0) bytes[n - 1] = 0;
+}
+
+template <typename T>
+std::unique_ptr<T[]> PagedIn(std::size_t count) {
+  auto memory = std::make_unique_for_overwrite<T[]>(count);
+  PageIn(memory.get(), count * sizeof(T));
+  return memory;
+}
+
+}  // namespace
 
 MessageRing::MessageRing(std::size_t capacity_bytes, std::size_t capacity_slots)
     : capacity_bytes_(std::max<std::size_t>(capacity_bytes, 1)),
       capacity_slots_(std::max<std::size_t>(capacity_slots, 1)),
-      bytes_(std::make_unique_for_overwrite<std::uint8_t[]>(capacity_bytes_)),
-      slots_(std::make_unique_for_overwrite<SlotData[]>(capacity_slots_)) {}
+      bytes_(PagedIn<std::uint8_t>(capacity_bytes_)),
+      slots_(PagedIn<SlotData>(capacity_slots_)) {}
 
 bool MessageRing::Push(std::uint32_t channel, std::uint32_t sequence, std::uint64_t log_time_ns,
                        std::span<const std::uint8_t> data) {
