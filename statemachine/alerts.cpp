@@ -137,7 +137,8 @@ void AlertMonitor::UpdateJoints(std::int64_t now_us, const Inputs& in, EventBuff
     const bool past_now = beyond > kPastLimitTripRad;
     if (past_now) past.last_trip_us = now_us;
     past.alert.reading = m.position_rad;
-    Apply(&past, past_now, beyond <= 0.0f && now_us - past.last_trip_us >= kPastLimitHoldUs,
+    Apply(&past, past_now,
+          beyond <= kPastLimitClearRad && now_us - past.last_trip_us >= kPastLimitHoldUs,
           beyond_mrad, now_us, events);
   }
 }

@@ -16,9 +16,10 @@
 //   JOINT_PAST_LIMIT per joint, a warning (no DAMP): the measured position is past the joint's
 //                   limits by more than kPastLimitTripRad (encoder noise at a stop stays under
 //                   it) — within the margin, or beyond it beside JOINT_OUT_OF_RANGE; value = mrad
-//                   past the nearer limit. Clears back within the limits, and kPastLimitHoldUs
-//                   after it was last past (a gait that touches a limit every step raises it
-//                   once, not twice a step).
+//                   past the nearer limit. Clears back within kPastLimitClearRad of the limits
+//                   (a joint resting on its stop reads a few mrad past it, and would hold the
+//                   warning for good), and kPastLimitHoldUs after it was last past (a gait that
+//                   touches a limit every step raises it once, not twice a step).
 //   FALL_DETECTED   tilt from upright above safety.fall_tilt_deg for safety.fall_hold_ms; clears
 //                   below safety.fall_clear_deg. Judged only while the IMU is fresh.
 //   IMU_TIMEOUT     no IMU frame for imu.timeout_ms (after the grace when never received).
@@ -53,6 +54,7 @@ class AlertMonitor {
   static constexpr std::int64_t kMinStartupGraceUs = 500'000;
   static constexpr std::uint32_t kMinUnanswered = 3;
   static constexpr float kPastLimitTripRad = 0.010f;
+  static constexpr float kPastLimitClearRad = 0.005f;
   static constexpr std::int64_t kPastLimitHoldUs = 1'000'000;  // at most one raise a second
 
   // One motor per entry of `joints`.

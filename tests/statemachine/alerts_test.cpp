@@ -246,9 +246,9 @@ TEST(JointPastLimit, AJointPastItsLimitWithinTheMarginWarnsWithoutDamp) {
   EXPECT_EQ(m.Step(30 * kMs).alerts.size(), 1u);
   m.robot.joints[3].position_rad = 2.4f + 0.02f;  // touches it again: no new raise
   EXPECT_FALSE(HasEvent(m.Step(40 * kMs), EventKind::kAlertRaised));
-  m.robot.joints[3].position_rad = 2.4f - 0.005f;
+  m.robot.joints[3].position_rad = 2.4f + 0.004f;  // resting on its stop, a few mrad past it
   EXPECT_EQ(m.Step(1039 * kMs).alerts.size(), 1u);
-  EXPECT_TRUE(m.Step(1040 * kMs).alerts.empty());
+  EXPECT_TRUE(m.Step(1040 * kMs).alerts.empty()) << "a joint resting on its stop clears it";
   // Another joint, below its minimum.
   m.robot.joints[7].position_rad =
       static_cast<float>(test::UnlimitedConfig().joints[7].min_rad) - 0.05f;
