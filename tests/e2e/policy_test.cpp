@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
+#include <string_view>
 
 #include "command_policy.hpp"
 #include "harness.hpp"
@@ -205,6 +207,14 @@ TEST(Policy, AWalkStopsWhenItsControllerFallsSilent) {
   ASSERT_TRUE(f) << "still walking 4 s after the controller fell silent";
   RecordProperty("silence_to_stop_ms", std::to_string((f->t_us - t) / 1000));
   EXPECT_GE(f->t_us - t, 950'000) << "stopped before walking_silence_ms (1000)";
+  // The contract (docs/safety.md): 1100 ms, the bound and its 100 ms check. Allowed on top: the
+  // frame's way to the bus, and under user-mode Linux its late wake-ups (tens of ms each, a
+  // few hundred when the host is busy).
+  const char* harness = std::getenv("ROBOT_EDGE_VCAN_HARNESS");
+  const bool emulated = harness != nullptr && std::string_view(harness) == "uml";
+  const std::int64_t allowance_us = emulated ? 500'000 : 100'000;
+  EXPECT_LE(f->t_us - t, 1'100'000 + allowance_us)
+      << "walked on past the contract's 1100 ms plus " << allowance_us / 1000 << " ms";
   const auto again = Command(c, Velocity(0.2f, 0.0f, 0.0f));
   EXPECT_TRUE(again.accepted()) << again.reason() << ": control was kept";
   ExpectPolicyFrames(robot, NowUs(), 0.2f, 0.0f, 0.0f);
