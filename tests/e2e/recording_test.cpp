@@ -427,9 +427,11 @@ TEST(Replay, ARunDrivenAgainCommandsTheMotorsAsItDidAndServesToFoxglove) {
   std::printf("replayed run against the recorded one: %s\n", json.c_str());
   EXPECT_GT(states, 1500) << "6 s of the run at 300-500 Hz";
   // The runs differ by when the replayed commands arrive (the emulator's scheduling): a mode
-  // changes a tick or a few early or late; the STAND ramps and the stream are the same.
+  // changes a tick or a few early or late; the STAND ramps and the stream are the same. Measured
+  // under user-mode Linux: agreement 0.991-0.999 with q_des RMS 0.008-0.022 rad (0.02 failed 2
+  // of 3 runs); runs that diverged (two emulators at once): agreement 0.62, RMS 0.09-0.15.
   EXPECT_GT(agreement, 0.95) << json;
-  EXPECT_LT(rms, 0.02) << json;
+  EXPECT_LT(rms, 0.05) << json;
 
   const auto [js_exit, js_out] =
       Shell("node " ROBOT_EDGE_SOURCE_DIR "/tests/js/replay_check.mjs " ROBOT_EDGE_REPLAY " " +
