@@ -1,8 +1,9 @@
 // End to end on vcan: the flight recorder, the black box and the live view of the real daemon.
 // A session is recorded and read back (by our MCAP reader and by @mcap/core); a fall while
 // standing writes the black box with the seconds before and after it; an alert of a robot that
-// stayed in DAMP writes nothing; a disk without room stops recording, not control; Foxglove's
-// own client reads the robot's joint states live and the dashboard's DAMP button stops it.
+// stayed in DAMP writes nothing; a disk without room stops recording, not control. (Foxglove's
+// own client on the live view, with the dashboard's DAMP, is live.tls's: node inside the
+// emulator starved the simulator.)
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -317,42 +318,6 @@ TEST(Recording, ADiskWithoutRoomStopsRecordingNotControl) {
   ASSERT_TRUE(again);
   EXPECT_FALSE(again->ok());
   EXPECT_NE(again->error().find("free"), std::string::npos) << again->error();
-}
-
-TEST(Live, FoxglovesOwnClientReadsTheJointStatesAndTheOperatorsDampStopsTheRobot) {
-  RobotOptions o;
-  o.files = {{"operator.token", "op-secret\n"}};
-  o.config_edits = {{"operator_token_file: \"\"", "operator_token_file: operator.token"}};
-  o.live_view = true;
-  Robot robot(o);
-  edge::Welcome welcome;
-  auto c = robot.Connect("cloud", 0, &welcome);
-  WaitMotorsReady(c);
-  ASSERT_FALSE(welcome.live_url().empty()) << "the Welcome names the live view";
-  const std::string ws = "ws" + welcome.live_url().substr(4);  // http://h:p/ -> ws://h:p/
-  // Node takes 20 s and more to start under user-mode Linux, on the one CPU the robot and its
-  // simulator share (the physics fell behind, an IMU timeout DAMPed a robot stood before it).
-  // So the robot stands once the script's viewer is in: the check reads the state 2 s later.
-  Child check({"/usr/bin/env", "node", ROBOT_EDGE_SOURCE_DIR "/tests/js/live_daemon_check.mjs", ws,
-               "op-secret"},
-              robot.dir() + "/live-check");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        return robot.LiveLog().find("connected as viewer") != std::string::npos || !check.Running();
-      },
-      90s))
-      << robot.LiveLog();
-  ASSERT_TRUE(StandWithin(c)) << robot.DaemonLog();
-  const int exit = check.Wait(60s);
-  const std::string out = check.Stdout() + check.Stderr();
-  std::printf("%s", out.c_str());  // each check with its figure, for a run that failed elsewhere
-  EXPECT_EQ(exit, 0) << out << "---- robot-edge-live log ----\n" << robot.LiveLog();
-  // The DAMP button's service, called with the operator token, stopped the robot.
-  EXPECT_TRUE(WaitTelemetry(
-      c, [](const auto& t) { return t.fw_mode() == edge::FW_MODE_DAMP; }, 3s))
-      << out;
-  // robot-edge-live sent it, as an observer's DAMP over the API.
-  EXPECT_NE(robot.LiveLog().find("DAMP from the live view"), std::string::npos) << robot.LiveLog();
 }
 
 // robot-edge-replay: a run recorded on the kinematic simulator is driven again into a fresh

@@ -231,6 +231,14 @@ TEST_F(LiveProcess, ServesHttpsAndWssWithLiveTls) {
       << ReadFile(node_log) << LiveLog() << "---- robot-edged ----\n"
       << ReadFile(dir_ + "/daemon.log");
   std::printf("%s", ReadFile(node_log).c_str());
+  // The operator's DAMP reached robot-edged, sent by robot-edge-live as an observer's DAMP over
+  // the API. (This test carries what the e2e suite's Live.FoxglovesOwnClient... checked: under
+  // user-mode Linux, node starved the simulator until an IMU timeout DAMPed the robot first.)
+  EXPECT_NE(LiveLog().find("DAMP from the live view"), std::string::npos) << LiveLog();
+  EXPECT_TRUE(Eventually(
+      [&] { return ReadFile(dir_ + "/daemon.log").find("STAND -> DAMP") != std::string::npos; },
+      5s))
+      << ReadFile(dir_ + "/daemon.log");
 
   // Four failed handshakes within a second or two (no CA, plain http, no CA, plain ws): one line,
   // two at most on a slow machine; the next line would count the ones not logged.
