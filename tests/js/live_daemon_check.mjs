@@ -72,8 +72,8 @@ try {
       type.decode(new Uint8Array(last.buffer, last.byteOffset, last.byteLength)), { enums: String });
   };
   const standing = (s) => (s.controlMode ?? s.control_mode) === "CONTROL_MODE_STAND";
-  // The test stands the robot once this viewer is in (node starts slowly under user-mode Linux):
-  // the states say so within 10 s.
+  // The caller has stood the robot (live.tls: robot-edgectl stand); on a slow machine the
+  // states may say so a little later: up to 10 s.
   let state = latest();
   for (let i = 0; i < 100 && !standing(state); ++i) {
     await sleep(100);
