@@ -362,6 +362,7 @@ std::unique_ptr<Buses> OpenCanBuses(const config::Config& config) {
 int RunDaemon(const config::Config& config, const DaemonOptions& options,
               const BusOpener& open_buses) {
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);  // a recording past a file size limit: EFBIG, not a death
   ProvideAltStack();
   Daemon daemon(config, options, open_buses);
   try {

@@ -1,6 +1,7 @@
 // robot-edge-uplink [--config FILE]: the robot's fleet uplink on MQTT 5 (docs/fleet.md). Reads
 // and checks its configuration before anything opens, then runs the loop (uplink.hpp) until
 // SIGINT / SIGTERM (cli/stop_signals.hpp: no signal handler).
+#include <csignal>
 #include <iostream>
 #include <variant>
 #include <vector>
@@ -86,6 +87,9 @@ int main(int argc, char** argv) {
     std::cerr << "robot-edge-uplink: " << e.what() << "\n";
     return kExitUsage;
   }
+  // A spool segment past a file size limit (the unit's LimitFSIZE): the write fails with EFBIG
+  // and the record is held in memory, where SIGXFSZ's default would end the uplink.
+  std::signal(SIGXFSZ, SIG_IGN);
   const cli::StopSignals signals;  // before any other thread starts
   return RunUplink(options, signals.stop());
 }

@@ -36,6 +36,21 @@ void Put(std::string& out, T value) {
 
 std::string Reason(int error) { return std::strerror(error); }
 
+// Writes all `size` bytes; 0, or the errno of the write that failed. A short write is followed
+// by another so that the kernel names the cause (ENOSPC, EFBIG past RLIMIT_FSIZE, EIO...); one
+// that writes nothing and names nothing counts as ENOSPC.
+int WriteWhole(SpoolWrite write, int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return ENOSPC;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string SpoolRecordBytes(std::uint64_t sequence, std::uint32_t source, std::uint32_t topic,
@@ -118,8 +133,7 @@ void Spool::WriteCursor() {
   int error = cursor_fd_ < 0 ? errno : 0;
   if (error == 0 && ::lseek(cursor_fd_, 0, SEEK_SET) != 0) error = errno;
   if (error == 0) {
-    const ssize_t n = write_(cursor_fd_, text.data(), text.size());
-    if (n != static_cast<ssize_t>(text.size())) error = n < 0 ? errno : ENOSPC;
+    error = WriteWhole(write_, cursor_fd_, text.data(), text.size());
   }
   // One of another size (an earlier version's, a damaged one) is cut to it: it only shrinks.
   if (error == 0 && cursor_short_ && ::ftruncate(cursor_fd_, kCursorBytes) != 0) error = errno;
@@ -201,8 +215,7 @@ bool Spool::WriteRecord(std::uint64_t sequence, const std::string& record) {
     EvictOldest();
   }
   Segment& segment = segments_.back();
-  const ssize_t n = write_(fd_, record.data(), record.size());
-  int error = n < 0 ? errno : (n != static_cast<ssize_t>(size) ? ENOSPC : 0);
+  int error = WriteWhole(write_, fd_, record.data(), record.size());
   if (error == 0 && ::fdatasync(fd_) != 0) error = errno;
   if (error == 0) {
     if (writing_fails_) Note("writing " + dir_ + " works again");

@@ -50,7 +50,8 @@
 //     directory, a link) is left alone and reported once in TakeNotes(); the uplink's other
 //     files (announced, apply-pending) are not the spool's and are not reported;
 //   - a segment it cannot read is left alone and reported.
-// A write that fails (ENOSPC, reported as a full disk, EIO, a read-only file system): the
+// A write that fails (ENOSPC, reported as a full disk; EFBIG past a file size limit; EIO; a
+// read-only file system; a short write is retried so that the kernel names which): the
 // record is held in memory instead (at most min(max_bytes / 8, 8 MiB) of payloads and 1 record
 // per 128 bytes of that; beyond, the oldest held are dropped) and handed out as usual; every
 // later Append() tries the disk again. Records dropped, records too large for a segment,

@@ -8,9 +8,12 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -452,6 +455,38 @@ ssize_t ExtendingWriteFails(int fd, const void* data, std::size_t size) {
     return -1;
   }
   return ::write(fd, data, size);
+}
+
+// Red team of issue 38, R9: a segment past the file size limit (RLIMIT_FSIZE, a unit's
+// LimitFSIZE) was reported as a full disk: the kernel's short write up to the limit was read as
+// ENOSPC. The next write now names the cause (EFBIG). In a child of its own: the limit, and the
+// SIGXFSZ it raises unless ignored (robot-edge-uplink's main ignores it), are the process's.
+TEST_F(SpoolTest, AWritePastTheFileSizeLimitIsReportedAsSuchAndHeldInMemory) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{3000, 3000};  // bytes per file; the segments are 8 KiB
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    Spool spool(dir_, kBound);
+    const std::string payload(1000, 'p');
+    for (std::uint32_t topic = 1; topic <= 4; ++topic) spool.Append(1, topic, payload);
+    const auto notes = spool.TakeNotes();
+    const bool named = AnyNoteHas(notes, std::strerror(EFBIG));
+    const bool misnamed = AnyNoteHas(notes, "disk is full");
+    if (!named || misnamed || spool.in_memory() == 0 || spool.pending() != 4) {
+      std::fprintf(stderr, "in memory %zu, pending %zu, notes %s\n",
+                   static_cast<std::size_t>(spool.in_memory()),
+                   static_cast<std::size_t>(spool.pending()),
+                   ::testing::PrintToString(notes).c_str());
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's line above";
 }
 
 // F6: the cursor was written to cursor.tmp and renamed, which a full disk refused: the records
