@@ -28,15 +28,19 @@ std::size_t PendingSlots::held_by(const std::string& address) const {
   return it == per_address_.end() ? 0 : it->second;
 }
 
-std::optional<PendingSlots::Id> PendingSlots::Victim(const std::string& address) const {
+std::optional<PendingSlots::Id> PendingSlots::Victim(
+    const std::string& address, const std::function<bool(Id)>& sent_nothing) const {
   if (slots_.size() < max_total_ || per_address_.empty()) return std::nullopt;
   std::size_t most = 0;
   for (const auto& [holder, count] : per_address_) most = std::max(most, count);
   if (most < held_by(address) + 2) return std::nullopt;
+  std::optional<Id> oldest;
   for (const auto& [id, holder] : slots_) {  // oldest first, of the addresses holding the most
-    if (per_address_.at(holder) == most) return id;
+    if (per_address_.at(holder) != most) continue;
+    if (!sent_nothing || sent_nothing(id)) return id;
+    if (!oldest) oldest = id;
   }
-  return std::nullopt;
+  return oldest;
 }
 
 std::optional<std::chrono::milliseconds> WrongTokenDelay::Left(const std::string& address,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,10 +18,11 @@ namespace robot_edge::access {
 
 // Connections accepted but not yet authenticated (TLS handshake under way, or no Hello welcomed
 // yet), in all and per peer address. Each costs a descriptor until it is welcomed or closed.
-// When all are taken, a newcomer may take over the oldest slot of the address that holds the
-// most (Victim): a few addresses that fill the door with silent connections then cannot keep
-// out a peer from another address, which only waits its turn behind addresses holding as many
-// as it would.
+// When all are taken, a newcomer may take over a slot of the address that holds the most
+// (Victim): its oldest that sent nothing yet, else its oldest. A few addresses that fill the door
+// with silent connections then cannot keep out a peer from another address, which only waits its
+// turn behind addresses holding as many as it would; and a controller whose handshake is under
+// way on an attacker's address is not the one cut off while silent connections are there.
 class PendingSlots {
  public:
   using Id = std::uint64_t;  // a slot, in the order taken (older = smaller)
@@ -38,9 +40,11 @@ class PendingSlots {
   // Gives slot `id` back; a slot not held (given back already) is ignored.
   void Release(Id id);
   // When every slot is taken: the slot a newcomer from `address` may take over (after it is
-  // given back): the oldest of the address holding the most, when that is at least two more than
-  // `address` holds. nullopt: none (the newcomer is refused).
-  std::optional<Id> Victim(const std::string& address) const;
+  // given back), of the addresses holding the most, when that is at least two more than `address`
+  // holds: the oldest for which `sent_nothing` is true, else the oldest (also when it is empty).
+  // nullopt: none (the newcomer is refused).
+  std::optional<Id> Victim(const std::string& address,
+                           const std::function<bool(Id)>& sent_nothing = {}) const;
 
   std::size_t in_use() const { return slots_.size(); }
   std::size_t held_by(const std::string& address) const;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "daemon/api/tcp_received.hpp"
 #include "edge_api.pb.h"
 #include "proto/framing.hpp"
 
@@ -92,8 +93,9 @@ struct Door {
 // back twice.
 class PendingSlot final : public DoorSlot {
  public:
-  PendingSlot(std::shared_ptr<Door> door, access::PendingSlots::Id id)
-      : door_(std::move(door)), id_(id) {
+  // `fd`: the connection's descriptor, only asked whether its peer has sent anything.
+  PendingSlot(std::shared_ptr<Door> door, access::PendingSlots::Id id, int fd)
+      : door_(std::move(door)), id_(id), fd_(fd) {
     door_->holders[id_] = this;
   }
   PendingSlot(const PendingSlot&) = delete;
@@ -108,6 +110,9 @@ class PendingSlot final : public DoorSlot {
     const std::function<void()> close = std::move(close_);
     if (close) close();
   }
+  // Whether the peer has sent nothing yet (no handshake, no Hello begun): such a slot is taken
+  // over first. A descriptor closed and reused meanwhile only misleads this preference.
+  bool SentNothing() const { return TcpBytesReceived(fd_) == std::uint64_t{0}; }
 
  private:
   void GiveBack() {
@@ -119,6 +124,7 @@ class PendingSlot final : public DoorSlot {
 
   std::shared_ptr<Door> door_;
   access::PendingSlots::Id id_;  // 0: given back
+  int fd_;
   std::function<void()> close_;
 };
 
@@ -210,7 +216,7 @@ void Listener::AcceptTcp() {
                     (address.is_v6() && address.to_v6().is_v4_mapped() &&
                      asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback());
     peer.address = DoorAddress(address);
-    if (const auto why = AtTheDoor(&peer)) {
+    if (const auto why = AtTheDoor(&peer, s.native_handle())) {
       RefuseAtTheDoor(s, peer, *why);
       AcceptTcp();
       return;
@@ -226,17 +232,20 @@ void Listener::AcceptTcp() {
   });
 }
 
-std::optional<std::string> Listener::AtTheDoor(Peer* peer) {
+std::optional<std::string> Listener::AtTheDoor(Peer* peer, int fd) {
   auto taken = door_->slots.Take(peer->address);
   if (taken.verdict == access::PendingSlots::Verdict::kFull) {
-    if (const auto victim = door_->slots.Victim(peer->address)) {
+    const auto sent_nothing = [this](access::PendingSlots::Id id) {
+      return door_->holders.at(id)->SentNothing();
+    };
+    if (const auto victim = door_->slots.Victim(peer->address, sent_nothing)) {
       door_->holders.at(*victim)->TakenOver();
       std::uint64_t others = 0;
       if (door_log_.Allow(std::chrono::steady_clock::now(), &others)) {
         spdlog::warn(
             "api: the door is full ({} wait for their handshake or Hello): {} takes the "
-            "slot of the oldest from the address holding the most ({} more such since "
-            "the last such line)",
+            "slot of the oldest silent one, else the oldest, from the address holding the most "
+            "({} more such since the last such line)",
             kMaxPending, peer->description, others);
       }
       taken = door_->slots.Take(peer->address);
@@ -250,7 +259,7 @@ std::optional<std::string> Listener::AtTheDoor(Peer* peer) {
       return std::to_string(kMaxPendingPerAddress) +
              " connections from its address already wait for their handshake or Hello";
   }
-  peer->pending_slot = std::make_shared<PendingSlot>(door_, taken.id);
+  peer->pending_slot = std::make_shared<PendingSlot>(door_, taken.id, fd);
   return std::nullopt;
 }
 

@@ -9,13 +9,15 @@
 // that peers who never finish their handshake or never say Hello (each closed after 5 s, by
 // kTlsHandshakeTimeout and Session::kHelloTimeout) cost at most that many descriptors, far below
 // the unit's LimitNOFILE (512) beside api.max_clients (64) sessions, the Unix socket, the CAN
-// sockets and the recorder's files. When all kMaxPending are taken, a newcomer takes over the
-// oldest slot of the address holding the most (access::PendingSlots::Victim): that connection is
-// closed at once, so a few addresses cannot keep every other out. A connection refused at the
-// door is accepted and closed at once: the kernel's backlog stays drained, so a legitimate client
-// is not queued behind a flood, and the refused peer learns at once. Failed handshakes and
-// refusals at the door are logged at most once per kFailureLogPeriod each, with the count of the
-// others. (Wrong tokens make an address wait as that controller: AccessPolicy, at the Hello.)
+// sockets and the recorder's files. When all kMaxPending are taken, a newcomer takes over a slot
+// of the address holding the most (access::PendingSlots::Victim): its oldest whose peer has sent
+// nothing (TCP_INFO), else its oldest; that connection is closed at once, so a few addresses
+// cannot keep every other out, nor cut off a handshake under way while silent ones wait. A
+// connection refused at the door is accepted and closed at once: the kernel's backlog stays
+// drained, so a legitimate client is not queued behind a flood, and the refused peer learns at
+// once. Failed handshakes and refusals at the door are logged at most once per kFailureLogPeriod
+// each, with the count of the others. (Wrong tokens make an address wait as that controller:
+// AccessPolicy, at the Hello.)
 //
 // Threads: the API thread (accepts and handshakes run on its io_context).
 #pragma once
@@ -67,8 +69,9 @@ class Listener {
  private:
   void AcceptUnix();
   void AcceptTcp();
-  // nullopt: `peer` took a pending slot (peer->pending_slot); else why it is refused.
-  std::optional<std::string> AtTheDoor(Peer* peer);
+  // nullopt: `peer` (on descriptor `fd`) took a pending slot (peer->pending_slot); else why it
+  // is refused.
+  std::optional<std::string> AtTheDoor(Peer* peer, int fd);
   void RefuseAtTheDoor(asio::ip::tcp::socket& socket, const Peer& peer, const std::string& why);
   void Handshake(asio::ip::tcp::socket socket, Peer peer);
   void LogHandshakeFailure(const Peer& peer, const std::string& why);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 namespace robot_edge::access {
@@ -63,6 +64,27 @@ TEST(PendingSlots, AFullDoorGivesANewcomerTheOldestSlotOfTheAddressHoldingTheMos
   slots.Release(b1.id);
   EXPECT_EQ(slots.Take("y").verdict, Verdict::kAdmitted);
   EXPECT_EQ(slots.Victim("z"), a2.id);
+}
+
+// Red team of issue 38, R3: a controller on the attacker's address, its handshake under way, was
+// the oldest slot and cut off. Of the addresses holding the most, one that sent nothing goes
+// first; when all sent something, the oldest.
+TEST(PendingSlots, AFullDoorTakesOverASilentSlotBeforeOneUnderWay) {
+  PendingSlots slots(4, 4);
+  const auto talking = slots.Take("a");  // the oldest: its handshake under way
+  const auto silent = slots.Take("a");
+  slots.Take("b");
+  const auto silent_too = slots.Take("a");
+  ASSERT_EQ(slots.Take("x").verdict, Verdict::kFull);
+  std::set<PendingSlots::Id> heard{talking.id};
+  const auto sent_nothing = [&heard](PendingSlots::Id id) { return !heard.contains(id); };
+  EXPECT_EQ(slots.Victim("x"), talking.id) << "without the predicate: the oldest";
+  EXPECT_EQ(slots.Victim("x", sent_nothing), silent.id);
+  heard = {talking.id, silent.id};
+  EXPECT_EQ(slots.Victim("x", sent_nothing), silent_too.id);
+  heard = {talking.id, silent.id, silent_too.id};
+  EXPECT_EQ(slots.Victim("x", sent_nothing), talking.id) << "all heard: the oldest";
+  EXPECT_FALSE(slots.Victim("a", sent_nothing)) << "never from itself";
 }
 
 TEST(WrongTokenDelay, FirstIsFreeThenDoublesUpToTheMost) {

@@ -28,8 +28,10 @@
 #include <asio/ssl.hpp>
 #include <asio/write.hpp>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -303,11 +305,12 @@ class ApiDoor : public testing::Test {
 // Connections that hold a descriptor without ever finishing: `plain` that send nothing and
 // `slow` that send the first bytes of a ClientHello and stall, from 127.0.0.`first_host` on
 // (`per_host` from each).
+// A TLS record header announcing a 512-byte handshake message, and 6 bytes of it.
+constexpr unsigned char kSlowHello[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01,
+                                        0x00, 0x01, 0xfc, 0x03, 0x03};
+
 std::vector<int> HalfOpen(std::uint16_t port, int first_host, int hosts, int per_host) {
   std::vector<int> fds;
-  // A TLS record header announcing a 512-byte handshake message, and 6 bytes of it.
-  static const unsigned char kSlowHello[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01,
-                                             0x00, 0x01, 0xfc, 0x03, 0x03};
   for (int i = 0; i < hosts * per_host; ++i) {
     const int fd = ConnectFrom(first_host + i % hosts, port);
     if (fd < 0) continue;
@@ -386,6 +389,40 @@ TEST_F(ApiDoor, AFewAddressesFillingTheDoorCannotKeepAnotherOut) {
         << "try " << i << ": a fifth address is let in while the door is full";
   }
   EXPECT_LT(PeakFds(500ms), before + kFdSlack);
+  CloseAll(&attack);
+}
+
+// Red team of issue 38, R3: a controller whose handshake was under way on an address the
+// attacker shares held the oldest slot of an address holding the most, and the next newcomer cut
+// it off. A slot whose peer sent nothing is taken over first now.
+TEST_F(ApiDoor, AFullDoorCutsOffASilentConnectionBeforeAHandshakeUnderWay) {
+  ASSERT_TRUE(Start()) << Log();
+  const std::size_t before = OpenFds(pid_);
+  const auto began = std::chrono::steady_clock::now();
+  const int under_way = ConnectFrom(2, port_);
+  ASSERT_GE(under_way, 0);
+  ASSERT_EQ(::send(under_way, kSlowHello, sizeof kSlowHello, MSG_NOSIGNAL),
+            static_cast<ssize_t>(sizeof kSlowHello));
+  std::this_thread::sleep_for(200ms);  // robot-edged reads it: this peer has spoken
+  std::vector<int> attack;             // silent: 7 beside it, 8 from each of 3 other addresses
+  for (int i = 0; i < 7; ++i) attack.push_back(ConnectFrom(2, port_));
+  for (int i = 0; i < 24; ++i) attack.push_back(ConnectFrom(3 + i % 3, port_));
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (OpenFds(pid_) < before + 28 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_GE(OpenFds(pid_), before + 28) << "precondition: robot-edged holds the 32 connections";
+  for (int i = 0; i < 4; ++i) attack.push_back(ConnectFrom(6, port_));  // newcomers take over
+  std::this_thread::sleep_for(500ms);
+  char byte = 0;
+  const ssize_t n = ::recv(under_way, &byte, 1, MSG_DONTWAIT);
+  const int error = errno;
+  // Robot-edged closes a handshake after 5 s (kTlsHandshakeTimeout): the check must come first.
+  ASSERT_LT(std::chrono::steady_clock::now() - began, 4500ms) << "too slow to tell";
+  EXPECT_TRUE(n < 0 && error == EAGAIN)
+      << "the handshake under way was cut off (recv " << n << ": " << std::strerror(error) << ")";
+  EXPECT_NE(Log().find("the door is full"), std::string::npos) << "precondition: slots taken over";
+  ::close(under_way);
   CloseAll(&attack);
 }
 
