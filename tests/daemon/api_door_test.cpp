@@ -302,13 +302,13 @@ class ApiDoor : public testing::Test {
   int status_ = 0;
 };
 
-// Connections that hold a descriptor without ever finishing: `plain` that send nothing and
-// `slow` that send the first bytes of a ClientHello and stall, from 127.0.0.`first_host` on
-// (`per_host` from each).
 // A TLS record header announcing a 512-byte handshake message, and 6 bytes of it.
 constexpr unsigned char kSlowHello[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01,
                                         0x00, 0x01, 0xfc, 0x03, 0x03};
 
+// Connections that hold a descriptor without ever finishing: `plain` that send nothing and
+// `slow` that send the first bytes of a ClientHello and stall, from 127.0.0.`first_host` on
+// (`per_host` from each).
 std::vector<int> HalfOpen(std::uint16_t port, int first_host, int hosts, int per_host) {
   std::vector<int> fds;
   for (int i = 0; i < hosts * per_host; ++i) {
