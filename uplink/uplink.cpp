@@ -38,6 +38,8 @@ constexpr int kMaxWaitMs = 100;  // per loop at most: retries and the resend che
 constexpr auto kRobotTimeout = 2000ms;             // connect and Hello
 constexpr std::int64_t kLogRepeatUs = 60'000'000;  // the same libmosquitto line at most this often
 constexpr const char* kRobotEdgedUnit = "robot-edge.service";  // systemd counts its starts
+constexpr const char* kSupersededReason =
+    "superseded: a newer configuration came while another was being applied";
 
 std::string Escape(const std::string& text) {
   std::string out;
@@ -137,6 +139,11 @@ class Uplink {
       ChargeStarts(result->request_id, static_cast<std::int64_t>(result->request_id),  // the ask
                    restart_.last_starts());
       FinishApply(*result);
+    }
+    if (held_config_ && !restart_.pending()) {
+      const std::string held = std::move(*held_config_);
+      held_config_.reset();
+      OnFleetConfig(held);
     }
     blackbox_.Poll(now, observer_ ? &*observer_ : nullptr);
     for (const std::string& report : blackbox_.TakeReports()) PublishJson(report);
@@ -400,10 +407,15 @@ class Uplink {
   // robot-edged (config_restart.hpp); the result once it is back on it, or rolled back.
 
   void OnFleetConfig(const std::string& payload) {
-    if (restart_.pending()) {
-      ConfigOutcome busy;
-      busy.reason = "a configuration is being applied: robot-edged is restarting";
-      PublishConfigResult(busy);
+    if (restart_.pending()) {  // handled once that apply ends (Step); the newest only
+      if (held_config_) {
+        ConfigOutcome superseded;
+        superseded.reason = kSupersededReason;
+        PublishConfigResult(superseded);
+      }
+      held_config_ = payload;
+      Log("fleet config: held until the configuration being applied is in (a newer one would "
+          "replace it)");
       return;
     }
     // The start budget (config_restart.hpp): refused, nothing written, while an apply might
@@ -603,6 +615,9 @@ class Uplink {
   Mqtt mqtt_;
   std::int64_t telemetry_period_us_;
   std::optional<client::Client> observer_, commander_;
+  // A fleet document that came while an apply was under way: handled when it ends. Documents
+  // queued while the uplink was away come back to back, oldest first: the newest is the one kept.
+  std::optional<std::string> held_config_;
   std::int64_t robot_retry_us_ = 0;
   bool ready_notified_ = false;
   std::uint32_t source_floor_ = 0;     // robot-edged's event sequences up to it are spooled

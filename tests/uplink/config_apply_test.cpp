@@ -3,8 +3,9 @@
 // in api.apply_config_controllers), and reports `applied` once robot-edged's Welcome carries the
 // new file's digest. robot-edged exits with 75 and the rig starts it again as systemd's unit would
 // (Robot::RestartLikeSystemd: Restart=on-failure, RestartSec=1, RestartForceExitStatus=75).
-// Four cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
-// changes), a file that validates but cannot start (a bus that does not exist): rolled back
+// The cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
+// changes), a weakening document refused, three documents back to back (the newest is what
+// runs), a file that validates but cannot start (a bus that does not exist): rolled back
 // after robot_edged.apply_timeout_s (no systemd in the rig), and robot-edged comes back on the
 // previous file; then the same file again, refused: the start budget is spent.
 #include <gtest/gtest.h>
@@ -81,27 +82,57 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   EXPECT_EQ(ReadFile(rig.config_path), renamed);
   EXPECT_EQ(robot.DaemonExits().size(), 1u) << "robot-edged restarted";
 
+  // 2c. Three documents back to back, as the broker hands over those queued while the uplink was
+  // away (red team of issue 38, R8: the oldest was applied and the newer ones answered "busy").
+  // The first is applied; the second, still waiting when the third comes, is superseded; the
+  // third, the newest, is applied after the first and is what robot-edged runs.
+  ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
+  std::this_thread::sleep_for(1500ms);  // the uplink has the new robot-edged's telemetry (DAMP)
+  const std::size_t exits_before_queue = robot.DaemonExits().size();
+  fleet.Publish("robot-edge/r1/config", Replaced(renamed, "name: asimov-fleet", "name: asimov-a"),
+                60);
+  fleet.Publish("robot-edge/r1/config", Replaced(renamed, "name: asimov-fleet", "name: asimov-b"),
+                60);
+  fleet.Publish("robot-edge/r1/config", renamed, 60);  // asimov-fleet
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 6; }, 60s))
+      << uplink.Log() << robot.DaemonLog();
+  int applied = 0, superseded = 0;
+  for (std::size_t i = 3; i < 6; ++i) {
+    const std::string& result = rig.ConfigResults()[i];
+    applied += result.find("\"applied\":true") != std::string::npos;
+    superseded += result.find("\"reason\":\"superseded: ") != std::string::npos;
+  }
+  EXPECT_EQ(applied, 2) << uplink.Log();
+  EXPECT_EQ(superseded, 1) << uplink.Log();
+  EXPECT_TRUE(ReadFile(rig.config_path) == renamed) << "the newest document is not the one in place";
+  EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
+      << robot.DaemonLog();
+  EXPECT_EQ(robot.DaemonExits().size(), exits_before_queue + 2) << "one restart per applied";
+  std::printf("three documents back to back: %s | %s | %s\n", rig.ConfigResults()[3].c_str(),
+              rig.ConfigResults()[4].c_str(), rig.ConfigResults()[5].c_str());
+
   // 3. Valid, but robot-edged cannot start on it (vcan9 does not exist): after apply_timeout_s
   // the previous file is put back, and robot-edged's next start runs it.
   ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
   std::this_thread::sleep_for(1500ms);  // the uplink has the new robot-edged's telemetry (DAMP)
+  const std::size_t exits_before_broken = robot.DaemonExits().size();
   const std::string broken = Replaced(Replaced(renamed, "interface: vcan4", "interface: vcan9"),
                                       "name: asimov-fleet", "name: asimov-broken");
   fleet.Publish("robot-edge/r1/config", broken, 60);
-  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 4; }, 40s))
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 7; }, 40s))
       << uplink.Log() << robot.DaemonLog();
-  EXPECT_NE(rig.ConfigResults()[3].find("\"applied\":false"), std::string::npos)
-      << rig.ConfigResults()[3];
-  EXPECT_NE(rig.ConfigResults()[3].find("\"rolled_back\":true"), std::string::npos)
-      << rig.ConfigResults()[3];
+  EXPECT_NE(rig.ConfigResults()[6].find("\"applied\":false"), std::string::npos)
+      << rig.ConfigResults()[6];
+  EXPECT_NE(rig.ConfigResults()[6].find("\"rolled_back\":true"), std::string::npos)
+      << rig.ConfigResults()[6];
   EXPECT_EQ(ReadFile(rig.config_path), renamed);
   EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
       << robot.DaemonLog();
   const std::vector<int> exits = robot.DaemonExits();
-  ASSERT_GE(exits.size(), 3u);
-  EXPECT_EQ(exits[1], 75);
-  EXPECT_EQ(exits[2], 1) << "robot-edged started on vcan9";
-  std::printf("rolled back: %s; robot-edged exits %zu\n", rig.ConfigResults()[3].c_str(),
+  ASSERT_GE(exits.size(), exits_before_broken + 2);
+  EXPECT_EQ(exits[exits_before_broken], 75);
+  EXPECT_EQ(exits[exits_before_broken + 1], 1) << "robot-edged started on vcan9";
+  std::printf("rolled back: %s; robot-edged exits %zu\n", rig.ConfigResults()[6].c_str(),
               exits.size());
 
   // 4. The same bad file again, seconds later: robot-edged's unit could run out of starts
@@ -109,14 +140,16 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
   std::this_thread::sleep_for(1500ms);
   fleet.Publish("robot-edge/r1/config", broken, 60);
-  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 5; }, 10s)) << uplink.Log();
-  EXPECT_NE(rig.ConfigResults()[4].find("start budget is spent: recent applies used 15 of its "
-                                        "unit's 28 starts per 60 s, and this apply may cost 14"),
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 8; }, 10s)) << uplink.Log();
+  // Used: the rollback's 14 and the applies of the last 60 s (1 each: 1 to 3, by the time).
+  const std::string spent = rig.ConfigResults()[7];
+  EXPECT_NE(spent.find("start budget is spent: recent applies used 1"), std::string::npos) << spent;
+  EXPECT_NE(spent.find(" of its unit's 28 starts per 60 s, and this apply may cost 14"),
             std::string::npos)
-      << rig.ConfigResults()[4];
+      << spent;
   EXPECT_EQ(ReadFile(rig.config_path), renamed);
   EXPECT_EQ(robot.DaemonExits().size(), exits.size()) << "robot-edged restarted";
-  std::printf("refused: %s\n", rig.ConfigResults()[4].c_str());
+  std::printf("refused: %s\n", spent.c_str());
 
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(rig.dir);  // else kept: the logs
