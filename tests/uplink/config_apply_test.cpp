@@ -104,7 +104,8 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   }
   EXPECT_EQ(applied, 2) << uplink.Log();
   EXPECT_EQ(superseded, 1) << uplink.Log();
-  EXPECT_TRUE(ReadFile(rig.config_path) == renamed) << "the newest document is not the one in place";
+  EXPECT_TRUE(ReadFile(rig.config_path) == renamed)
+      << "the newest document is not the one in place";
   EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
       << robot.DaemonLog();
   EXPECT_EQ(robot.DaemonExits().size(), exits_before_queue + 2) << "one restart per applied";
