@@ -3,6 +3,7 @@
 #include "config/config.hpp"
 #include "config/bus_capacity.hpp"
 #include "config/host_port.hpp"
+#include "config/library_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -1072,6 +1073,18 @@ TEST(BusCapacity, SevenMotorsFitABusAt500HzAndEightAreRefused) {
   const auto w = Warnings(ParseConfig(text, "robot-edge.yaml"));
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("'left_leg' carries 7 motors, 95 % of the bus"), std::string::npos) << w[0];
+}
+
+// Issue 41: the state machine's own defaults were unsafe where they mirrored the config's (the
+// stop latch off, no joint-limit margin), and only config/ set them right. They are the config's
+// now, field by field: a change to one side without the other fails here.
+TEST(LibraryOptions, TheStateMachinesDefaultsAreTheConfigurations) {
+  const sm::MachineOptions of_config = MachineOptionsOf(Config{});
+  const sm::MachineOptions own;
+  EXPECT_TRUE(own.latch_external_damp);
+  EXPECT_EQ(own.alerts.joint_limit_margin_rad, 0.15);
+  EXPECT_EQ(own.alerts, of_config.alerts) << "statemachine/options.hpp's AlertOptions defaults";
+  EXPECT_TRUE(own == of_config) << "statemachine/options.hpp's MachineOptions defaults";
 }
 
 }  // namespace
