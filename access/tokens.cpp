@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace robot_edge::access {
 
@@ -22,6 +24,13 @@ bool TokensEqual(std::string_view presented, std::string_view expected) {
     diff |= static_cast<unsigned>(x ^ y);
   }
   return diff == 0;
+}
+
+std::string TrimmedToken(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
+    text.pop_back();
+  }
+  return text;
 }
 
 std::string ReadTokenFile(const std::string& key, const std::string& path,
@@ -48,9 +57,7 @@ std::string ReadTokenFile(const std::string& key, const std::string& path,
                              std::to_string(kMaxTokenFileBytes) + " bytes: not a token file");
   }
   token.resize(got);
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
-    token.pop_back();
-  }
+  token = TrimmedToken(std::move(token));
   if (token.empty()) throw std::runtime_error(key + ": " + path + " is empty");
   if (token.size() < min_bytes) {
     throw std::runtime_error(

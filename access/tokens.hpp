@@ -27,7 +27,11 @@ inline constexpr std::size_t kMinApiTokenBytes = 16;
 // The largest token file read: a token is tens of bytes; anything longer is not a token file.
 inline constexpr std::size_t kMaxTokenFileBytes = 4096;
 
-// A token from `path` (trailing whitespace dropped). Throws std::runtime_error naming `key` (the
+// `text` without its trailing whitespace (spaces, tabs, line ends): how every token file is read
+// (ReadTokenFile, and the tools' --token-file, which also accepts a pipe).
+std::string TrimmedToken(std::string text);
+
+// A token from `path` (TrimmedToken). Throws std::runtime_error naming `key` (the
 // config key that gave the path) when it cannot be read, is not a regular file (a FIFO would
 // block the start forever, /dev/zero would fill memory: it is opened non-blocking and checked
 // before any read), is larger than kMaxTokenFileBytes, is empty, or is shorter than `min_bytes`

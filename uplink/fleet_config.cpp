@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "config/fleet_guard.hpp"
+#include "uplink/json.hpp"
 
 namespace robot_edge::uplink {
 
@@ -29,19 +30,10 @@ ConfigProblem ToProblem(const std::string& line) {
   return {key, line};
 }
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
-}
-
 std::string JsonStrings(const std::vector<std::string>& items) {
   std::string out = "[";
   for (std::size_t i = 0; i < items.size(); ++i) {
-    out += (i ? ",\"" : "\"") + Escape(items[i]) + "\"";
+    out += (i ? ",\"" : "\"") + JsonEscaped(items[i]) + "\"";
   }
   return out + "]";
 }
@@ -157,12 +149,13 @@ bool RestorePrevious(const std::string& path) {
 std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   std::string errors;
   for (const ConfigProblem& p : o.problems) {
-    errors += std::string(errors.empty() ? "" : ",") + "{\"key\":\"" + Escape(p.key) +
-              "\",\"message\":\"" + Escape(p.message) + "\"}";
+    errors += std::string(errors.empty() ? "" : ",") + "{\"key\":\"" + JsonEscaped(p.key) +
+              "\",\"message\":\"" + JsonEscaped(p.message) + "\"}";
   }
   return "{\"type\":\"config_result\",\"applied\":" + std::string(o.applied ? "true" : "false") +
-         ",\"reason\":\"" + Escape(o.reason) + "\",\"errors\":[" + errors + "],\"previous\":\"" +
-         Escape(o.previous) + "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
+         ",\"reason\":\"" + JsonEscaped(o.reason) + "\",\"errors\":[" + errors +
+         "],\"previous\":\"" + JsonEscaped(o.previous) +
+         "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
          ",\"warnings\":" + JsonStrings(o.warnings) + ",\"changed\":" + JsonStrings(o.changed) +
          (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") +
          (o.request_id != 0 ? ",\"request_id\":" + std::to_string(o.request_id) : "") + "}";

@@ -10,8 +10,11 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "access/tokens.hpp"
 #include "client/client.hpp"
 #include "client/time_sync.hpp"
 #include "config/config.hpp"
@@ -19,6 +22,7 @@
 #include "uplink/command_gate.hpp"
 #include "uplink/config_restart.hpp"
 #include "uplink/fleet_config.hpp"
+#include "uplink/json.hpp"
 #include "uplink/mqtt.hpp"
 #include "uplink/pending_apply.hpp"
 #include "uplink/spool.hpp"
@@ -41,23 +45,13 @@ constexpr const char* kRobotEdgedUnit = "robot-edge.service";  // systemd counts
 constexpr const char* kSupersededReason =
     "superseded: a newer configuration came while another was being applied";
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out;
-}
-
+// robot_edged.token_file's token ("" when none is set), read as robot-edged reads its own
+// (access::ReadTokenFile: a regular file, not empty). Throws std::runtime_error when it cannot
+// be read. Its mode is warned about once, by FileWarnings.
 std::string ReadToken(const std::string& path) {
   if (path.empty()) return "";
-  std::ifstream file(path);
-  std::string token;
-  std::getline(file, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  return token;
+  std::vector<std::string> said_by_file_warnings;
+  return access::ReadTokenFile("robot_edged.token_file", path, &said_by_file_warnings);
 }
 
 // One record in flight: its spool sequence and when it was (re)sent.
@@ -588,7 +582,7 @@ class Uplink {
                             std::int64_t latency_us, std::int64_t uplink_us) {
     PublishJson("{\"type\":\"command_result\",\"sequence\":" + std::to_string(sequence) +
                 ",\"accepted\":" + (accepted ? "true" : "false") + ",\"reason\":\"" +
-                Escape(reason) + "\",\"latency_us\":" + std::to_string(latency_us) +
+                JsonEscaped(reason) + "\",\"latency_us\":" + std::to_string(latency_us) +
                 ",\"uplink_us\":" + std::to_string(uplink_us) + "}");
   }
 
@@ -597,8 +591,8 @@ class Uplink {
   void PublishDrop(std::uint32_t sequence, const std::string& reason, std::int64_t age_us,
                    bool retained) {
     PublishJson("{\"type\":\"command_result\",\"sequence\":" + std::to_string(sequence) +
-                ",\"accepted\":false,\"dropped_by\":\"uplink\",\"reason\":\"" + Escape(reason) +
-                "\",\"age_us\":" + std::to_string(age_us) +
+                ",\"accepted\":false,\"dropped_by\":\"uplink\",\"reason\":\"" +
+                JsonEscaped(reason) + "\",\"age_us\":" + std::to_string(age_us) +
                 ",\"retained\":" + (retained ? "true" : "false") + "}");
   }
 
@@ -652,6 +646,8 @@ int RunUplink(const UplinkOptions& options, const std::atomic<bool>& stop) {
   } catch (const SpoolError& e) {
     Log(e.what());
   } catch (const MqttError& e) {
+    Log(e.what());
+  } catch (const std::runtime_error& e) {  // robot_edged.token_file
     Log(e.what());
   }
   return kExitFailed;

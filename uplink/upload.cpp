@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "uplink/json.hpp"
 #include "uplink/sha256.hpp"
 
 namespace robot_edge::uplink {
@@ -23,15 +24,6 @@ const char* StateName(UploadReport::State state) {
     case UploadReport::State::kError: return "error";
   }
   return "error";
-}
-
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
 }
 
 class Fd {
@@ -81,13 +73,15 @@ PutResult ResumableAttempt(const UploadJob& job, PutTransport& transport, int fd
 std::string ReportJson(const UploadReport& r) {
   const bool announce = r.state == UploadReport::State::kAnnounce;
   std::string json = std::string("{\"type\":") + (announce ? "\"blackbox\"" : "\"upload\"");
-  if (!announce) json += ",\"id\":" + Quoted(r.id) + ",\"state\":\"" + StateName(r.state) + "\"";
-  json += ",\"file\":" + Quoted(r.file) + ",\"bytes\":" + std::to_string(r.bytes) +
-          ",\"sha256\":" + Quoted(r.sha256);
+  if (!announce)
+    json += ",\"id\":" + JsonQuoted(r.id) + ",\"state\":\"" + StateName(r.state) + "\"";
+  json += ",\"file\":" + JsonQuoted(r.file) + ",\"bytes\":" + std::to_string(r.bytes) +
+          ",\"sha256\":" + JsonQuoted(r.sha256);
   if (announce) return json + "}";
   json += ",\"attempt\":" + std::to_string(r.attempt) + ",\"seconds\":" + std::to_string(r.seconds);
   if (r.state == UploadReport::State::kRetrying || r.state == UploadReport::State::kError) {
-    json += ",\"http_status\":" + std::to_string(r.http_status) + ",\"reason\":" + Quoted(r.reason);
+    json +=
+        ",\"http_status\":" + std::to_string(r.http_status) + ",\"reason\":" + JsonQuoted(r.reason);
   }
   if (r.state == UploadReport::State::kRetrying) {
     json += ",\"retry_in_ms\":" + std::to_string(r.retry_in_ms);

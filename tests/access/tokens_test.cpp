@@ -57,5 +57,16 @@ TEST(ReadTokenFile, OnlyARegularFileOfAFewKilobytesIsRead) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 41: the readers trimmed three ways (robot-edged: line ends and spaces; the tools: all
+// whitespace; the uplink: its first line, spaces and CR). One rule now: trailing whitespace,
+// tabs included; whitespace inside or in front is part of the token.
+TEST(TrimmedToken, DropsTrailingWhitespaceOnly) {
+  EXPECT_EQ(TrimmedToken("secret\n"), "secret");
+  EXPECT_EQ(TrimmedToken("secret \t\r\n"), "secret");
+  EXPECT_EQ(TrimmedToken(" se cret\n"), " se cret");
+  EXPECT_EQ(TrimmedToken("line one\nline two\n"), "line one\nline two");
+  EXPECT_EQ(TrimmedToken(" \n\t"), "");
+}
+
 }  // namespace
 }  // namespace robot_edge::access

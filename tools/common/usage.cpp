@@ -7,6 +7,8 @@
 #include <optional>
 #include <sstream>
 
+#include "access/tokens.hpp"
+
 namespace robot_edge::tools {
 
 config::HostPort ParseTcpOption(const std::string& text) {
@@ -32,10 +34,7 @@ std::string ReadTokenFileOption(const std::string& option, const std::string& pa
   if (!in) throw UsageError(option + ": cannot read " + path + ": " + std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
-  std::string token = text.str();
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) {
-    token.pop_back();
-  }
+  const std::string token = access::TrimmedToken(text.str());
   if (token.empty()) throw UsageError(option + ": " + path + " holds no token");
   return token;
 }
