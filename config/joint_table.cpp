@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "config/gains.hpp"
+
 namespace robot_edge::config {
 namespace {
 float F(double x) { return static_cast<float>(x); }
@@ -24,8 +26,8 @@ JointTable BuildJointTable(const Config& config) {
          .kp = F(j.kp),
          .kd = F(j.kd),
          .damp_kd = F(j.damp_kd),
-         .kp_cap = F(std::min(kApiKpMax, m.kp_max / (r * r))),
-         .kd_cap = F(std::min(kApiKdMax, m.kd_max / (r * r))),
+         .kp_cap = F(JointKpCap(m, r)),
+         .kd_cap = F(JointKdCap(m, r)),
          .v_cap_rad_s = F(m.v_max_rad_s * r),
          .t_cap_nm = F(j.max_torque_nm > 0 ? j.max_torque_nm : m.t_max_nm / r),
          .reach_nm = F(j.max_torque_nm),

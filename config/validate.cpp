@@ -9,6 +9,7 @@
 #include "config/bus_capacity.hpp"
 #include "config/config.hpp"
 #include "config/fleet_guard.hpp"
+#include "config/gains.hpp"
 
 namespace robot_edge::config {
 namespace {
@@ -182,8 +183,8 @@ void CheckJointLimits(const Config& c, std::size_t i, Checker* k) {
   const double reach = m.p_max_rad * r;
   k->Range(p + ".min", j.min_rad, j.offset_rad - reach, j.offset_rad + reach);
   k->Range(p + ".max", j.max_rad, j.offset_rad - reach, j.offset_rad + reach);
-  const double kp_cap = std::min(kApiKpMax, m.kp_max / (r * r));
-  const double kd_cap = std::min(kApiKdMax, m.kd_max / (r * r));
+  const double kp_cap = JointKpCap(m, r);
+  const double kd_cap = JointKdCap(m, r);
   k->Range(p + ".kp", j.kp, 0, kp_cap);
   k->Range(p + ".kd", j.kd, 0, kd_cap);
   k->Range(p + ".damp_kd", j.damp_kd, 0, kd_cap);
