@@ -44,6 +44,7 @@ class FakeDaemon:
         self.server.listen(4)
         self.received: "queue.Queue[Tuple[int, float, ClientMessage]]" = queue.Queue()
         self.connections: List[socket.socket] = []
+        self.welcomed: set = set()  # indexes of the connections sent a Welcome
         self.last_event_sequence = 0
         self.on_hello: Callable = self._welcome
         self.on_command: Callable = lambda c: CommandResult(
@@ -112,6 +113,8 @@ class FakeDaemon:
                         conn.sendall(frame(answer))
                     except OSError:
                         return
+                    if answer.HasField("welcome"):
+                        self.welcomed.add(index)
                     if answer.HasField("goodbye"):
                         conn.close()
                         return

@@ -308,8 +308,11 @@ def test_the_readme_example_runs_as_written(daemon, monkeypatch):
     monkeypatch.setenv("ROBOT_EDGE_SOCKET", daemon.address)
     stop = threading.Event()
 
-    def publish():
+    def publish():  # as robot-edged does: telemetry only after the Welcome
         while not stop.is_set():
+            if not daemon.welcomed:
+                time.sleep(0.005)
+                continue
             try:
                 daemon.send(telemetry())
             except (OSError, IndexError):
