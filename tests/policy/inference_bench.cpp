@@ -8,8 +8,6 @@
 // Run: ninja -C build policy_bench && build/tests/policy/policy_bench
 #include <benchmark/benchmark.h>
 
-#include <random>
-
 #include "config/library_options.hpp"
 #include "model_builder.hpp"
 #include "policy/load.hpp"
@@ -18,34 +16,9 @@
 namespace robot_edge::policy {
 namespace {
 
-// obs [1, in] -> (Gemm transB -> Elu) per hidden layer -> Gemm -> [1, out], random weights.
 std::unique_ptr<InferenceRuntime> Mlp(std::int64_t in, const std::vector<std::int64_t>& hidden,
                                       std::int64_t out) {
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal(0.0f, 0.1f);
-  test::ModelBuilder b;
-  b.Input("obs", {1, in}).Output("actions", {1, out});
-  std::string x = "obs";
-  std::int64_t width = in;
-  std::vector<std::int64_t> layers = hidden;
-  layers.push_back(out);
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const std::string n = std::to_string(l);
-    std::vector<float> w(static_cast<std::size_t>(layers[l] * width)),
-        bias(static_cast<std::size_t>(layers[l]));
-    for (float& v : w) v = normal(rng);
-    for (float& v : bias) v = normal(rng);
-    b.Initializer("w" + n, {layers[l], width}, w).Initializer("b" + n, {layers[l]}, bias);
-    const bool last = l + 1 == layers.size();
-    auto& gemm = b.Node("Gemm", {x, "w" + n, "b" + n}, last ? "actions" : "gemm" + n);
-    auto* t = gemm.add_attribute();
-    t->set_name("transB");
-    t->set_type(onnx::AttributeProto::INT);
-    t->set_i(1);
-    if (!last) x = b.Node("Elu", {"gemm" + n}, "elu" + n).output(0);
-    width = layers[l];
-  }
-  return OnnxGraph::FromBytes(b.Bytes(), "mlp");
+  return OnnxGraph::FromBytes(test::RandomMlp(in, hidden, out).Bytes(), "mlp");
 }
 
 void RunNetwork(benchmark::State& state, InferenceRuntime& net) {
@@ -69,6 +42,13 @@ void BM_OnnxRun_Actor45x512x256x128x12(benchmark::State& state) {
   RunNetwork(state, *net);
 }
 BENCHMARK(BM_OnnxRun_Actor45x512x256x128x12);
+
+// Isaac Lab's G1 29-DoF velocity actor: 96 values × 5 frames of history, [512, 256, 128].
+void BM_OnnxRun_Actor480x512x256x128x29(benchmark::State& state) {
+  const auto net = Mlp(96 * 5, {512, 256, 128}, 29);
+  RunNetwork(state, *net);
+}
+BENCHMARK(BM_OnnxRun_Actor480x512x256x128x29);
 
 // humanoid-gym: 47 values × 15 frames of history, [512, 256, 128].
 void BM_OnnxRun_Actor705x512x256x128x12(benchmark::State& state) {

@@ -1,6 +1,7 @@
 #include "model_builder.hpp"
 
 #include <fstream>
+#include <random>
 #include <stdexcept>
 
 namespace robot_edge::policy::test {
@@ -90,6 +91,35 @@ ModelBuilder LinearModel(std::size_t inputs, std::size_t outputs, const std::vec
   trans_b->set_name("transB");
   trans_b->set_type(onnx::AttributeProto::INT);
   trans_b->set_i(1);
+  return b;
+}
+
+ModelBuilder RandomMlp(std::int64_t inputs, const std::vector<std::int64_t>& hidden,
+                       std::int64_t outputs) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 0.1f);
+  ModelBuilder b;
+  b.Input("obs", {1, inputs}).Output("actions", {1, outputs});
+  std::string x = "obs";
+  std::int64_t width = inputs;
+  std::vector<std::int64_t> layers = hidden;
+  layers.push_back(outputs);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::string n = std::to_string(l);
+    std::vector<float> w(static_cast<std::size_t>(layers[l] * width)),
+        bias(static_cast<std::size_t>(layers[l]));
+    for (float& v : w) v = normal(rng);
+    for (float& v : bias) v = normal(rng);
+    b.Initializer("w" + n, {layers[l], width}, w).Initializer("b" + n, {layers[l]}, bias);
+    const bool last = l + 1 == layers.size();
+    auto& gemm = b.Node("Gemm", {x, "w" + n, "b" + n}, last ? "actions" : "gemm" + n);
+    auto* t = gemm.add_attribute();
+    t->set_name("transB");
+    t->set_type(onnx::AttributeProto::INT);
+    t->set_i(1);
+    if (!last) x = b.Node("Elu", {"gemm" + n}, "elu" + n).output(0);
+    width = layers[l];
+  }
   return b;
 }
 

@@ -39,4 +39,9 @@ ModelBuilder IdentityModel(std::size_t n);
 ModelBuilder LinearModel(std::size_t inputs, std::size_t outputs, const std::vector<float>& weights,
                          const std::vector<float>& bias);
 
+// An actor MLP of the usual training stacks: obs [1, inputs] -> (Gemm transB -> Elu) per hidden
+// layer -> Gemm -> actions [1, outputs], with weights and biases drawn from N(0, 0.1) (seed 7).
+ModelBuilder RandomMlp(std::int64_t inputs, const std::vector<std::int64_t>& hidden,
+                       std::int64_t outputs);
+
 }  // namespace robot_edge::policy::test
