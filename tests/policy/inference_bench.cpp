@@ -1,6 +1,6 @@
 // policy_bench: what MOVE/POLICY costs (Google Benchmark; not a CTest test).
 //   OnnxRun/*    one evaluation of the network (what onnx_avg_ms reports): the demo model and
-//                the actor sizes of the usual training stacks, built here with random weights,
+//                the actor sizes of the usual training stacks (test::RandomMlp: random weights),
 //                and an H1-sized LSTM actor exported by torch
 //   InferOnce    the inference thread's whole step: observation, network, action, hand-off
 //   Targets      the control thread's cost per tick in MOVE/POLICY: publish the inputs, take the
