@@ -1,0 +1,89 @@
+// The fatal-signal DAMP's handshake with the control thread (daemon/control/fatal_signals.hpp),
+// on a real vcan bus (issue 40, item 2): a crash while a tick is under way must put the tick's
+// frames on the wire before the DAMP, never after it, and no tick may begin once the handler has
+// started. In a child process that dies of the signal; this process reads vcan0.
+#include <linux/can.h>
+#include <net/if.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+#include <vector>
+
+#include "can/emergency.hpp"
+#include "daemon/control/fatal_signals.hpp"
+#include "vcan_util.hpp"
+
+namespace robot_edge::can::vcan {
+namespace {
+
+constexpr canid_t kDampId = 0x0DA, kTickId = 0x071, kLateTickId = 0x072;
+
+RawFrame On(const std::string& interface, const can_frame& frame) {
+  RawFrame raw;
+  raw.address.can_family = AF_CAN;
+  raw.address.can_ifindex = static_cast<int>(::if_nametoindex(interface.c_str()));
+  raw.frame = frame;
+  return raw;
+}
+
+// The child: the handler installed on a CAN_RAW socket bound to every interface; a control thread
+// whose tick takes 5 ms and sends kTickId at its end; SIGABRT raised on the main thread mid-tick.
+[[noreturn]] void CrashMidTick() {
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  const int fd = ::socket(PF_CAN, SOCK_RAW, CAN_RAW);
+  sockaddr_can all{};
+  all.can_family = AF_CAN;  // ifindex 0: every interface
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&all), sizeof all) != 0) ::_exit(3);
+  const RawFrame damp = On("vcan0", DataFrame(kDampId, {0xDA}));
+  daemon::InstallFatalSignalDamp(fd, {&damp, 1}, 1);
+  std::atomic<bool> in_tick{false};
+  std::thread control([&] {
+    daemon::RegisterControlThread();
+    if (!daemon::BeginControlTick()) ::_exit(4);
+    in_tick = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const RawFrame tick = On("vcan0", DataFrame(kTickId, {0x01}));
+    SendRaw(fd, &tick, 1, 0);
+    daemon::EndControlTick();
+    if (daemon::BeginControlTick()) {  // must not: the handler has started
+      const RawFrame late = On("vcan0", DataFrame(kLateTickId, {0x02}));
+      SendRaw(fd, &late, 1, 0);
+      daemon::EndControlTick();
+    }
+    for (;;) ::pause();
+  });
+  while (!in_tick) std::this_thread::yield();
+  ::raise(SIGABRT);
+  ::_exit(5);  // not reached: the handler re-raises with the default action
+}
+
+TEST(FatalSignalDamp, ATickUnderWayEndsBeforeTheDampAndNoTickBeginsAfter) {
+  ASSERT_EQ(VcanProblem(1), "");
+  RawSocket bus("vcan0");
+  ASSERT_TRUE(bus.ok());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) CrashMidTick();
+  std::vector<canid_t> seen;
+  while (const auto frame = bus.Read(std::chrono::milliseconds(1000))) {
+    seen.push_back(frame->can_id);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGABRT);
+  EXPECT_EQ(seen, (std::vector<canid_t>{kTickId, kDampId}))
+      << "the tick's frame must come first, the DAMP last, and no later tick's frame";
+}
+
+}  // namespace
+}  // namespace robot_edge::can::vcan
