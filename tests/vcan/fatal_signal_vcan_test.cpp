@@ -1,9 +1,12 @@
 // The fatal-signal DAMP's handshake with the control thread (daemon/control/fatal_signals.hpp),
 // on a real vcan bus (issue 40, item 2): a crash while a tick is under way must put the tick's
 // frames on the wire before the DAMP, never after it, and no tick may begin once the handler has
-// started. In a child process that dies of the signal; this process reads vcan0.
+// started; and real faults on the control thread itself (a null write, an integer division by
+// zero, a trap, a bus error) send the DAMP. In child processes that die of the signal; this
+// process reads vcan0.
 #include <linux/can.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -14,7 +17,11 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "can/emergency.hpp"
@@ -84,6 +91,92 @@ TEST(FatalSignalDamp, ATickUnderWayEndsBeforeTheDampAndNoTickBeginsAfter) {
   EXPECT_EQ(seen, (std::vector<canid_t>{kTickId, kDampId}))
       << "the tick's frame must come first, the DAMP last, and no later tick's frame";
 }
+
+// Real faults on the control thread itself, not a kill(2) from outside: the handler runs on the
+// thread that faulted (it does not wait for its own tick) and the DAMP reaches the bus.
+enum class Fault { kNullWrite, kDivideByZero, kTrap, kBusError };
+
+[[noreturn]] void FaultOnTheControlThread(Fault fault) {
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  const int fd = ::socket(PF_CAN, SOCK_RAW, CAN_RAW);
+  sockaddr_can all{};
+  all.can_family = AF_CAN;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&all), sizeof all) != 0) ::_exit(3);
+  const RawFrame damp = On("vcan0", DataFrame(kDampId, {0xDA}));
+  daemon::InstallFatalSignalDamp(fd, {&damp, 1}, 1);
+  std::thread control([fault] {
+    daemon::ProvideAltStack();
+    daemon::RegisterControlThread();
+    if (!daemon::BeginControlTick()) ::_exit(4);
+    switch (fault) {
+      case Fault::kNullWrite: {
+        volatile int* volatile nowhere = nullptr;
+        *nowhere = 1;
+        break;
+      }
+      case Fault::kDivideByZero: {
+        volatile int zero = 0, one = 1;  // both read at run time: 1 / x would compile to a compare
+        volatile int quotient = one / zero;
+        (void)quotient;
+        break;
+      }
+      case Fault::kTrap: __builtin_trap();
+      case Fault::kBusError: {  // a page of a file cut shorter than its mapping
+        char path[] = "/tmp/sigbus-XXXXXX";
+        const int file = ::mkstemp(path);
+        if (file < 0 || ::ftruncate(file, 4096) != 0) ::_exit(6);
+        auto* page = static_cast<volatile char*>(
+            ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0));
+        ::unlink(path);
+        if (page == MAP_FAILED || ::ftruncate(file, 0) != 0) ::_exit(7);
+        page[0] = 1;
+        break;
+      }
+    }
+    ::_exit(5);  // not reached
+  });
+  control.join();
+  ::_exit(5);
+}
+
+class ControlThreadFault : public testing::TestWithParam<std::pair<Fault, int>> {};
+
+TEST_P(ControlThreadFault, SendsTheDampAndEndsWithItsSignal) {
+  ASSERT_EQ(VcanProblem(1), "");
+  RawSocket bus("vcan0");
+  ASSERT_TRUE(bus.ok());
+  const auto [fault, signal] = GetParam();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) FaultOnTheControlThread(fault);
+  std::vector<canid_t> seen;
+  while (const auto frame = bus.Read(std::chrono::milliseconds(1000))) {
+    seen.push_back(frame->can_id);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), signal) << strsignal(WTERMSIG(status));
+  EXPECT_EQ(seen, (std::vector<canid_t>{kDampId}));
+}
+
+std::string FaultName(const testing::TestParamInfo<std::pair<Fault, int>>& info) {
+  switch (info.param.first) {
+    case Fault::kNullWrite: return "NullWrite";
+    case Fault::kDivideByZero: return "DivideByZero";
+    case Fault::kTrap: return "Trap";
+    case Fault::kBusError: return "BusError";
+  }
+  return "Unknown";
+}
+
+INSTANTIATE_TEST_SUITE_P(Real, ControlThreadFault,
+                         testing::Values(std::pair(Fault::kNullWrite, SIGSEGV),
+                                         std::pair(Fault::kDivideByZero, SIGFPE),
+                                         std::pair(Fault::kTrap, SIGILL),
+                                         std::pair(Fault::kBusError, SIGBUS)),
+                         FaultName);
 
 }  // namespace
 }  // namespace robot_edge::can::vcan
