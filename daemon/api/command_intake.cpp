@@ -1,5 +1,6 @@
 #include "daemon/api/command_intake.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "daemon/api/messages.hpp"
@@ -157,8 +158,11 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
   if (slot == nullptr) {
     if (damp) {  // never dropped: the control thread applies it when woken
       TakeControl(client, damp, now_us, &outcome);
-      RequestEmergencyDamp(channels_,
-                           arbiter_.holder() == client.id ? kUrgentDamp : kUrgentLatchingDamp);
+      const bool latching = arbiter_.holder() != client.id;
+      RequestEmergencyDamp(channels_, latching ? kUrgentLatchingDamp : kUrgentDamp);
+      queued_damp_ = QueuedDamp{
+          channels_->snapshots.Latest().ticks, latching && config_.safety.latch_external_damp,
+          sm::MakeSenderLabel(arbiter_.holder() == 0 ? "" : arbiter_.current())};
       outcome.kind = Outcome::Kind::kAccepted;
       return outcome;
     }
@@ -175,6 +179,11 @@ CommandIntake::Outcome CommandIntake::HandOver(const Client& client, bool damp,
   }
   TakeControl(client, damp, now_us, &outcome);
   MarkSender(client, damp, &slot->command);
+  if (damp) {
+    queued_damp_ = QueuedDamp{channels_->snapshots.Latest().ticks,
+                              slot->command.latches && config_.safety.latch_external_damp,
+                              slot->command.holder};
+  }
   slot->client_id = client.id;
   slot->want_result = client.wants_result;
   channels_->commands.Send(slot);
@@ -192,8 +201,18 @@ std::optional<sm::Reason> CommandIntake::RefusedByStateMachine(const Client& cli
   sm::Command probe = command;
   probe.from_controller = true;  // as it will be once it holds control
   probe.holder = sm::MakeSenderLabel(client.controller);
-  const std::optional<sm::Reason> refused =
-      sm::Admit(channels_->snapshots.Latest().admission, probe, now_us).refused;
+  const ControlSnapshot& latest = channels_->snapshots.Latest();
+  sm::AdmissionView view = latest.admission;
+  if (queued_damp_ && latest.ticks >= queued_damp_->ticks + 2) queued_damp_.reset();
+  if (queued_damp_) {  // not applied yet: judged as the control thread will judge it
+    view.mode = sm::Mode::kDamp;
+    view.damp_entered_us = std::max(view.damp_entered_us, now_us);
+    if (queued_damp_->latches && !view.stop_latched) {
+      view.stop_latched = true;
+      view.latch_holder = queued_damp_->holder;
+    }
+  }
+  const std::optional<sm::Reason> refused = sm::Admit(view, probe, now_us).refused;
   if (refused) counters_.Count(*refused);
   return refused;
 }

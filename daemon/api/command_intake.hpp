@@ -136,6 +136,15 @@ class CommandIntake {
   sm::Counters counters_;
   std::map<std::uint64_t, ClientState> clients_;
   CommandSlot* spare_ = nullptr;  // a slot whose command was dropped, reused next time
+  // A DAMP queued that the newest snapshot may not show yet (red team R5, F1): the admission
+  // check of a client not in control judges as if it were applied, until the control thread has
+  // published two ticks past it (one may have drained its queue before the DAMP came).
+  struct QueuedDamp {
+    std::uint64_t ticks = 0;  // the newest snapshot's when it was queued
+    bool latches = false;     // it will latch the stop (safety.latch_external_damp)
+    sm::SenderLabel holder{};
+  };
+  std::optional<QueuedDamp> queued_damp_;
   // The holder's last command time for which the walking silence already stopped walking.
   std::int64_t silence_stopped_after_us_ = -1;
 };

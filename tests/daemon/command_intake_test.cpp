@@ -293,6 +293,30 @@ TEST_F(Intake, ACommandTheStateMachineWouldRefuseTakesNoControl) {
   EXPECT_EQ(Damp(ble, 40 * kMs).kind, Kind::kQueued);
 }
 
+// Red team R5, F1: cloud in control in STAND; an observer's DAMP is queued, and before the control
+// thread has applied it (the newest snapshot still says STAND, unlatched) ble's STAND came. The
+// admission check judged it on that snapshot, ble took control, and the control thread then
+// refused its STAND (stop_latched): ble held control that nobody could use (8 of 32 runs). The
+// check now judges as if the queued DAMP were applied, until two ticks have been published.
+TEST_F(Intake, ACommandRightAfterAQueuedDampIsJudgedAsTheDampWillLeaveTheRobot) {
+  Stand(cloud_, 1, 0, 0);
+  Drain();
+  PublishView(sm::Mode::kStand);
+  EXPECT_EQ(Damp(observer_, 5 * kMs).kind, Kind::kQueued);  // not applied yet
+  const CommandIntake::Client ble{3, "ble", true, ""};
+  const auto out = Stand(ble, 1, 6 * kMs, 6 * kMs);
+  EXPECT_EQ(out.kind, Kind::kDropped);
+  EXPECT_EQ(out.reason, sm::Reason::kStopLatched);
+  EXPECT_FALSE(out.change);
+  EXPECT_EQ(intake_.arbiter().current(), "cloud");
+  // Two ticks later the snapshot shows what the control thread did: it is judged on that.
+  Drain();
+  channels_.snapshots.back().ticks += 2;
+  PublishView(sm::Mode::kDamp);  // (a latch released meanwhile, say)
+  EXPECT_EQ(Stand(ble, 2, 20 * kMs, 20 * kMs).kind, Kind::kQueued);
+  EXPECT_EQ(intake_.arbiter().current(), "ble");
+}
+
 // A controller that lost control after its stop latched takes it back with the STAND that
 // releases the latch; another controller's STAND takes none.
 TEST_F(Intake, OnlyTheLatchHoldersStandRetakesControlWhileLatched) {
