@@ -134,7 +134,7 @@ class Uplink {
                    restart_.last_starts());
       FinishApply(*result);
     }
-    if (held_config_ && !restart_.pending()) {
+    if (held_config_ && !restart_.pending() && in_damp_) {
       const std::string held = std::move(*held_config_);
       held_config_.reset();
       OnFleetConfig(held);
@@ -223,6 +223,7 @@ class Uplink {
     } catch (const client::ClientError& e) {
       Log(std::string("robot-edged (observer): ") + e.what());
       observer_.reset();
+      in_damp_.reset();  // unknown until the next robot-edged's first telemetry
       blackbox_.OnRobotLost();
       robot_retry_us_ = client::MonotonicMicros() + kRobotRetryUs;
     }
@@ -401,15 +402,21 @@ class Uplink {
   // robot-edged (config_restart.hpp); the result once it is back on it, or rolled back.
 
   void OnFleetConfig(const std::string& payload) {
-    if (restart_.pending()) {  // handled once that apply ends (Step); the newest only
+    // Held (the newest only) while an apply is under way, and until robot-edged's telemetry has
+    // said its mode (documents queued while the uplink was away arrive before it); handled then
+    // (Step).
+    if (restart_.pending() || !in_damp_) {
       if (held_config_) {
         ConfigOutcome superseded;
         superseded.reason = kSupersededReason;
         PublishConfigResult(superseded);
       }
       held_config_ = payload;
-      Log("fleet config: held until the configuration being applied is in (a newer one would "
-          "replace it)");
+      Log(restart_.pending()
+              ? "fleet config: held until the configuration being applied is in (a newer one "
+                "would replace it)"
+              : "fleet config: held until robot-edged's telemetry says its mode (a newer one "
+                "would replace it)");
       return;
     }
     // The start budget (config_restart.hpp): refused, nothing written, while an apply might
@@ -424,8 +431,8 @@ class Uplink {
       PublishConfigResult(refused);
       return;
     }
-    // in_damp_: from robot-edged's newest telemetry (false until one came).
-    ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, in_damp_);
+    // in_damp_: from robot-edged's newest telemetry since the observer connected.
+    ConfigOutcome outcome = ApplyFleetConfig(payload, o_.robot_edged.config, *in_damp_);
     if (!outcome.applied) {
       PublishConfigResult(outcome);
       return;
@@ -621,7 +628,8 @@ class Uplink {
   std::uint64_t lost_reported_ = 0;
   std::uint64_t upload_failures_reported_ = 0;
   std::string telemetry_;  // the newest EdgeTelemetry, serialized
-  bool in_damp_ = false;   // robot-edged's newest telemetry said DAMP
+  // robot-edged's newest telemetry said DAMP; nullopt: none since the observer (re)connected.
+  std::optional<bool> in_damp_;
   std::int64_t next_telemetry_us_ = 0;
   std::map<std::uint32_t, Forwarded> forwarded_;  // by CloudCommand.sequence
   ConfigRestart restart_;                         // a fleet config until robot-edged runs it

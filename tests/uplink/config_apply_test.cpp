@@ -5,9 +5,11 @@
 // (Robot::RestartLikeSystemd: Restart=on-failure, RestartSec=1, RestartForceExitStatus=75).
 // The cases: refused outside DAMP (nothing written), applied (the robot's name in the Welcome
 // changes), a weakening document refused, three documents back to back (the newest is what
-// runs), a file that validates but cannot start (a bus that does not exist): rolled back
-// after robot_edged.apply_timeout_s (no systemd in the rig), and robot-edged comes back on the
-// previous file; then the same file again, refused: the start budget is spent.
+// runs), two queued while the uplink was down (held for the robot's telemetry; the newest is
+// the running file: no restart), a file that validates but cannot start (a bus that does not
+// exist): rolled back after robot_edged.apply_timeout_s (no systemd in the rig), and
+// robot-edged comes back on the previous file; then the same file again, refused: the start
+// budget is spent.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -112,6 +114,26 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   std::printf("three documents back to back: %s | %s | %s\n", rig.ConfigResults()[3].c_str(),
               rig.ConfigResults()[4].c_str(), rig.ConfigResults()[5].c_str());
 
+  // 2d. Two documents queued by the broker while the uplink was down (red team R5, F8): they
+  // came before robot-edged's first telemetry, when the uplink did not know the robot was in
+  // DAMP, and both were refused "not in DAMP". They now wait for that telemetry, the newer
+  // replacing the older (superseded); the newest is the file robot-edged already runs, so it is
+  // answered "already running" without a restart.
+  const std::size_t exits_before_down = robot.DaemonExits().size();
+  uplink.Stop();
+  fleet.Publish("robot-edge/r1/config",
+                Replaced(renamed, "name: asimov-fleet", "name: asimov-queued"), 60);
+  fleet.Publish("robot-edge/r1/config", renamed, 60);
+  uplink.Start();
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 8; }, 60s))
+      << uplink.Log() << robot.DaemonLog();
+  EXPECT_NE(rig.ConfigResults()[6].find("\"reason\":\"superseded: "), std::string::npos)
+      << rig.ConfigResults()[6];
+  EXPECT_NE(rig.ConfigResults()[7].find("\"reason\":\"already running\""), std::string::npos)
+      << rig.ConfigResults()[7];
+  EXPECT_EQ(robot.DaemonExits().size(), exits_before_down) << "robot-edged restarted";
+  EXPECT_EQ(rig.WelcomeName(), "asimov-fleet") << robot.DaemonLog();
+
   // 3. Valid, but robot-edged cannot start on it (vcan9 does not exist): after apply_timeout_s
   // the previous file is put back, and robot-edged's next start runs it.
   ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
@@ -120,12 +142,12 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   const std::string broken = Replaced(Replaced(renamed, "interface: vcan4", "interface: vcan9"),
                                       "name: asimov-fleet", "name: asimov-broken");
   fleet.Publish("robot-edge/r1/config", broken, 60);
-  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 7; }, 40s))
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 9; }, 40s))
       << uplink.Log() << robot.DaemonLog();
-  EXPECT_NE(rig.ConfigResults()[6].find("\"applied\":false"), std::string::npos)
-      << rig.ConfigResults()[6];
-  EXPECT_NE(rig.ConfigResults()[6].find("\"rolled_back\":true"), std::string::npos)
-      << rig.ConfigResults()[6];
+  EXPECT_NE(rig.ConfigResults()[8].find("\"applied\":false"), std::string::npos)
+      << rig.ConfigResults()[8];
+  EXPECT_NE(rig.ConfigResults()[8].find("\"rolled_back\":true"), std::string::npos)
+      << rig.ConfigResults()[8];
   EXPECT_EQ(ReadFile(rig.config_path), renamed);
   EXPECT_TRUE(Eventually([&] { return rig.WelcomeName() == "asimov-fleet"; }, 20s))
       << robot.DaemonLog();
@@ -133,7 +155,7 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   ASSERT_GE(exits.size(), exits_before_broken + 2);
   EXPECT_EQ(exits[exits_before_broken], 75);
   EXPECT_EQ(exits[exits_before_broken + 1], 1) << "robot-edged started on vcan9";
-  std::printf("rolled back: %s; robot-edged exits %zu\n", rig.ConfigResults()[6].c_str(),
+  std::printf("rolled back: %s; robot-edged exits %zu\n", rig.ConfigResults()[8].c_str(),
               exits.size());
 
   // 4. The same bad file again, seconds later: robot-edged's unit could run out of starts
@@ -141,9 +163,9 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
   std::this_thread::sleep_for(1500ms);
   fleet.Publish("robot-edge/r1/config", broken, 60);
-  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 8; }, 10s)) << uplink.Log();
+  ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 10; }, 10s)) << uplink.Log();
   // Used: the rollback's 14 and the applies of the last 60 s (1 each: 1 to 3, by the time).
-  const std::string spent = rig.ConfigResults()[7];
+  const std::string spent = rig.ConfigResults()[9];
   EXPECT_NE(spent.find("start budget is spent: recent applies used 1"), std::string::npos) << spent;
   EXPECT_NE(spent.find(" of its unit's 28 starts per 60 s, and this apply may cost 14"),
             std::string::npos)
