@@ -169,6 +169,36 @@ TEST(EdgectlRun, WalkRefusedBeforeWalking) {
   EXPECT_EQ(o.err, "refused: velocity_no_policy (robot in STAND)\n");
 }
 
+// vcan.demo's walk stopped after one re-send arrived 139 ms late under a slow emulator: robot-edged
+// dropped it (command_stale, "dropped until fresh ones come") and robot-edgectl walk gave up and
+// disconnected. A late re-send is said and the walk goes on; another refusal still ends it.
+TEST(EdgectlRun, WalkGoesOnAfterALateResendAndStopsAtAnotherRefusal) {
+  std::vector<edge::CloudCommand> got;
+  FakeDaemon daemon([&](FakePeer& peer) {
+    Welcome(peer);
+    while (auto message = peer.Read(3s)) {
+      if (!message->has_command()) continue;
+      const std::uint32_t sequence = message->command().sequence();
+      got.push_back(message->command());
+      peer.Send(fake::Result(sequence, sequence != 2, sequence == 2 ? "command_stale" : ""));
+    }
+  });
+  const Outcome o = RunEdgectl(daemon.path(), {"walk", "0.3", "0", "0", "--duration", "0.7"});
+  daemon.Join();
+  EXPECT_EQ(o.status, kExitOk) << o.err;
+  EXPECT_NE(o.err.find("late: re-send #2 arrived late"), std::string::npos) << o.err;
+  ASSERT_GE(got.size(), 4u) << "it walked on after the late re-send";
+  EXPECT_EQ(got.back().velocity().vx(), 0.0f);  // the stop
+
+  FakeDaemon refusing([](FakePeer& peer) {
+    Welcome(peer);
+    AnswerAll(peer, "not_controller", 2);
+  });
+  const Outcome refused = RunEdgectl(refusing.path(), {"walk", "0.3", "0", "0", "--duration", "5"});
+  EXPECT_EQ(refused.status, kExitFailed);
+  EXPECT_NE(refused.err.find("refused: not_controller"), std::string::npos) << refused.err;
+}
+
 TEST(EdgectlRun, MoveStreamsASmoothRampFromTheMeasuredPose) {
   std::vector<edge::CloudCommand> got;
   FakeDaemon daemon([&](FakePeer& peer) {

@@ -23,8 +23,17 @@ std::uint32_t SendStamped(Context& ctx, client::Sequencer* sequencer, edge::Clou
   return sequence;
 }
 
-// Prints what arrives while walking; returns false when a command was refused.
+// Prints what arrives while walking; returns false when a command was refused. A re-send that
+// arrived late (command_stale: robot-edged drops it and takes the next fresh one) is said and the
+// walk goes on: the velocity it repeats is still in force, and the next re-send, 200 ms later,
+// keeps it within api.walking_silence_ms.
 bool ServiceWhileWalking(Context& ctx, const edge::ServerMessage& m) {
+  if (m.has_command_result() && !m.command_result().accepted() &&
+      m.command_result().reason() == "command_stale") {
+    *ctx.err << "late: re-send #" << m.command_result().sequence()
+             << " arrived late and was dropped (command_stale); walking on\n";
+    return true;
+  }
   if (m.has_command_result() && !m.command_result().accepted()) {
     *ctx.err << "refused: " << m.command_result().reason() << " (robot in "
              << ModeName(m.command_result().control_mode()) << ")\n";

@@ -26,7 +26,7 @@ constexpr const char* kRecordingHeading =
 constexpr const char* kEpilogue =
     R"(Commanding subcommands ask for a CommandResult per command and print "accepted" or
 "refused: REASON" (e.g. velocity_in_damp, velocity_no_policy, not_controller,
-blocked_by_alert).
+blocked_by_alert). walk goes on after a re-send dropped for arriving late (command_stale).
 
 Trajectory sessions: in MOVE/TRAJECTORY the robot must receive a trajectory at least every
 200 ms or it DAMPs by itself. When move or hold ends or is interrupted, streaming stops and the
