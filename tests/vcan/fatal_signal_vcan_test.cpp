@@ -19,6 +19,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -41,17 +42,45 @@ RawFrame On(const std::string& interface, const can_frame& frame) {
   return raw;
 }
 
-// The child: the handler installed on a CAN_RAW socket bound to every interface; a control thread
-// whose tick takes 5 ms and sends kTickId at its end; SIGABRT raised on the main thread mid-tick.
-[[noreturn]] void CrashMidTick() {
+// In a child: no core file; the handler installed on a CAN_RAW socket bound to every interface,
+// its one DAMP frame (kDampId) for vcan0. Returns the socket.
+int InstallDampOnVcan0() {
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
   const int fd = ::socket(PF_CAN, SOCK_RAW, CAN_RAW);
   sockaddr_can all{};
   all.can_family = AF_CAN;  // ifindex 0: every interface
   if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&all), sizeof all) != 0) ::_exit(3);
-  const RawFrame damp = On("vcan0", DataFrame(kDampId, {0xDA}));
+  static RawFrame damp;
+  damp = On("vcan0", DataFrame(kDampId, {0xDA}));
   daemon::InstallFatalSignalDamp(fd, {&damp, 1}, 1);
+  return fd;
+}
+
+// Runs `child` in a child process and reads vcan0 until it has been quiet for 1 s: the frames'
+// ids, and the child's wait status.
+struct ChildRun {
+  std::vector<canid_t> seen;
+  int status = 0;
+};
+ChildRun RunChild(const std::function<void()>& child) {
+  ChildRun run;
+  RawSocket bus("vcan0");
+  EXPECT_TRUE(bus.ok());
+  const pid_t pid = ::fork();
+  EXPECT_GE(pid, 0);
+  if (pid == 0) child();  // never returns: it dies of its signal or _exit()s
+  while (const auto frame = bus.Read(std::chrono::milliseconds(1000))) {
+    run.seen.push_back(frame->can_id);
+  }
+  EXPECT_EQ(::waitpid(pid, &run.status, 0), pid);
+  return run;
+}
+
+// The child: the handler installed on a CAN_RAW socket bound to every interface; a control thread
+// whose tick takes 5 ms and sends kTickId at its end; SIGABRT raised on the main thread mid-tick.
+[[noreturn]] void CrashMidTick() {
+  const int fd = InstallDampOnVcan0();
   std::atomic<bool> in_tick{false};
   std::thread control([&] {
     daemon::RegisterControlThread();
@@ -75,20 +104,10 @@ RawFrame On(const std::string& interface, const can_frame& frame) {
 
 TEST(FatalSignalDamp, ATickUnderWayEndsBeforeTheDampAndNoTickBeginsAfter) {
   ASSERT_EQ(VcanProblem(1), "");
-  RawSocket bus("vcan0");
-  ASSERT_TRUE(bus.ok());
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) CrashMidTick();
-  std::vector<canid_t> seen;
-  while (const auto frame = bus.Read(std::chrono::milliseconds(1000))) {
-    seen.push_back(frame->can_id);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGABRT);
-  EXPECT_EQ(seen, (std::vector<canid_t>{kTickId, kDampId}))
+  const ChildRun run = RunChild(CrashMidTick);
+  ASSERT_TRUE(WIFSIGNALED(run.status)) << "the child exited " << WEXITSTATUS(run.status);
+  EXPECT_EQ(WTERMSIG(run.status), SIGABRT);
+  EXPECT_EQ(run.seen, (std::vector<canid_t>{kTickId, kDampId}))
       << "the tick's frame must come first, the DAMP last, and no later tick's frame";
 }
 
@@ -97,14 +116,7 @@ TEST(FatalSignalDamp, ATickUnderWayEndsBeforeTheDampAndNoTickBeginsAfter) {
 enum class Fault { kNullWrite, kDivideByZero, kTrap, kBusError };
 
 [[noreturn]] void FaultOnTheControlThread(Fault fault) {
-  const rlimit no_core{0, 0};
-  ::setrlimit(RLIMIT_CORE, &no_core);
-  const int fd = ::socket(PF_CAN, SOCK_RAW, CAN_RAW);
-  sockaddr_can all{};
-  all.can_family = AF_CAN;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&all), sizeof all) != 0) ::_exit(3);
-  const RawFrame damp = On("vcan0", DataFrame(kDampId, {0xDA}));
-  daemon::InstallFatalSignalDamp(fd, {&damp, 1}, 1);
+  InstallDampOnVcan0();
   std::thread control([fault] {
     daemon::ProvideAltStack();
     daemon::RegisterControlThread();
@@ -144,21 +156,11 @@ class ControlThreadFault : public testing::TestWithParam<std::pair<Fault, int>> 
 
 TEST_P(ControlThreadFault, SendsTheDampAndEndsWithItsSignal) {
   ASSERT_EQ(VcanProblem(1), "");
-  RawSocket bus("vcan0");
-  ASSERT_TRUE(bus.ok());
   const auto [fault, signal] = GetParam();
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) FaultOnTheControlThread(fault);
-  std::vector<canid_t> seen;
-  while (const auto frame = bus.Read(std::chrono::milliseconds(1000))) {
-    seen.push_back(frame->can_id);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), signal) << strsignal(WTERMSIG(status));
-  EXPECT_EQ(seen, (std::vector<canid_t>{kDampId}));
+  const ChildRun run = RunChild([fault = fault] { FaultOnTheControlThread(fault); });
+  ASSERT_TRUE(WIFSIGNALED(run.status)) << "the child exited " << WEXITSTATUS(run.status);
+  EXPECT_EQ(WTERMSIG(run.status), signal) << strsignal(WTERMSIG(run.status));
+  EXPECT_EQ(run.seen, (std::vector<canid_t>{kDampId}));
 }
 
 std::string FaultName(const testing::TestParamInfo<std::pair<Fault, int>>& info) {
