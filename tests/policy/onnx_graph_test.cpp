@@ -45,6 +45,15 @@ std::vector<std::string> CaseNames() {
   return names;
 }
 
+// {operator new calls, malloc calls} made by `f` (Eigen allocates through malloc).
+template <typename F>
+std::pair<std::size_t, std::size_t> CountAllocations(F f) {
+  robot_edge::test::AllocationCounter new_counter;
+  test::MallocCounter malloc_counter;
+  f();
+  return {new_counter.count(), malloc_counter.count()};
+}
+
 class Operators : public testing::TestWithParam<std::string> {};
 
 TEST_P(Operators, MatchTheNumpyReferenceAndAllocateNothing) {
@@ -59,14 +68,7 @@ TEST_P(Operators, MatchTheNumpyReferenceAndAllocateNothing) {
   std::vector<float> out(graph->output_size());
   for (std::size_t s = 0; s < samples; ++s) {
     const std::span<const float> x(in.data() + s * graph->input_size(), graph->input_size());
-    std::size_t news = 0, mallocs = 0;
-    {
-      robot_edge::test::AllocationCounter new_counter;
-      test::MallocCounter malloc_counter;
-      graph->Run(x, out);
-      news = new_counter.count();
-      mallocs = malloc_counter.count();
-    }
+    const auto [news, mallocs] = CountAllocations([&] { graph->Run(x, out); });
     EXPECT_EQ(news, 0u) << "Run() called operator new";
     EXPECT_EQ(mallocs, 0u) << "Run() called malloc (Eigen)";
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -92,14 +94,7 @@ TEST(OnnxGraph, LargeActorsAllocateNothing) {
     const std::vector<float> in(graph->input_size(), 0.1f);
     std::vector<float> out(graph->output_size());
     for (int run = 0; run < 2; ++run) {
-      std::size_t news = 0, mallocs = 0;
-      {
-        robot_edge::test::AllocationCounter new_counter;
-        test::MallocCounter malloc_counter;
-        graph->Run(in, out);
-        news = new_counter.count();
-        mallocs = malloc_counter.count();
-      }
+      const auto [news, mallocs] = CountAllocations([&] { graph->Run(in, out); });
       EXPECT_EQ(news, 0u) << inputs << " inputs, run " << run << ": operator new";
       EXPECT_EQ(mallocs, 0u) << inputs << " inputs, run " << run << ": malloc (Eigen)";
     }
