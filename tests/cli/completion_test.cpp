@@ -1,6 +1,9 @@
 // cli::BashCompletion's script loaded in bash: what TAB offers for the last word of a line.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -22,7 +25,10 @@ std::string Quoted(const std::string& word) {
 std::string Offers(const std::vector<std::string>& words, bool subcommands = true,
                    const std::string& setup = "") {
   test::Seen seen;
-  const std::string dir = ::testing::TempDir();
+  // Each test is its own process under ctest -j: one directory per process, or two tests
+  // overwrite each other's script (with and without subcommands) mid-run.
+  const std::string dir = ::testing::TempDir() + "completion-" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
   const std::string script = dir + "/demo-ctl.completion";
   std::ofstream(script) << BashCompletion(test::DemoSpec(&seen, subcommands));
   std::string line =
