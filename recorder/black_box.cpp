@@ -22,7 +22,7 @@ struct BlackBox::Dump {
   std::uint64_t window_end = 0;    // ns, inclusive
   std::vector<std::pair<std::uint64_t, std::string>> triggers;
   std::uint64_t trigger_count = 0;
-  std::string path;  // set once created
+  std::string path;  // the final name's path, set once created as path + kPartialSuffix
   std::unique_ptr<OutputFile> file;
   std::unique_ptr<McapWriter> writer;  // after `file`: destroyed (closed) first
   std::uint64_t cursor = 0;            // ring position of the next message to write
@@ -93,8 +93,8 @@ std::optional<DumpResult> BlackBox::Poll(std::uint64_t now_ns) {
   const Progress progress = (d.writer || Open(d)) ? WriteSome(d, now_ns) : Progress::kFailed;
   if (progress == Progress::kMore) return std::nullopt;
   DumpResult result = Finish(d, progress);
-  dump_ = std::move(queued_);
-  if (result.ok) ApplyRetention();
+  dump_ = std::move(queued_);  // not opened yet: retention cannot touch its file
+  ApplyRetention();
   return result;
 }
 
@@ -107,9 +107,9 @@ bool BlackBox::Open(Dump& d) {
   if (!fs_.EnsureDirectory(options_.directory, &d.error)) return false;
   const std::string name =
       BlackBoxFileName(options_.prefix, d.trigger_ns, d.triggers.front().second);
-  d.file = fs_.Create(options_.directory + "/" + name, &d.error);
-  if (!d.file) return false;
   d.path = options_.directory + "/" + name;
+  d.file = fs_.Create(d.path + std::string(kPartialSuffix), &d.error);
+  if (!d.file) return false;
   d.writer = std::make_unique<McapWriter>(*d.file, options_.mcap);
   if (!DeclareFile(*d.writer, channels_, options_.metadata)) {
     d.error = d.writer->error();
@@ -191,9 +191,10 @@ DumpResult BlackBox::Finish(Dump& d, Progress progress) {
     d.error = d.file->error();
     ok = false;
   }
+  if (ok && !fs_.Rename(d.path + std::string(kPartialSuffix), d.path, &d.error)) ok = false;
   DumpResult r;
   r.ok = ok;
-  r.path = d.path;
+  r.path = ok || !d.file ? d.path : d.path + std::string(kPartialSuffix);
   r.trigger_time_ns = d.trigger_ns;
   r.triggers = d.triggers;
   r.messages = d.messages;
@@ -209,20 +210,29 @@ DumpResult BlackBox::Finish(Dump& d, Progress progress) {
   return r;
 }
 
-// Deletes our oldest dump files beyond max_files: among the alerts' dumps and among those saved
-// by hand (kManualDumpPrefix), each on its own.
+// Deletes our oldest dump files beyond max_files (see Retention in the header).
 void BlackBox::ApplyRetention() {
   if (options_.max_files == 0) return;
   std::string why;
   const std::vector<BlackBoxFile> files = List(&why);
   if (!why.empty()) error_ = why;
   for (const bool manual : {false, true}) {
-    std::vector<const BlackBoxFile*> group;  // oldest first, as listed
+    std::vector<const BlackBoxFile*> complete, partial;  // oldest first, as listed
     for (const BlackBoxFile& f : files) {
-      if ((f.reason.rfind(kManualDumpPrefix, 0) == 0) == manual) group.push_back(&f);
+      if ((f.reason.rfind(kManualDumpPrefix, 0) == 0) != manual) continue;
+      (f.partial ? partial : complete).push_back(&f);
     }
-    for (std::size_t i = 0; i + options_.max_files < group.size(); ++i) {
-      if (!fs_.Remove(options_.directory + "/" + group[i]->name, &why)) error_ = why;
+    std::vector<const BlackBoxFile*> doomed;
+    for (std::size_t i = 0; i + options_.max_files < complete.size(); ++i) {
+      doomed.push_back(complete[i]);
+    }
+    const std::size_t kept = std::min(complete.size(), options_.max_files);
+    for (std::size_t i = 0; i < partial.size() && kept + partial.size() - i > options_.max_files;
+         ++i) {
+      doomed.push_back(partial[i]);
+    }
+    for (const BlackBoxFile* f : doomed) {
+      if (!fs_.Remove(options_.directory + "/" + f->name, &why)) error_ = why;
     }
   }
 }
@@ -237,8 +247,8 @@ std::vector<BlackBoxFile> BlackBox::List(std::string* error) const {
   std::vector<BlackBoxFile> files;
   for (FileEntry& e : entries) {
     if (auto parsed = ParseBlackBoxFileName(options_.prefix, e.name)) {
-      files.push_back(
-          {std::move(e.name), e.bytes, parsed->trigger_time_ns, std::move(parsed->reason)});
+      files.push_back({std::move(e.name), e.bytes, parsed->trigger_time_ns,
+                       std::move(parsed->reason), parsed->partial});
     }
   }
   std::sort(files.begin(), files.end(), [](const BlackBoxFile& a, const BlackBoxFile& b) {

@@ -23,23 +23,31 @@
 // that is at most about one chunk compressed and written per call. The dump ends at the first
 // Poll that finds no message left to write and now_ns past the window, or reaches a message
 // later than the window: then its Metadata record, summary and close, and the retention of
-// max_files. A worker thread was rejected: it needs either a snapshot (a copy of up to
-// capacity_bytes on the owner thread, twice the memory) or a ring shared under a lock that Add
-// would take. Here Add and the dump share the ring without a lock because one thread runs both.
+// max_files (ApplyRetention). A worker thread was rejected: it needs either a snapshot (a copy of
+// up to capacity_bytes on the owner thread, twice the memory) or a ring shared under a lock that
+// Add would take. Here Add and the dump share the ring without a lock because one thread runs both.
 //
 // Dump file: <directory>/<prefix>_<UTC YYYYmmdd-HHMMSS.mmm of the trigger>_<reason>.mcap (the
-// first reason, sanitised: file_names.hpp). The channels and `metadata` are declared first; the
-// window's messages follow in Add order (time order, as Add is called with non-decreasing log
-// times; a message out of order is written where it arrived); last comes a Metadata record
-// "blackbox": reason, triggers ("<time ns> <reason>" lines), trigger_time_ns, trigger_time_utc,
-// window_start_ns, window_end_ns, messages, messages_lost (window messages the memory bound
-// dropped), messages_lost_exact ("false" when the slot ring dropped messages of the window
-// before the trigger without a trace: there may be more). Messages Add refuses (too large,
-// unknown channel) are counted in status(), not in a dump.
+// first reason, sanitised: file_names.hpp), written as that name + ".partial" and renamed to it
+// once closed whole: a name without ".partial" is a complete file (summary and footer), one with
+// it is being written or was cut short (a failed write, a crash, a power cut). The channels and
+// `metadata` are declared first; the window's messages follow in Add order (time order, as Add is
+// called with non-decreasing log times; a message out of order is written where it arrived); last
+// comes a Metadata record "blackbox": reason, triggers ("<time ns> <reason>" lines),
+// trigger_time_ns, trigger_time_utc, window_start_ns, window_end_ns, messages, messages_lost
+// (window messages the memory bound dropped), messages_lost_exact ("false" when the slot ring
+// dropped messages of the window before the trigger without a trace: there may be more). Messages
+// Add refuses (too large, unknown channel) are counted in status(), not in a dump.
 //
 // Errors: nothing throws after construction. A directory that cannot be made or written, a
-// failing create, write or close ends the dump with DumpResult::ok false and error() saying why
-// (a partly written file stays: it holds its complete chunks); the ring goes on.
+// failing create, write, close or rename ends the dump with DumpResult::ok false and error()
+// saying why; the ring goes on. The partly written file stays under its ".partial" name (it
+// holds its complete chunks, which McapReader reads).
+//
+// Retention, after every dump (written or failed), among the alerts' dumps and among those
+// saved by hand (kManualDumpPrefix), each on its own: complete files beyond max_files go,
+// oldest first; then ".partial" ones go, oldest first, while the group holds more than
+// max_files in all. A failed dump never pushes a complete one out.
 //
 // Threads: one owner thread calls everything; times are passed in (ns since the Unix epoch);
 // nothing here reads a clock.
@@ -106,6 +114,7 @@ struct BlackBoxFile {
   std::uint64_t bytes = 0;
   std::uint64_t trigger_time_ns = 0;  // from the name: to the millisecond
   std::string reason;                 // from the name: sanitised
+  bool partial = false;               // ".partial": being written, or cut short
 };
 
 struct BlackBoxStatus {
@@ -139,7 +148,8 @@ class BlackBox {
   std::optional<DumpResult> Poll(std::uint64_t now_ns);
 
   bool dumping() const { return dump_ != nullptr || queued_ != nullptr; }
-  // Our dump files in the directory, oldest first; empty with *error set when it cannot be read.
+  // Our dump files in the directory (".partial" ones too), oldest first; empty with *error set
+  // when it cannot be read.
   std::vector<BlackBoxFile> List(std::string* error = nullptr) const;
   BlackBoxStatus status() const;
   const std::string& error() const { return error_; }

@@ -138,6 +138,8 @@ std::string BlackBoxFileName(std::string_view prefix, std::uint64_t trigger_ns,
 }
 
 std::optional<BlackBoxName> ParseBlackBoxFileName(std::string_view prefix, std::string_view name) {
+  const bool partial = name.ends_with(kPartialSuffix);
+  if (partial) name.remove_suffix(kPartialSuffix.size());
   const std::optional<std::string_view> middle = Middle(prefix, name);
   if (!middle || middle->size() < kStampMsChars + 2 || (*middle)[kStampMsChars] != '_') {
     return std::nullopt;
@@ -148,7 +150,7 @@ std::optional<BlackBoxName> ParseBlackBoxFileName(std::string_view prefix, std::
   for (char c : reason) {
     if (!IsReasonChar(c) && c != '_') return std::nullopt;
   }
-  return BlackBoxName{*time, std::string(reason)};
+  return BlackBoxName{*time, std::string(reason), partial};
 }
 
 }  // namespace robot_edge::recorder

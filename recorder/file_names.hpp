@@ -5,6 +5,8 @@
 //                         robot-edge_20240501-120000_000042.mcap
 //   black box dump        <prefix>_<YYYYmmdd-HHMMSS.mmm>_<reason>.mcap
 //                         blackbox_20240501-120000.250_MOTOR_OVERTEMP_L_Knee.mcap
+//   one not (yet) whole   the same name + ".partial": being written, or its dump failed (or
+//                         the process died mid-dump); it holds the complete chunks it reached
 #pragma once
 
 #include <cstdint>
@@ -34,12 +36,16 @@ std::optional<std::uint64_t> ParseRecordingFileName(std::string_view prefix, std
 // "MOTOR_OVERTEMP L_Knee" -> "MOTOR_OVERTEMP_L_Knee".
 std::string SanitizeReason(std::string_view reason);
 
+inline constexpr std::string_view kPartialSuffix = ".partial";
+
 std::string BlackBoxFileName(std::string_view prefix, std::uint64_t trigger_ns,
                              std::string_view reason);
 struct BlackBoxName {
   std::uint64_t trigger_time_ns = 0;  // to the millisecond
   std::string reason;                 // as sanitised in the name
+  bool partial = false;               // the name ends with kPartialSuffix
 };
+// A name BlackBoxFileName made, with or without kPartialSuffix; nullopt for any other.
 std::optional<BlackBoxName> ParseBlackBoxFileName(std::string_view prefix, std::string_view name);
 
 }  // namespace robot_edge::recorder

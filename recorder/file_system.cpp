@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <system_error>
 
 namespace robot_edge::recorder {
@@ -81,6 +82,10 @@ bool PosixFileSystem::List(const std::string& dir, std::vector<FileEntry>* out,
 
 bool PosixFileSystem::Remove(const std::string& path, std::string* error) {
   return ::unlink(path.c_str()) == 0 || Fail(error, "unlink " + path, errno);
+}
+
+bool PosixFileSystem::Rename(const std::string& from, const std::string& to, std::string* error) {
+  return ::rename(from.c_str(), to.c_str()) == 0 || Fail(error, "rename " + from, errno);
 }
 
 std::unique_ptr<OutputFile> PosixFileSystem::Create(const std::string& path, std::string* error) {

@@ -40,18 +40,21 @@ class FileSystem {
   // The regular files directly in `dir`, in no particular order.
   virtual bool List(const std::string& dir, std::vector<FileEntry>* out, std::string* error) = 0;
   virtual bool Remove(const std::string& path, std::string* error) = 0;
+  // Renames `from` to `to` in one step (rename(2)), replacing a file at `to`.
+  virtual bool Rename(const std::string& from, const std::string& to, std::string* error) = 0;
   // Creates or truncates `path`; null on failure.
   virtual std::unique_ptr<OutputFile> Create(const std::string& path, std::string* error) = 0;
 };
 
-// statvfs(3) (f_bavail * f_frsize), opendir(3)/fstatat(2), unlink(2), mkdir(2), and FileSink
-// (unbuffered write(2): each McapWriter chunk is one or two calls).
+// statvfs(3) (f_bavail * f_frsize), opendir(3)/fstatat(2), unlink(2), rename(2), mkdir(2), and
+// FileSink (unbuffered write(2): each McapWriter chunk is one or two calls).
 class PosixFileSystem final : public FileSystem {
  public:
   bool EnsureDirectory(const std::string& dir, std::string* error) override;
   bool FreeBytes(const std::string& dir, std::uint64_t* bytes, std::string* error) override;
   bool List(const std::string& dir, std::vector<FileEntry>* out, std::string* error) override;
   bool Remove(const std::string& path, std::string* error) override;
+  bool Rename(const std::string& from, const std::string& to, std::string* error) override;
   std::unique_ptr<OutputFile> Create(const std::string& path, std::string* error) override;
 };
 

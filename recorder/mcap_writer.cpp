@@ -60,8 +60,9 @@ bool McapWriter::Emit(std::span<const std::uint8_t> bytes) {
   if (failed_) return false;
   if (!sink_.Write(bytes)) {
     failed_ = true;
-    return Fail("sink failed at file offset " + std::to_string(bytes_written_) + ": " +
-                sink_.error());
+    // The offset where this write began: a part of it may have reached the file.
+    return Fail("sink failed writing " + std::to_string(bytes.size()) + " bytes at file offset " +
+                std::to_string(bytes_written_) + ": " + sink_.error());
   }
   crc_ = Crc32(bytes, crc_);
   bytes_written_ += bytes.size();

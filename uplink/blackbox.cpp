@@ -1,12 +1,17 @@
 #include "uplink/blackbox.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace robot_edge::uplink {
 
 namespace {
 
 constexpr const char* kManualPrefix = "manual-";  // recorder::kManualDumpPrefix
+// recorder::kPartialSuffix: a black box being written, or cut short (a failed dump, a crash).
+constexpr std::string_view kPartialSuffix = ".partial";
+
+bool IsPartial(const RecordingListing::File& f) { return f.name.ends_with(kPartialSuffix); }
 
 std::string BaseName(const std::string& path) {
   const std::size_t slash = path.rfind('/');
@@ -67,12 +72,14 @@ void BlackboxDesk::Resolve(const RecordingListing& listing, UploadRequest reques
     out->refusals.push_back(Refusal(request, "robot-edged has no recordings directory"));
     return;
   }
-  if (request.file == kLatestBlackBox) {
-    if (boxes.empty()) {
+  if (request.file == kLatestBlackBox) {  // the newest whole one
+    const auto whole = std::find_if(boxes.rbegin(), boxes.rend(),
+                                    [](const RecordingListing::File& f) { return !IsPartial(f); });
+    if (whole == boxes.rend()) {
       out->refusals.push_back(Refusal(request, "no black box on this robot"));
       return;
     }
-    request.file = boxes.back().name;
+    request.file = whole->name;
   }
   const bool writing_it =
       listing.black_box_writing && !boxes.empty() && boxes.back().name == request.file;
@@ -116,7 +123,8 @@ void BlackboxDesk::Announce(const RecordingListing& listing, Outcome* out) {
   for (std::size_t i = 0; i < listing.black_boxes.size(); ++i) {
     const RecordingListing::File& f = listing.black_boxes[i];
     const bool open = listing.black_box_writing && i + 1 == listing.black_boxes.size();
-    if (open || known_.count(f.name) > 0) continue;  // announced once it is closed
+    // announced once it is closed and whole (a partial one is renamed when it is)
+    if (open || IsPartial(f) || known_.count(f.name) > 0) continue;
     known_.insert(f.name);
     known_changed_ = true;
     const bool manual = f.reason.rfind(kManualPrefix, 0) == 0;

@@ -250,9 +250,66 @@ TEST(BlackBox, WriteErrorFailsTheDumpAndKeepsItsChunks) {
   EXPECT_FALSE(results[0].ok);
   EXPECT_NE(results[0].error.find("No space left on device"), std::string::npos)
       << results[0].error;
+  EXPECT_EQ(results[0].path, kDir + "/blackbox_20240501-120040.000_operator.mcap.partial")
+      << "a file cut short keeps the name that says so";
   const ReadBack back = ReadAll(*fs.files.at(results[0].path));
   EXPECT_EQ(back.status, McapReader::Status::kTruncated);
   EXPECT_GT(back.messages.size(), 1000u);
+  const std::vector<BlackBoxFile> listed = box.List();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_TRUE(listed[0].partial);
+  EXPECT_EQ(listed[0].reason, "operator");
+}
+
+// Whole files only under the final name: while the dump is written, and when the last step,
+// the rename, fails.
+TEST(BlackBox, OnlyAWholeFileTakesTheFinalName) {
+  FakeFileSystem fs;
+  BlackBox box(Options(), test::Channels(), fs);
+  const std::vector<Event> events = test::Events(42 * kS, 100);
+  ASSERT_TRUE(test::Feed(box, events, {{kT0 + 40 * kS, "operator"}}, false).empty());
+  EXPECT_EQ(fs.Names(kDir),
+            std::vector<std::string>{"blackbox_20240501-120040.000_operator.mcap.partial"});
+  fs.fail_rename = true;
+  const std::vector<DumpResult> results = test::Feed(box, test::Events(5 * kS, 100, 42 * kS), {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].ok);
+  EXPECT_EQ(results[0].path, kDir + "/blackbox_20240501-120040.000_operator.mcap.partial");
+  EXPECT_NE(results[0].error.find("rename"), std::string::npos) << results[0].error;
+  EXPECT_EQ(ReadAll(*fs.files.at(results[0].path)).status, McapReader::Status::kComplete)
+      << "every byte is there; only the name says it is not known whole";
+}
+
+// Red team round five, F2: under a write fault (a file size limit) every failed dump left a
+// truncated file that counted toward max_files, so failed dumps pushed the good ones out.
+// Failed dumps go first now, and never push a complete one out.
+TEST(BlackBox, FailedDumpsNeverPushACompleteOneOut) {
+  FakeFileSystem fs;
+  BlackBoxOptions o = Options();
+  o.pre_ns = 1 * kS;
+  o.post_ns = 1 * kS;
+  o.max_files = 3;
+  o.mcap.compression = Compression::kNone;
+  BlackBox box(o, test::Channels(), fs);
+  const char* reasons[] = {"manual-good1", "manual-failed1", "manual-failed2", "manual-failed3",
+                           "manual-good2"};
+  for (std::uint64_t k = 0; k < 5; ++k) {
+    const bool fails = k >= 1 && k <= 3;
+    fs.write_limit = fails ? fs.UsedBytes() + 20'000 : UINT64_MAX;
+    const std::vector<DumpResult> results = test::Feed(
+        box, test::Events(10 * kS, 1100, k * 10 * kS), {{kT0 + (k * 10 + 5) * kS, reasons[k]}});
+    ASSERT_EQ(results.size(), 1u) << k;
+    EXPECT_EQ(results[0].ok, !fails) << k << ": " << results[0].error;
+  }
+  EXPECT_EQ(fs.Names(kDir),
+            (std::vector<std::string>{"blackbox_20240501-120005.000_manual-good1.mcap",
+                                      "blackbox_20240501-120035.000_manual-failed3.mcap.partial",
+                                      "blackbox_20240501-120045.000_manual-good2.mcap"}));
+  const std::vector<BlackBoxFile> listed = box.List();
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_FALSE(listed[0].partial);
+  EXPECT_TRUE(listed[1].partial);
+  EXPECT_FALSE(listed[2].partial);
 }
 
 TEST(BlackBox, OldestDumpsGoBeyondMaxFilesForeignFilesStay) {

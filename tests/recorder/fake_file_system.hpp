@@ -27,7 +27,8 @@ class FakeFileSystem final : public FileSystem {
   std::uint64_t write_limit = UINT64_MAX;
   // EnsureDirectory fails with "DIR is not writable: <this>".
   std::optional<std::string> not_writable;
-  bool fail_close = false;  // OutputFile::Close fails
+  bool fail_close = false;   // OutputFile::Close fails
+  bool fail_rename = false;  // Rename fails
   int free_calls = 0;
 
   std::uint64_t UsedBytes() const {
@@ -69,6 +70,18 @@ class FakeFileSystem final : public FileSystem {
   }
   bool Remove(const std::string& path, std::string* error) override {
     if (files.erase(path) == 0) return Missing("unlink " + path, error);
+    return true;
+  }
+  bool Rename(const std::string& from, const std::string& to, std::string* error) override {
+    const auto it = files.find(from);
+    if (it == files.end()) return Missing("rename " + from, error);
+    if (fail_rename) {
+      *error = "rename " + from + ": Input/output error";
+      return false;
+    }
+    std::shared_ptr<Bytes> bytes = it->second;
+    files.erase(it);
+    files[to] = std::move(bytes);
     return true;
   }
   std::unique_ptr<OutputFile> Create(const std::string& path, std::string* error) override {

@@ -95,10 +95,17 @@ TEST(FileNames, BlackBoxNamesRoundTrip) {
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->trigger_time_ns, kMay1Noon + 250'000'000);
   EXPECT_EQ(parsed->reason, "MOTOR_OVERTEMP_L_Knee");
+  EXPECT_FALSE(parsed->partial);
+  const auto partial = ParseBlackBoxFileName("blackbox", name + ".partial");
+  ASSERT_TRUE(partial);
+  EXPECT_TRUE(partial->partial);
+  EXPECT_EQ(partial->reason, "MOTOR_OVERTEMP_L_Knee");
   for (const char* foreign :
        {"blackbox_20240501-120000_x.mcap", "blackbox_20240501-120000.250_.mcap",
         "blackbox_20240501-120000.250_a b.mcap", "blackboxes_20240501-120000.250_x.mcap",
-        "robot-edge_20240501-120000_000001.mcap", "blackbox_20240501-120000.250_x.mcap.part"}) {
+        "robot-edge_20240501-120000_000001.mcap", "blackbox_20240501-120000.250_x.mcap.part",
+        "blackbox_20240501-120000.250_x.partial",
+        "blackbox_20240501-120000.250_x.mcap.partial.mcap"}) {
     EXPECT_FALSE(ParseBlackBoxFileName("blackbox", foreign)) << foreign;
   }
 }

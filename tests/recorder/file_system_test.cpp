@@ -164,6 +164,9 @@ class CountingFileSystem final : public FileSystem {
   bool Remove(const std::string& path, std::string* error) override {
     return inner_.Remove(path, error);
   }
+  bool Rename(const std::string& from, const std::string& to, std::string* error) override {
+    return inner_.Rename(from, to, error);
+  }
   std::unique_ptr<OutputFile> Create(const std::string& path, std::string* error) override {
     return inner_.Create(path, error);
   }

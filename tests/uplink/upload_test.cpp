@@ -256,6 +256,28 @@ TEST(BlackboxDesk, OnlyAFileRobotEdgedListsIsUploaded) {
   EXPECT_EQ(out.jobs[0].request.file, "a.mcap");
 }
 
+// Red team round five, F2: a black box cut short (robot-edged names it "….mcap.partial") is
+// neither "latest" nor announced; asked for by name, it is uploaded as what it is.
+TEST(BlackboxDesk, APartialBlackBoxIsNeitherLatestNorAnnounced) {
+  BlackboxDesk desk(AnnouncePolicy::kAll, 100);
+  desk.Restore({"a.mcap"});
+  desk.Request(Ask("latest"));
+  desk.Request(Ask("b.mcap.partial"));
+  desk.ShouldList(0);
+  const auto out = desk.OnListing(Listing({{"a.mcap", 5, "fault", 1},
+                                           {"b.mcap.partial", 6, "fault", 2},
+                                           {"c.mcap.partial", 6, "fault", 3}}));
+  EXPECT_TRUE(out.refusals.empty());
+  ASSERT_EQ(out.jobs.size(), 2u) << "no announcement of b or c";
+  EXPECT_EQ(out.jobs[0].request.file, "a.mcap");
+  EXPECT_EQ(out.jobs[1].request.file, "b.mcap.partial");
+  EXPECT_FALSE(out.jobs[1].announce_only);
+  EXPECT_EQ(
+      desk.OnListing(Listing({{"a.mcap", 5, "fault", 1}, {"c.mcap", 6, "fault", 3}})).jobs.size(),
+      1u)
+      << "announced once whole";
+}
+
 TEST(BlackboxDesk, NewAlertBlackBoxesAreAnnouncedOnceAfterTheBaseline) {
   BlackboxDesk desk(AnnouncePolicy::kAlerts, 100);
   EXPECT_TRUE(desk.ShouldList(0));

@@ -78,8 +78,10 @@ int RunBlackBox(Context& ctx) {
     return kExitOk;
   }
   for (const edge::RecordingFile& f : result->black_box_files()) {
+    const bool partial = f.path().ends_with(".partial");  // recorder::kPartialSuffix
     *ctx.out << FormatTimestamp(f.trigger_time_us()) << "  " << f.reason() << "  " << f.path()
-             << " (" << Mib(f.bytes()) << ")\n";
+             << " (" << Mib(f.bytes()) << (partial ? ", not whole: cut short or being written" : "")
+             << ")\n";
   }
   if (result->black_box_files_size() == 0) *ctx.out << "no black-box files\n";
   return kExitOk;
