@@ -18,6 +18,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "config/config.hpp"
+
 namespace robot_edge::uplink {
 
 namespace {
@@ -160,6 +162,11 @@ std::string ConfigRestart::Resume(const PendingApply& record, std::int64_t now_u
   ConfigOutcome outcome;
   outcome.request_id = record.request_id;
   outcome.previous = record.previous;
+  // The document is the file written, while it is still there (before any rollback).
+  if (const std::optional<std::string> text = FileText(path_);
+      text && config::TextDigest(*text) == record.digest) {
+    outcome.document_sha256 = DocumentSha256(*text);
+  }
   pending_ = Pending{std::move(outcome), record, now_us - (now_unix_us - record.asked_unix_us),
                      now_us + (record.deadline_unix_us - now_unix_us)};
   return "";

@@ -12,6 +12,7 @@
 #include "config/config.hpp"
 #include "config/fleet_guard.hpp"
 #include "uplink/json.hpp"
+#include "uplink/sha256.hpp"
 
 namespace robot_edge::uplink {
 
@@ -100,6 +101,7 @@ bool MayReplace(const std::string& yaml_text, const std::string& path, ConfigOut
 ConfigOutcome ApplyFleetConfig(const std::string& yaml_text, const std::string& path,
                                bool in_damp) {
   ConfigOutcome outcome;
+  outcome.document_sha256 = DocumentSha256(yaml_text);
   outcome.problems = CheckFleetConfig(yaml_text);
   if (!outcome.problems.empty()) {
     outcome.reason = "invalid";
@@ -146,6 +148,8 @@ bool RestorePrevious(const std::string& path) {
   return ok;
 }
 
+std::string DocumentSha256(std::string_view yaml_text) { return Hex(Sha256Of(yaml_text)); }
+
 std::string ConfigOutcomeJson(const ConfigOutcome& o) {
   std::string errors;
   for (const ConfigProblem& p : o.problems) {
@@ -158,7 +162,9 @@ std::string ConfigOutcomeJson(const ConfigOutcome& o) {
          "\",\"rolled_back\":" + (o.rolled_back ? "true" : "false") +
          ",\"warnings\":" + JsonStrings(o.warnings) + ",\"changed\":" + JsonStrings(o.changed) +
          (o.restart_ms >= 0 ? ",\"restart_ms\":" + std::to_string(o.restart_ms) : "") +
-         (o.request_id != 0 ? ",\"request_id\":" + std::to_string(o.request_id) : "") + "}";
+         (o.request_id != 0 ? ",\"request_id\":" + std::to_string(o.request_id) : "") +
+         (o.document_sha256.empty() ? "" : ",\"document_sha256\":\"" + o.document_sha256 + "\"") +
+         "}";
 }
 
 }  // namespace robot_edge::uplink

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace robot_edge::uplink {
@@ -25,7 +26,12 @@ struct ConfigOutcome {
   std::uint64_t request_id = 0;         // the apply's id once robot-edged was asked (0 = not asked)
   std::vector<std::string> warnings;    // config::Warnings of the document
   std::vector<std::string> changed;     // protected sections it changes (api.fleet_may_change)
+  std::string document_sha256;          // of the document answered (DocumentSha256; "" = not known)
 };
+
+// The name a result gives the document it answers: SHA-256 of its bytes, 64 lower-case hex
+// digits (what a fleet computes over the payload it published).
+std::string DocumentSha256(std::string_view yaml_text);
 
 // robot-edged's checks on `yaml_text`: every problem, by key ("" = valid).
 std::vector<ConfigProblem> CheckFleetConfig(const std::string& yaml_text);

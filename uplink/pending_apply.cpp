@@ -78,13 +78,19 @@ std::string CheckPendingApplyPaths(const PendingApply& apply, const std::string&
   return "";
 }
 
-std::optional<std::string> FileDigest(const std::string& path) {
+std::optional<std::string> FileText(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return std::nullopt;
   std::stringstream text;
   text << file.rdbuf();
   if (file.bad()) return std::nullopt;
-  return config::TextDigest(text.str());
+  return text.str();
+}
+
+std::optional<std::string> FileDigest(const std::string& path) {
+  const std::optional<std::string> text = FileText(path);
+  if (!text) return std::nullopt;
+  return config::TextDigest(*text);
 }
 
 std::string PendingApplyPath(const std::string& spool_dir) { return spool_dir + "/apply-pending"; }

@@ -32,6 +32,8 @@ std::optional<PendingApply> ParsePendingApply(const std::string& text, std::stri
 // discarded, nothing touched: the uplink rolls back only what it wrote itself.
 std::string CheckPendingApplyPaths(const PendingApply& apply, const std::string& config);
 
+// The bytes of the file at `path`; nullopt when it cannot be read (absent).
+std::optional<std::string> FileText(const std::string& path);
 // config::TextDigest of the file at `path`; nullopt when it cannot be read (absent).
 std::optional<std::string> FileDigest(const std::string& path);
 

@@ -338,7 +338,7 @@ class Uplink {
   // (command_gate.hpp), reported on `status`; commands then pass the age check.
   void OnMessage(const std::string& topic, const std::string& payload, bool retained) {
     if (topic == Path(Topic::kConfig) && o_.config_updates) {
-      if (retained) return RefuseRetainedConfig();
+      if (retained) return RefuseRetainedConfig(payload);
       OnFleetConfig(payload);
       return;
     }
@@ -383,10 +383,11 @@ class Uplink {
     return command.has_mode() && command.mode().mode() != edge::MODE_STAND;
   }
 
-  void RefuseRetainedConfig() {
+  void RefuseRetainedConfig(const std::string& payload) {
     Log(std::string("fleet config refused: ") + kRetainedReason);
     ConfigOutcome outcome;
     outcome.reason = kRetainedReason;
+    outcome.document_sha256 = DocumentSha256(payload);
     PublishJson(ConfigOutcomeJson(outcome));
   }
 
@@ -409,6 +410,7 @@ class Uplink {
       if (held_config_) {
         ConfigOutcome superseded;
         superseded.reason = kSupersededReason;
+        superseded.document_sha256 = DocumentSha256(*held_config_);
         PublishConfigResult(superseded);
       }
       held_config_ = payload;
@@ -428,6 +430,7 @@ class Uplink {
     if (!spent.empty()) {
       ConfigOutcome refused;
       refused.reason = spent;
+      refused.document_sha256 = DocumentSha256(payload);
       PublishConfigResult(refused);
       return;
     }

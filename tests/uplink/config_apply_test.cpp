@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "fleet_rig.hpp"
+#include "uplink/fleet_config.hpp"
 
 namespace robot_edge::test {
 namespace {
@@ -91,18 +92,26 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   ASSERT_TRUE(Eventually([&] { return rig.TelemetryCount() > 0; }, 10s));
   std::this_thread::sleep_for(1500ms);  // the uplink has the new robot-edged's telemetry (DAMP)
   const std::size_t exits_before_queue = robot.DaemonExits().size();
-  fleet.Publish("robot-edge/r1/config", Replaced(renamed, "name: asimov-fleet", "name: asimov-a"),
-                60);
-  fleet.Publish("robot-edge/r1/config", Replaced(renamed, "name: asimov-fleet", "name: asimov-b"),
-                60);
+  const std::string doc_a = Replaced(renamed, "name: asimov-fleet", "name: asimov-a");
+  const std::string doc_b = Replaced(renamed, "name: asimov-fleet", "name: asimov-b");
+  fleet.Publish("robot-edge/r1/config", doc_a, 60);
+  fleet.Publish("robot-edge/r1/config", doc_b, 60);
   fleet.Publish("robot-edge/r1/config", renamed, 60);  // asimov-fleet
   ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 6; }, 60s))
       << uplink.Log() << robot.DaemonLog();
   int applied = 0, superseded = 0;
   for (std::size_t i = 3; i < 6; ++i) {
-    const std::string& result = rig.ConfigResults()[i];
+    const std::string result = rig.ConfigResults()[i];  // a copy: ConfigResults() is one too
     applied += result.find("\"applied\":true") != std::string::npos;
     superseded += result.find("\"reason\":\"superseded: ") != std::string::npos;
+    // F5 (red team round five): each result names its document; the one superseded is b.
+    // (b's answer comes first, when renamed replaces it; a is applied, then renamed)
+    const std::string& doc = result.find("superseded") != std::string::npos ? doc_b
+                             : applied == 1                                 ? doc_a
+                                                                            : renamed;
+    EXPECT_NE(result.find("\"document_sha256\":\"" + uplink::DocumentSha256(doc) + "\""),
+              std::string::npos)
+        << i << ": " << result;
   }
   EXPECT_EQ(applied, 2) << uplink.Log();
   EXPECT_EQ(superseded, 1) << uplink.Log();
@@ -121,8 +130,8 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
   // answered "already running" without a restart.
   const std::size_t exits_before_down = robot.DaemonExits().size();
   uplink.Stop();
-  fleet.Publish("robot-edge/r1/config",
-                Replaced(renamed, "name: asimov-fleet", "name: asimov-queued"), 60);
+  const std::string queued = Replaced(renamed, "name: asimov-fleet", "name: asimov-queued");
+  fleet.Publish("robot-edge/r1/config", queued, 60);
   fleet.Publish("robot-edge/r1/config", renamed, 60);
   uplink.Start();
   ASSERT_TRUE(Eventually([&] { return rig.ConfigResults().size() == 8; }, 60s))
@@ -131,6 +140,8 @@ TEST(BrokerUplink, AFleetConfigIsAppliedByARestartOrRolledBack) {
       << rig.ConfigResults()[6];
   EXPECT_NE(rig.ConfigResults()[7].find("\"reason\":\"already running\""), std::string::npos)
       << rig.ConfigResults()[7];
+  EXPECT_NE(rig.ConfigResults()[6].find(uplink::DocumentSha256(queued)), std::string::npos);
+  EXPECT_NE(rig.ConfigResults()[7].find(uplink::DocumentSha256(renamed)), std::string::npos);
   EXPECT_EQ(robot.DaemonExits().size(), exits_before_down) << "robot-edged restarted";
   EXPECT_EQ(rig.WelcomeName(), "asimov-fleet") << robot.DaemonLog();
 

@@ -51,6 +51,21 @@ TEST_F(FleetConfigTest, AValidDocumentInDampIsWrittenAndThePreviousKept) {
   EXPECT_NE(ConfigOutcomeJson(o).find("\"applied\":true"), std::string::npos);
 }
 
+// Red team round five, F5: a result names the document it answers, as the fleet can compute it.
+TEST_F(FleetConfigTest, EveryResultNamesItsDocumentBySha256) {
+  EXPECT_EQ(DocumentSha256("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  for (const std::string& doc : {valid_, valid_ + "surprise: 1\n", std::string("{ not yaml")}) {
+    const ConfigOutcome o = ApplyFleetConfig(doc, path_, false);
+    EXPECT_EQ(o.document_sha256, DocumentSha256(doc));
+    EXPECT_NE(ConfigOutcomeJson(o).find("\"document_sha256\":\"" + DocumentSha256(doc) + "\""),
+              std::string::npos)
+        << ConfigOutcomeJson(o);
+  }
+  EXPECT_EQ(ConfigOutcomeJson(ConfigOutcome{}).find("document_sha256"), std::string::npos)
+      << "not known: not invented";
+}
+
 TEST_F(FleetConfigTest, OutsideDampNothingIsWritten) {
   const ConfigOutcome o = ApplyFleetConfig(valid_, path_, false);
   EXPECT_FALSE(o.applied);

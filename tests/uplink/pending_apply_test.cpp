@@ -107,6 +107,7 @@ TEST_F(PendingApplyTest, AResumedApplyIsReportedAppliedOnTheNewDigest) {
   EXPECT_EQ(applied->previous, config_ + ".previous");
   EXPECT_NE(ConfigOutcomeJson(*applied).find("\"request_id\":1700000000000000"), std::string::npos);
   EXPECT_EQ(Read(config_), valid_);
+  EXPECT_EQ(applied->document_sha256, DocumentSha256(valid_)) << "resumed: the file written";
 }
 
 // Resumed, robot-edged not back by the recorded deadline: the previous file is put back.
