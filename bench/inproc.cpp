@@ -152,7 +152,10 @@ InProcessDaemon::InProcessDaemon(const config::Config& config)
                                        "bench", &access_, /*inference=*/nullptr, &recorder_);
   recorder_.Start();
   can_tap_.set_enabled(false);  // on for the recording window only (CopyCanFrames)
-  listener_ = std::make_unique<daemon::Listener>(io_, hub_.get());
+  listener_ =
+      std::make_unique<daemon::Listener>(io_, [hub = hub_.get()](daemon::Stream s, daemon::Peer p) {
+        hub->Accept(std::move(s), std::move(p));
+      });
   listener_->ListenUnix(socket_);
   control_thread_ = std::thread([this] {
     control_tid_ = ::gettid();

@@ -131,7 +131,8 @@ class Daemon {
         Shutdown("restart to apply the configuration");
       });
     });
-    listener_ = std::make_unique<Listener>(io_, hub_.get());
+    listener_ = std::make_unique<Listener>(
+        io_, [hub = hub_.get()](Stream s, Peer p) { hub->Accept(std::move(s), std::move(p)); });
     const std::string socket =
         options_.api_socket.empty() ? config_.api.unix_socket : options_.api_socket;
     if (!socket.empty()) listener_->ListenUnix(socket);

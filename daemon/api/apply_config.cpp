@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "config/fleet_guard.hpp"
-#include "daemon/api/maintenance.hpp"
+#include "daemon/api/messages.hpp"
 
 namespace robot_edge::daemon {
 namespace {

@@ -128,8 +128,12 @@ class PendingSlot final : public DoorSlot {
   std::function<void()> close_;
 };
 
-Listener::Listener(asio::io_context& io, Hub* hub)
-    : io_(io), hub_(hub), unix_retry_(io), tcp_retry_(io), door_(std::make_shared<Door>()) {}
+Listener::Listener(asio::io_context& io, AcceptConnection accept)
+    : io_(io),
+      accept_(std::move(accept)),
+      unix_retry_(io),
+      tcp_retry_(io),
+      door_(std::make_shared<Door>()) {}
 
 std::size_t Listener::pending() const { return door_->slots.in_use(); }
 
@@ -193,7 +197,7 @@ void Listener::AcceptUnix() {
     }
     accept_backoff_ = kMinAcceptBackoff;
     Peer peer = UnixPeer(s.native_handle());
-    hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
+    accept_(Session::Socket(std::move(s)), std::move(peer));
     AcceptUnix();
   });
 }
@@ -226,7 +230,7 @@ void Listener::AcceptTcp() {
     if (tls_) {
       Handshake(std::move(s), std::move(peer));
     } else {
-      hub_->Accept(Session::Socket(std::move(s)), std::move(peer));
+      accept_(Session::Socket(std::move(s)), std::move(peer));
     }
     AcceptTcp();
   });
@@ -313,7 +317,7 @@ void Listener::Handshake(asio::ip::tcp::socket socket, Peer peer) {
           (*owned)->next_layer().close(ignored);
           return;
         }
-        hub_->Accept(Stream(std::move(*owned)), std::move(peer));
+        accept_(Stream(std::move(*owned)), std::move(peer));
       });
 }
 

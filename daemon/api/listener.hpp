@@ -1,7 +1,7 @@
 // Accepts API connections on the Unix socket (created with mode 0660) and, when configured, on
-// TCP, and hands them to the hub. With a TLS context (api.tls) a TCP connection reaches the hub
-// only after its TLS handshake, which must finish within kTlsHandshakeTimeout; a failed one
-// closes that connection only.
+// TCP, and hands them on (AcceptConnection: the hub's Accept). With a TLS context (api.tls) a TCP
+// connection reaches the hub only after its TLS handshake, which must finish within
+// kTlsHandshakeTimeout; a failed one closes that connection only.
 //
 // The TCP door (the Unix socket has none: its file mode decides who may knock). A TCP connection
 // holds a pending slot from its accept until its Hello is welcomed or it closes: at most
@@ -36,7 +36,9 @@
 
 #include "access/door_limits.hpp"
 #include "access/log_limit.hpp"
-#include "daemon/api/hub.hpp"
+#include "daemon/api/peer.hpp"
+#include "daemon/api/session.hpp"
+#include "daemon/api/stream.hpp"
 
 namespace robot_edge::daemon {
 
@@ -50,7 +52,11 @@ class Listener {
   // One log line per period at most for failed handshakes, and one for refusals at the door.
   static constexpr std::chrono::seconds kFailureLogPeriod{5};
 
-  Listener(asio::io_context& io, Hub* hub);
+  // Where each accepted connection goes (Hub::Accept), called on the API thread. A function,
+  // not the Hub: the door knows nothing of what is behind it.
+  using AcceptConnection = std::function<void(Stream stream, Peer peer)>;
+
+  Listener(asio::io_context& io, AcceptConnection accept);
 
   // Start-up; throws std::runtime_error with a clear message: the directory is missing, another
   // robot-edged already answers on `path`, permission denied... A stale socket file left by a
@@ -82,7 +88,7 @@ class Listener {
   static constexpr std::chrono::milliseconds kMaxAcceptBackoff{1000};
 
   asio::io_context& io_;
-  Hub* hub_;
+  AcceptConnection accept_;
   std::optional<asio::local::stream_protocol::acceptor> unix_;
   std::optional<asio::ip::tcp::acceptor> tcp_;
   std::shared_ptr<asio::ssl::context> tls_;  // null: plaintext TCP

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "daemon/api/atomic_file.hpp"
+#include "daemon/api/messages.hpp"
 
 namespace robot_edge::daemon {
 namespace {
@@ -40,14 +41,6 @@ const char* ZeroNote(config::MotorFamily family) {
 }
 
 }  // namespace
-
-edge::MaintenanceResult MaintenanceError(std::uint32_t request_id, std::string error) {
-  edge::MaintenanceResult r;
-  r.set_request_id(request_id);
-  r.set_ok(false);
-  r.set_error(std::move(error));
-  return r;
-}
 
 MaintenanceDesk::MaintenanceDesk(const config::Config& config, ControlChannels* channels,
                                  CommandIntake* intake)

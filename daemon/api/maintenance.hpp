@@ -83,7 +83,4 @@ class MaintenanceDesk {
   std::uint32_t scan_sequence_ = 0;
 };
 
-// A result that says why not.
-edge::MaintenanceResult MaintenanceError(std::uint32_t request_id, std::string error);
-
 }  // namespace robot_edge::daemon

@@ -167,6 +167,14 @@ std::string PolicyFaultText(const sm::Event& e, const config::Config& c, std::st
 
 }  // namespace
 
+edge::MaintenanceResult MaintenanceError(std::uint32_t request_id, std::string error) {
+  edge::MaintenanceResult r;
+  r.set_request_id(request_id);
+  r.set_ok(false);
+  r.set_error(std::move(error));
+  return r;
+}
+
 edge::Subsystem SubsystemOfController(const std::string& controller) {
   if (controller.empty()) return edge::SUBSYSTEM_FIRMWARE;
   return controller == "ble" ? edge::SUBSYSTEM_BLE : edge::SUBSYSTEM_CLOUD;

@@ -54,6 +54,9 @@ std::optional<edge::EdgeError> ErrorFor(const sm::Event& event, const config::Co
                                         const std::string& controller,
                                         std::string_view policy_failure = {});
 
+// A MaintenanceResult that says why not.
+edge::MaintenanceResult MaintenanceError(std::uint32_t request_id, std::string error);
+
 // The subsystem of the client's controller (SUBSYSTEM_BLE for "ble", else SUBSYSTEM_CLOUD, or
 // SUBSYSTEM_FIRMWARE when nobody holds control).
 edge::Subsystem SubsystemOfController(const std::string& controller);

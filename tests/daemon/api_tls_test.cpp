@@ -77,14 +77,17 @@ class ApiTlsTest : public testing::Test {
         wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
         access_(AccessPolicy::Load(config_, ::getuid())),
         hub_(io_, config_, &channels_, nullptr, ::dup(wake_), "test", &access_),
-        tls_listener_(io_, &hub_),
-        plain_listener_(io_, &hub_) {
+        tls_listener_(io_, ToHub()),
+        plain_listener_(io_, ToHub()) {
     hub_.Start();
     access::TlsFiles files = access::TlsFilesOf(config_.api.tls);
     files.client_ca_path = client_ca;
     tls_listener_.ListenTcp("127.0.0.1", 0, access::MakeServerTlsContext(files, "api.tls"));
     plain_listener_.ListenTcp("127.0.0.1", 0);
     thread_ = std::thread([this] { io_.run(); });
+  }
+  Listener::AcceptConnection ToHub() {
+    return [this](Stream s, Peer p) { hub_.Accept(std::move(s), std::move(p)); };
   }
   ~ApiTlsTest() override {
     asio::post(io_, [this] {
