@@ -142,6 +142,25 @@ bool RotatingRecorder::ScanDirectory(const char* consequence) {
   return true;
 }
 
+std::vector<RotatingRecorder::File> RotatingRecorder::List(std::string* error) const {
+  std::vector<FileEntry> entries;
+  if (std::string why; !fs_.List(options_.directory, &entries, &why)) {
+    if (error != nullptr) *error = why;
+    return {};
+  }
+  std::vector<std::pair<std::uint64_t, File>> ours;  // by n
+  for (FileEntry& e : entries) {
+    if (const auto n = ParseRecordingFileName(options_.prefix, e.name)) {
+      ours.push_back({*n, {std::move(e.name), e.bytes}});
+    }
+  }
+  std::sort(ours.begin(), ours.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<File> files;
+  for (auto& [n, f] : ours) files.push_back(std::move(f));
+  return files;
+}
+
 // Deletes the oldest files until those left and a new one at its largest fit the limits. Runs
 // with no file open.
 void RotatingRecorder::ApplyRetention() {

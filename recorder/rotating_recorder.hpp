@@ -100,6 +100,15 @@ class RotatingRecorder {
   bool Write(std::size_t channel, std::uint64_t log_time_ns, std::span<const std::uint8_t> data);
 
   RecorderStatus status() const;  // allocates (copies strings): not for the hot path
+
+  struct File {
+    std::string name;  // in the directory
+    std::uint64_t bytes = 0;
+  };
+  // Our files in the directory (this pattern only), oldest first, the open one included (it is
+  // status().file); empty with *error set when the directory cannot be read. Reads the
+  // directory: for requests, not the hot path.
+  std::vector<File> List(std::string* error = nullptr) const;
   const std::string& error() const { return error_; }
 
  private:

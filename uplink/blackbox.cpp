@@ -91,14 +91,16 @@ void BlackboxDesk::Resolve(const RecordingListing& listing, UploadRequest reques
     out->refusals.push_back(Refusal(request, "this is the recording robot-edged is writing"));
     return;
   }
-  // Only a file robot-edged offers (its listing names it): never any other file of the
-  // directory, which a fleet configuration may have pointed anywhere (audit M3).
-  const bool listed = std::any_of(boxes.begin(), boxes.end(), [&](const RecordingListing::File& f) {
-    return f.name == request.file;
-  });
+  // Only a file robot-edged offers (its listing names it: a black box or a recording): never
+  // any other file of the directory (audit M3).
+  auto named = [&](const RecordingListing::File& f) { return f.name == request.file; };
+  const bool listed = std::any_of(boxes.begin(), boxes.end(), named) ||
+                      std::any_of(listing.recordings.begin(), listing.recordings.end(), named);
   if (!listed) {
     out->refusals.push_back(
-        Refusal(request, "robot-edged does not offer this file (not in its black-box listing)"));
+        Refusal(request,
+                "robot-edged does not offer this file (not in its listing of black "
+                "boxes and recordings)"));
     return;
   }
   out->jobs.push_back({std::move(request), listing.directory, max_bytes_, false});

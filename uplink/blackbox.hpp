@@ -40,6 +40,7 @@ struct RecordingListing {  // robot-edged's RecorderResult, as the desk needs it
   bool black_box_writing = false;
   std::string recording_file;  // RecorderStatus.file when recording ("" = none), a path
   std::vector<File> black_boxes;
+  std::vector<File> recordings;  // RecorderResult.recording_files (reason and time empty)
 };
 
 class BlackboxDesk {

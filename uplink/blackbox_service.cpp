@@ -72,6 +72,9 @@ void BlackboxService::OnRecorderResult(const edge::RecorderResult& result) {
   for (const edge::RecordingFile& f : result.black_box_files()) {
     listing.black_boxes.push_back({BaseName(f.path()), f.bytes(), f.reason(), f.trigger_time_us()});
   }
+  for (const edge::RecordingFile& f : result.recording_files()) {
+    listing.recordings.push_back({BaseName(f.path()), f.bytes(), "", 0});
+  }
   Apply(desk_.OnListing(listing));
   if (desk_.TakeKnownChanged() && !WriteAnnounced(announced_path_, desk_.known())) {
     Log("cannot write " + announced_path_ + ": black boxes may be announced again");

@@ -335,6 +335,11 @@ class FlightRecorder::Worker {
             out->set_trigger_time_us(f.trigger_time_ns / 1000);
           }
         }
+        for (const recorder::RotatingRecorder::File& f : recording_->List()) {
+          edge::RecordingFile* out = r.add_recording_files();
+          out->set_path(config_.recorder.directory_path + "/" + f.name);
+          out->set_bytes(f.bytes);
+        }
         break;
       case edge::RecorderRequest::OP_STATUS:
       default: break;

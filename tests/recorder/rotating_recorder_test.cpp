@@ -174,6 +174,26 @@ class Retention : public ::testing::Test {
   FakeFileSystem fs_;
 };
 
+// What robot-edged offers for upload (issue 38 item 4): our files only, by n, the open one
+// included (it is status().file).
+TEST_F(Retention, ListNamesOurFilesOnlyOldestFirst) {
+  RotatingRecorder r(Options(), Channels(), fs_);
+  fs_.files[kDir + "/robot-edge_20240430-120000_000010.mcap"] =
+      std::make_shared<FakeFileSystem::Bytes>(7);
+  std::vector<std::string> names;
+  for (const RotatingRecorder::File& f : r.List()) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"robot-edge_20240430-090000_000001.mcap",
+                                             "robot-edge_20240430-100000_000002.mcap",
+                                             "robot-edge_20240430-110000_000003.mcap",
+                                             "robot-edge_20240430-120000_000010.mcap"}));
+  EXPECT_EQ(r.List().back().bytes, 7u);
+  std::string error;
+  RotatingRecorderOptions elsewhere = Options();
+  elsewhere.directory = "/nowhere";
+  EXPECT_TRUE(RotatingRecorder(elsewhere, Channels(), fs_).List(&error).empty());
+  EXPECT_NE(error.find("/nowhere"), std::string::npos) << error;
+}
+
 TEST_F(Retention, ByBytesDeletesOurOldestFirst) {
   RotatingRecorderOptions o = Options();
   o.max_file_bytes = 100 * 1024;

@@ -3,7 +3,8 @@
 // real robot-edged, mosquitto (mutual TLS), robot-edge-uplink and put_server.py: a token file
 // placed in the recordings directory and asked for by name is refused, and so is a symlink named
 // like a black box (pointing at the token); nothing of either reaches the server. A real black
-// box still uploads (the positive control). About 10 s.
+// box still uploads (the positive control), and so does a closed recording, not an open one.
+// About 15 s.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -115,6 +116,32 @@ TEST(BrokerUplink, OnlyAFileRobotEdgedOffersIsUploaded) {
   EXPECT_EQ(ReadFile(dir + "/got/box"), ReadFile(recordings + "/" + box));
   std::printf("refused: %s\nrefused: %s\nuploaded: %s\n", status("token", "error").c_str(),
               status("link", "error").c_str(), status("box", "ok").c_str());
+
+  // A continuous recording robot-edged lists (recording_files): refused while open, uploaded
+  // once closed (issue 38 item 4: robot-edged names the files it offers).
+  // (stopping a recording is for api.maintenance_controllers)
+  client::Client maintainer = robot.Connect("maintainer");
+  edge::RecorderRequest start;
+  start.set_request_id(3);
+  start.set_op(edge::RecorderRequest::OP_START);
+  const auto started = maintainer.Record(start, 5s);
+  ASSERT_TRUE(started && started->ok() && started->status().recording())
+      << (started ? started->error() : "no answer");
+  const std::string recording = std::filesystem::path(started->status().file()).filename();
+  ask("open", recording);
+  ASSERT_TRUE(Eventually([&] { return !status("open", "error").empty(); }, 20s)) << uplink.Log();
+  EXPECT_NE(status("open", "error").find("recording robot-edged is writing"), std::string::npos)
+      << status("open", "error");
+  edge::RecorderRequest stop;
+  stop.set_request_id(4);
+  stop.set_op(edge::RecorderRequest::OP_STOP);
+  const auto stopped = maintainer.Record(stop, 5s);
+  ASSERT_TRUE(stopped && stopped->ok()) << (stopped ? stopped->error() : "no answer");
+  ask("recording", recording);
+  ASSERT_TRUE(Eventually([&] { return !status("recording", "ok").empty(); }, 20s)) << uplink.Log();
+  EXPECT_EQ(ReadFile(dir + "/got/recording"), ReadFile(recordings + "/" + recording));
+  std::printf("refused: %s\nuploaded: %s\n", status("open", "error").c_str(),
+              status("recording", "ok").c_str());
   uplink.Stop();
   if (!testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // else kept: the logs
 }

@@ -201,7 +201,7 @@ TEST_F(Run, TheSizeCapAndASymlinkRefuseBeforeAnyPut) {
 
 RecordingListing Listing(std::vector<RecordingListing::File> boxes, bool writing = false,
                          std::string recording = "") {
-  return {"/rec", writing, std::move(recording), std::move(boxes)};
+  return {"/rec", writing, std::move(recording), std::move(boxes), {}};
 }
 
 UploadRequest Ask(const std::string& file) {
@@ -254,6 +254,28 @@ TEST(BlackboxDesk, OnlyAFileRobotEdgedListsIsUploaded) {
   EXPECT_EQ(out.refusals[1].file, "fleet.key");
   ASSERT_EQ(out.jobs.size(), 1u);
   EXPECT_EQ(out.jobs[0].request.file, "a.mcap");
+}
+
+// Issue 38 item 4: robot-edged offers its recordings too (RecorderResult.recording_files); a
+// listed one uploads, the open one does not, nor a name of the pattern it does not list.
+TEST(BlackboxDesk, ARecordingRobotEdgedListsIsUploadedButNotTheOpenOne) {
+  BlackboxDesk desk(AnnouncePolicy::kAll, 100);
+  desk.Request(Ask("robot-edge_20240501-120000_000001.mcap"));
+  desk.Request(Ask("robot-edge_20240501-130000_000002.mcap"));
+  desk.Request(Ask("robot-edge_20240501-140000_000009.mcap"));
+  desk.ShouldList(0);
+  RecordingListing listing = Listing({}, false, "/rec/robot-edge_20240501-130000_000002.mcap");
+  listing.recordings = {{"robot-edge_20240501-120000_000001.mcap", 7, "", 0},
+                        {"robot-edge_20240501-130000_000002.mcap", 3, "", 0}};
+  const auto out = desk.OnListing(listing);
+  ASSERT_EQ(out.jobs.size(), 1u) << "and no announcement of recordings";
+  EXPECT_EQ(out.jobs[0].request.file, "robot-edge_20240501-120000_000001.mcap");
+  EXPECT_FALSE(out.jobs[0].announce_only);
+  ASSERT_EQ(out.refusals.size(), 2u);
+  EXPECT_NE(out.refusals[0].reason.find("recording robot-edged is writing"), std::string::npos)
+      << out.refusals[0].reason;
+  EXPECT_NE(out.refusals[1].reason.find("does not offer"), std::string::npos)
+      << out.refusals[1].reason;
 }
 
 // Red team round five, F2: a black box cut short (robot-edged names it "….mcap.partial") is
