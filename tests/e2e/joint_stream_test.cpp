@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -533,6 +534,68 @@ TEST(JointStream, AJointFasterThanItsMaxVelocityDampsWithoutAClientLimit) {
       },
       2s))
       << "no DAMP frame for the shoulder";
+}
+
+// Issue 40 item 3: a joint's max_torque below its motor's t_max is what reaches the wire, and
+// it decides where the joint ends. L_Shoulder_Pitch gets max_torque 3 N·m (t_max 18); from DAMP,
+// kp = kd = 0 and τ = +1000 N·m stream toward its upper limit (1.5 rad). Every frame's torque is
+// 3 N·m, so the joint stays under its 20 rad/s velocity trip (the simulator's friction,
+// 0.2 N·m·s/rad: 15 rad/s at most), passes its limit (JOINT_PAST_LIMIT, a warning) and ends
+// against the simulator's hard stop, kHardStopMarginRad (0.05) past it, where the stream's
+// timeout DAMPs it. Broken by hand (max_torque 18, t_max's), it failed both ways: 18 N·m on
+// the wire, the velocity trip and the joint coasting to the stop all the same; and the trip's
+// DAMP stopping it before its limit.
+TEST(JointStream, AJointsMaxTorqueBoundsTheWireAndWhereTheJointEnds) {
+  constexpr int kShoulder = 12;
+  constexpr float kMaxTorque = 3.0f, kUpper = 1.5f, kHardStop = 0.05f, kAtRest = 0.01f;
+  RobotOptions o;
+  o.config_edits = {{"{name: L_Shoulder_Pitch, ", "{name: L_Shoulder_Pitch, max_torque: 3, "}};
+  Robot robot(o);
+  auto c = robot.Connect("cloud");
+  auto observer = robot.Connect("");
+  WaitMotorsReady(c);
+  const RobotClock clock = SyncedClock(c);
+  std::vector<float> torque(kJoints, 0.0f);
+  torque[kShoulder] = 1000.0f;
+  const std::vector<float> zero(kJoints, 0.0f), pose = MeasuredPose(c);
+  ASSERT_EQ(pose.size(), static_cast<std::size_t>(kJoints));
+  const std::int64_t t = NowUs();
+  std::uint32_t key = 0;
+  const auto first =
+      Command(c, JointCmd(pose, clock.Now() + kEndAfterUs, ++key, {}, torque, zero, zero));
+  ASSERT_TRUE(first.accepted()) << first.reason();
+  Received rx;  // streamed: a single command's timeout would DAMP before the limit
+  Stream(c, &rx, 2ms, 1000ms,
+         [&](int) { return JointCmd(pose, clock.Now() + kEndAfterUs, ++key, {}, torque); });
+  bool velocity_trip = false;  // seen before the joint passed its limit
+  const auto past = WaitEvent(
+      observer,
+      [&](const edge::EdgeEvent& e) {
+        velocity_trip |= e.has_error() && e.error().code() == "JOINT_VELOCITY_LIMIT";
+        return e.has_error() && e.error().code() == "JOINT_PAST_LIMIT";
+      },
+      3s);
+  ASSERT_TRUE(past) << "the joint never passed its limit";
+  EXPECT_NE(past->error().message().find("L_Shoulder_Pitch"), std::string::npos)
+      << past->error().message();
+  float strongest = 0;
+  for (const auto& f : robot.monitor().Since(t)) {
+    if (!f.special && robot.monitor().JointOf(f) == kShoulder) {
+      strongest = std::max(strongest, std::fabs(f.command.torque_nm));
+    }
+  }
+  EXPECT_GT(strongest, kMaxTorque - kTorqueTol) << "the push never reached the wire";
+  EXPECT_LE(strongest, kMaxTorque + kTorqueTol) << "max_torque did not bound the wire's torque";
+  std::this_thread::sleep_for(500ms);  // the stream's timeout DAMPs; the joint is at rest
+  const std::vector<float> end = MeasuredPose(c);
+  ASSERT_EQ(end.size(), static_cast<std::size_t>(kJoints));
+  std::printf(
+      "L_Shoulder_Pitch ended at %.3f rad (limit %.2f, hard stop %.2f past it); the "
+      "strongest torque on the wire %.2f N·m (max_torque %.1f)\n",
+      end[kShoulder], kUpper, kHardStop, strongest, kMaxTorque);
+  EXPECT_NEAR(end[kShoulder], kUpper + kHardStop, kAtRest) << "not at the stop";
+  EXPECT_FALSE(velocity_trip || WaitError(observer, "JOINT_VELOCITY_LIMIT", 10ms))
+      << "the velocity trip: the torque was not bounded";
 }
 
 // Proves the stop latch, as the audit probed it: an observer's DAMP interrupts the controller's
