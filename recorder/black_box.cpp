@@ -107,9 +107,10 @@ bool BlackBox::Open(Dump& d) {
   if (!fs_.EnsureDirectory(options_.directory, &d.error)) return false;
   const std::string name =
       BlackBoxFileName(options_.prefix, d.trigger_ns, d.triggers.front().second);
-  d.path = options_.directory + "/" + name;
-  d.file = fs_.Create(d.path + std::string(kPartialSuffix), &d.error);
+  const std::string path = options_.directory + "/" + name;
+  d.file = fs_.Create(path + std::string(kPartialSuffix), &d.error);
   if (!d.file) return false;
+  d.path = path;
   d.writer = std::make_unique<McapWriter>(*d.file, options_.mcap);
   if (!DeclareFile(*d.writer, channels_, options_.metadata)) {
     d.error = d.writer->error();
@@ -194,7 +195,7 @@ DumpResult BlackBox::Finish(Dump& d, Progress progress) {
   if (ok && !fs_.Rename(d.path + std::string(kPartialSuffix), d.path, &d.error)) ok = false;
   DumpResult r;
   r.ok = ok;
-  r.path = ok || !d.file ? d.path : d.path + std::string(kPartialSuffix);
+  r.path = ok || d.path.empty() ? d.path : d.path + std::string(kPartialSuffix);
   r.trigger_time_ns = d.trigger_ns;
   r.triggers = d.triggers;
   r.messages = d.messages;

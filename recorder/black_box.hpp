@@ -100,7 +100,7 @@ struct BlackBoxOptions {
 
 struct DumpResult {
   bool ok = false;
-  std::string path;   // "" when the file could not be created
+  std::string path;   // the file: whole, or its ".partial" when not; "" when none was created
   std::string error;  // why it failed; "" when ok
   std::uint64_t trigger_time_ns = 0;
   std::vector<std::pair<std::uint64_t, std::string>> triggers;  // (time ns, reason), first first
