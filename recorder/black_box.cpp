@@ -94,7 +94,9 @@ std::optional<DumpResult> BlackBox::Poll(std::uint64_t now_ns) {
   if (progress == Progress::kMore) return std::nullopt;
   DumpResult result = Finish(d, progress);
   dump_ = std::move(queued_);  // not opened yet: retention cannot touch its file
-  ApplyRetention();
+  const std::size_t slash = result.path.rfind('/');
+  result.deleted =
+      ApplyRetention(slash == std::string::npos ? "" : result.path.substr(slash + 1), now_ns);
   return result;
 }
 
@@ -211,31 +213,47 @@ DumpResult BlackBox::Finish(Dump& d, Progress progress) {
   return r;
 }
 
-// Deletes our oldest dump files beyond max_files (see Retention in the header).
-void BlackBox::ApplyRetention() {
-  if (options_.max_files == 0) return;
+// Deletes our oldest dump files beyond max_files, never `keep` (the dump just ended; see
+// Retention in the header). Returns the names deleted.
+std::vector<std::string> BlackBox::ApplyRetention(const std::string& keep, std::uint64_t now_ns) {
+  std::vector<std::string> deleted;
+  if (options_.max_files == 0) return deleted;
   std::string why;
   const std::vector<BlackBoxFile> files = List(&why);
   if (!why.empty()) error_ = why;
   for (const bool manual : {false, true}) {
-    std::vector<const BlackBoxFile*> complete, partial;  // oldest first, as listed
+    std::vector<const BlackBoxFile*> complete, partial;  // oldest first, as listed; not `keep`
+    std::size_t kept_whole = 0, kept_partial = 0;        // `keep`, counted where it belongs
     for (const BlackBoxFile& f : files) {
       if ((f.reason.rfind(kManualDumpPrefix, 0) == 0) != manual) continue;
+      if (f.name == keep) {
+        ++(f.partial ? kept_partial : kept_whole);
+        continue;
+      }
       (f.partial ? partial : complete).push_back(&f);
     }
-    std::vector<const BlackBoxFile*> doomed;
-    for (std::size_t i = 0; i + options_.max_files < complete.size(); ++i) {
-      doomed.push_back(complete[i]);
+    for (auto* group : {&complete, &partial}) {  // dated after now: the oldest of all
+      std::stable_partition(group->begin(), group->end(),
+                            [&](const BlackBoxFile* f) { return f->trigger_time_ns > now_ns; });
     }
-    const std::size_t kept = std::min(complete.size(), options_.max_files);
-    for (std::size_t i = 0; i < partial.size() && kept + partial.size() - i > options_.max_files;
+    const std::size_t whole_room = options_.max_files - std::min(options_.max_files, kept_whole);
+    std::vector<const BlackBoxFile*> doomed;
+    for (std::size_t i = 0; i + whole_room < complete.size(); ++i) doomed.push_back(complete[i]);
+    const std::size_t whole = kept_whole + std::min(complete.size(), whole_room);
+    for (std::size_t i = 0;
+         i < partial.size() && whole + kept_partial + partial.size() - i > options_.max_files;
          ++i) {
       doomed.push_back(partial[i]);
     }
     for (const BlackBoxFile* f : doomed) {
-      if (!fs_.Remove(options_.directory + "/" + f->name, &why)) error_ = why;
+      if (fs_.Remove(options_.directory + "/" + f->name, &why)) {
+        deleted.push_back(f->name);
+      } else {
+        error_ = why;
+      }
     }
   }
+  return deleted;
 }
 
 std::vector<BlackBoxFile> BlackBox::List(std::string* error) const {

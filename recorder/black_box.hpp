@@ -47,7 +47,11 @@
 // Retention, after every dump (written or failed), among the alerts' dumps and among those
 // saved by hand (kManualDumpPrefix), each on its own: complete files beyond max_files go,
 // oldest first; then ".partial" ones go, oldest first, while the group holds more than
-// max_files in all. A failed dump never pushes a complete one out.
+// max_files in all. A failed dump never pushes a complete one out, and the dump just ended is
+// never deleted. "Oldest" is by the trigger time in the name, except that a file dated after
+// now (a clock stepped back, a board without a real-time clock, a previous boot's clock) counts
+// as older than every other: otherwise files dated ahead would push each new dump out as it is
+// written (red team round six, F1). DumpResult::deleted names what went.
 //
 // Threads: one owner thread calls everything; times are passed in (ns since the Unix epoch);
 // nothing here reads a clock.
@@ -105,8 +109,9 @@ struct DumpResult {
   std::uint64_t trigger_time_ns = 0;
   std::vector<std::pair<std::uint64_t, std::string>> triggers;  // (time ns, reason), first first
   std::uint64_t messages = 0;                                   // written
-  std::uint64_t messages_lost = 0;  // of the window, dropped by the memory bound
-  std::uint64_t bytes = 0;          // of the file
+  std::uint64_t messages_lost = 0;   // of the window, dropped by the memory bound
+  std::uint64_t bytes = 0;           // of the file
+  std::vector<std::string> deleted;  // names retention removed after this dump
 };
 
 struct BlackBoxFile {
@@ -163,7 +168,7 @@ class BlackBox {
   Progress WriteSome(Dump& d, std::uint64_t now_ns);
   DumpResult Finish(Dump& d, Progress progress);
   static mcap::StringMap DumpMetadata(const Dump& d);
-  void ApplyRetention();
+  std::vector<std::string> ApplyRetention(const std::string& keep, std::uint64_t now_ns);
 
   BlackBoxOptions options_;
   std::vector<ChannelInfo> channels_;

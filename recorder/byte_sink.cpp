@@ -21,13 +21,22 @@ bool FileSink::Fail(const char* what, int err) {
   return false;
 }
 
-bool FileSink::Open(const std::string& path) {
+bool FileSink::Open(const std::string& path) { return OpenWith(path, O_TRUNC); }
+
+bool FileSink::Create(const std::string& path) { return OpenWith(path, O_EXCL); }
+
+bool FileSink::OpenWith(const std::string& path, int flags) {
   Close();
   path_ = path;
   bytes_written_ = 0;
   error_.clear();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, kFileMode);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | flags, kFileMode);
   if (fd_ < 0) {
+    if (errno == EEXIST) {
+      error_ =
+          "open " + path_ + ": File exists (refused: recordings are only written to a new file)";
+      return false;
+    }
     if (errno != ELOOP) return Fail("open", errno);
     error_ = "open " + path_ + ": a symbolic link (refused: recordings never follow links)";
     return false;

@@ -37,6 +37,10 @@ class FileSink final : public ByteSink {
   // any permission beyond kFileMode. Never follows a symbolic link at `path` (O_NOFOLLOW): one
   // planted there, say toward /etc, is refused. False with error() ("open PATH: reason").
   bool Open(const std::string& path);
+  // Creates `path` as a new file (O_EXCL), kFileMode: anything already there (a file, a hard
+  // link to one, a FIFO that would block the writer, a symbolic link) is refused, "open PATH:
+  // File exists (refused: …)", and left as it was.
+  bool Create(const std::string& path);
   bool Write(std::span<const std::uint8_t> bytes) override;
   // fdatasync(2): the bytes written so far survive a power loss once this returns true.
   bool Sync();
@@ -48,6 +52,7 @@ class FileSink final : public ByteSink {
   const std::string& error() const override { return error_; }
 
  private:
+  bool OpenWith(const std::string& path, int flags);
   bool Fail(const char* what, int err);
   bool NarrowMode();
 

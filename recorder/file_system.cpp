@@ -22,7 +22,7 @@ bool Fail(std::string* error, const std::string& what, int err) {
 
 class PosixOutputFile final : public OutputFile {
  public:
-  bool Open(const std::string& path) { return sink_.Open(path); }
+  bool Create(const std::string& path) { return sink_.Create(path); }
   bool Write(std::span<const std::uint8_t> bytes) override { return sink_.Write(bytes); }
   bool Close() override { return sink_.Close(); }
   const std::string& error() const override { return sink_.error(); }
@@ -90,7 +90,7 @@ bool PosixFileSystem::Rename(const std::string& from, const std::string& to, std
 
 std::unique_ptr<OutputFile> PosixFileSystem::Create(const std::string& path, std::string* error) {
   auto file = std::make_unique<PosixOutputFile>();
-  if (!file->Open(path)) {
+  if (!file->Create(path)) {
     *error = file->error();
     return nullptr;
   }

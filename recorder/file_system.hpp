@@ -42,7 +42,8 @@ class FileSystem {
   virtual bool Remove(const std::string& path, std::string* error) = 0;
   // Renames `from` to `to` in one step (rename(2)), replacing a file at `to`.
   virtual bool Rename(const std::string& from, const std::string& to, std::string* error) = 0;
-  // Creates or truncates `path`; null on failure.
+  // Creates `path`, a new file: null on failure, and when anything is already there (a file, a
+  // hard link, a FIFO, a symbolic link: never opened, never truncated; red team round six).
   virtual std::unique_ptr<OutputFile> Create(const std::string& path, std::string* error) = 0;
 };
 

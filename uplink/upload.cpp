@@ -128,6 +128,15 @@ int OpenInDirectory(const std::string& directory, const std::string& name, std::
     *error = name + ": not a regular file";
     return -1;
   }
+  // robot-edged writes each file under one name; a second link is another file's (red team
+  // round six, F4: a hard link to a secret, named like a recording, was uploaded).
+  if (st.st_nlink != 1) {
+    ::close(fd);
+    *error = name + ": " + std::to_string(st.st_nlink) +
+             " hard links (refused: a file "
+             "robot-edged wrote has one)";
+    return -1;
+  }
   return fd;
 }
 

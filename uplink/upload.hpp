@@ -107,7 +107,8 @@ struct Backoff {
 };
 
 // Opens `name` inside `directory` without following a symlink (O_NOFOLLOW through the directory's
-// fd); a regular file only. -1 with `error` set otherwise.
+// fd); a regular file with one link only (a hard link's other name is another file's). -1 with
+// `error` set otherwise.
 int OpenInDirectory(const std::string& directory, const std::string& name, std::string* error);
 
 // One job, start to end: open, size cap, hash, PUT (retried). Every report goes to `report`

@@ -275,6 +275,10 @@ class FlightRecorder::Worker {
     } else {
       spdlog::error("black box not written: {}", dump->error);
     }
+    for (const std::string& name : dump->deleted) {
+      spdlog::info("black box retention (recorder.black_box_files {}): deleted {}",
+                   config_.recorder.black_box_files, name);
+    }
   }
 
   edge::RecorderStatus Status() const {

@@ -335,6 +335,32 @@ TEST(BlackBox, OldestDumpsGoBeyondMaxFilesForeignFilesStay) {
                                       "robot-edge_20240501-115900_000001.mcap"}));
 }
 
+// Red team round six, F1: three whole dumps dated a day ahead (a clock stepped back, a board
+// without a real-time clock) deleted every new dump as soon as it was written. Now the dump just
+// written stays, and files dated after now go first; what went is in the result.
+TEST(BlackBox, FilesDatedAheadNeverPushANewDumpOut) {
+  FakeFileSystem fs;
+  fs.directories.insert(kDir);
+  for (const char* ahead :
+       {"blackbox_20240502-120000.000_a.mcap", "blackbox_20240502-120001.000_b.mcap",
+        "blackbox_20240502-120002.000_c.mcap"}) {
+    fs.files[kDir + "/" + ahead] = std::make_shared<FakeFileSystem::Bytes>(10);
+  }
+  BlackBoxOptions o = Options();
+  o.pre_ns = 1 * kS;
+  o.post_ns = 1 * kS;
+  o.max_files = 3;
+  BlackBox box(o, test::Channels(), fs);
+  const std::vector<DumpResult> results =
+      test::Feed(box, test::Events(30 * kS, 100),
+                 {{kT0 + 5 * kS, "real1"}, {kT0 + 10 * kS, "real2"}, {kT0 + 15 * kS, "real3"}});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].deleted, std::vector<std::string>{"blackbox_20240502-120000.000_a.mcap"});
+  EXPECT_EQ(fs.Names(kDir), (std::vector<std::string>{"blackbox_20240501-120005.000_real1.mcap",
+                                                      "blackbox_20240501-120010.000_real2.mcap",
+                                                      "blackbox_20240501-120015.000_real3.mcap"}));
+}
+
 // Saving by hand never deletes what an alert wrote: each kind keeps max_files of its own.
 TEST(BlackBox, DumpsSavedByHandNeverEvictTheAlertsOnes) {
   FakeFileSystem fs;

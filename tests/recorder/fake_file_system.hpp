@@ -89,6 +89,11 @@ class FakeFileSystem final : public FileSystem {
       Missing("open " + path, error);
       return nullptr;
     }
+    if (files.count(path) != 0) {  // as O_EXCL: a new file only
+      *error =
+          "open " + path + ": File exists (refused: recordings are only written to a new file)";
+      return nullptr;
+    }
     auto bytes = std::make_shared<Bytes>();
     files[path] = bytes;
     return std::make_unique<File>(*this, path, std::move(bytes));

@@ -54,6 +54,24 @@ TEST_F(PosixFileSystemTest, CreatesTheDirectoryWithMode0750) {
   EXPECT_TRUE(fs_.EnsureDirectory(Path("rec"), &error_)) << error_;  // already there: fine
 }
 
+// Red team round six, F2 and F3: a FIFO planted at the next dump's name blocked the recorder
+// thread for good (open(2) waits for a reader), and a hard link there had the dump overwrite
+// the file it shared. Create makes a new file only: both refused at once, the target intact.
+TEST_F(PosixFileSystemTest, CreateNeverOpensAnythingAlreadyThere) {
+  ASSERT_EQ(::mkfifo(Path("fifo.mcap.partial").c_str(), 0600), 0);
+  EXPECT_EQ(fs_.Create(Path("fifo.mcap.partial"), &error_), nullptr);  // would block before
+  EXPECT_EQ(error_, "open " + Path("fifo.mcap.partial") +
+                        ": File exists (refused: recordings are only written to a new file)");
+  std::ofstream(Path("precious.mcap")) << "precious";
+  ASSERT_EQ(::link(Path("precious.mcap").c_str(), Path("link.mcap.partial").c_str()), 0);
+  EXPECT_EQ(fs_.Create(Path("link.mcap.partial"), &error_), nullptr);
+  std::ifstream in(Path("precious.mcap"));
+  std::string kept;
+  in >> kept;
+  EXPECT_EQ(kept, "precious");
+  EXPECT_NE(fs_.Create(Path("new.mcap.partial"), &error_), nullptr) << error_;
+}
+
 TEST_F(PosixFileSystemTest, ErrorsNameThePath) {
   std::ofstream(Path("file")) << "x";
   EXPECT_FALSE(fs_.EnsureDirectory(Path("file"), &error_));

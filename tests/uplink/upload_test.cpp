@@ -67,6 +67,16 @@ TEST_F(Dir, SymlinksAndNonFilesAreNeverOpened) {
   EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
   EXPECT_LT(OpenInDirectory(dir_, "../" + dir_.substr(5) + "/real.mcap", &error), 0);
   EXPECT_LT(OpenInDirectory(dir_, "missing.mcap", &error), 0);
+  // Red team round six, F4: a hard link to another file, named like a recording.
+  Write("secret", "token");
+  ASSERT_EQ(::link((dir_ + "/secret").c_str(),
+                   (dir_ + "/robot-edge_20261130-000000_000001.mcap").c_str()),
+            0);
+  EXPECT_LT(OpenInDirectory(dir_, "robot-edge_20261130-000000_000001.mcap", &error), 0);
+  EXPECT_NE(error.find("2 hard links"), std::string::npos) << error;
+  const int real = OpenInDirectory(dir_, "real.mcap", &error);
+  EXPECT_GE(real, 0) << error;
+  if (real >= 0) ::close(real);
 }
 
 TEST(Backoff, DoublesUpToItsCap) {
