@@ -73,6 +73,11 @@ void BlackboxDesk::Resolve(const RecordingListing& listing, UploadRequest reques
     return;
   }
   if (request.file == kLatestBlackBox) {  // the newest whole one
+    if (listing.black_box_writing && !boxes.empty() && IsPartial(boxes.back())) {
+      // the newest is being written: not an older one in its place (the fleet asks again)
+      out->refusals.push_back(Refusal(request, "robot-edged is still writing this black box"));
+      return;
+    }
     const auto whole = std::find_if(boxes.rbegin(), boxes.rend(),
                                     [](const RecordingListing::File& f) { return !IsPartial(f); });
     if (whole == boxes.rend()) {

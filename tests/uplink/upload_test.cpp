@@ -308,6 +308,14 @@ TEST(BlackboxDesk, APartialBlackBoxIsNeitherLatestNorAnnounced) {
       desk.OnListing(Listing({{"a.mcap", 5, "fault", 1}, {"c.mcap", 6, "fault", 3}})).jobs.size(),
       1u)
       << "announced once whole";
+  // While the newest is being written, "latest" waits for it rather than taking an older one.
+  desk.Request(Ask("latest"));
+  desk.ShouldList(0);
+  const auto writing =
+      desk.OnListing(Listing({{"a.mcap", 5, "fault", 1}, {"d.mcap.partial", 6, "fault", 4}}, true));
+  ASSERT_EQ(writing.refusals.size(), 1u);
+  EXPECT_NE(writing.refusals[0].reason.find("still writing"), std::string::npos)
+      << writing.refusals[0].reason;
 }
 
 TEST(BlackboxDesk, NewAlertBlackBoxesAreAnnouncedOnceAfterTheBaseline) {
