@@ -119,18 +119,23 @@ void ServerImpl<Config>::OnAccept(const ConnectionPtr& con,
 // Makes room for a new socket: resets the oldest one still in its handshake or HTTP exchange.
 template <class Config>
 bool ServerImpl<Config>::EvictOldestUnfinished() {
-  Socket* oldest = nullptr;
-  for (auto& [key, socket] : sockets_) {
-    if (!socket.websocket && (oldest == nullptr || socket.accepted < oldest->accepted)) {
-      oldest = &socket;
+  auto oldest = sockets_.end();
+  for (auto it = sockets_.begin(); it != sockets_.end(); ++it) {
+    if (!it->second.websocket &&
+        (oldest == sockets_.end() || it->second.accepted < oldest->second.accepted)) {
+      oldest = it;
     }
   }
-  if (oldest == nullptr) return false;
-  const ConnectionPtr con = oldest->connection.lock();
+  if (oldest == sockets_.end()) return false;
+  const ConnectionPtr con = oldest->second.connection.lock();
   if (!con) return false;
   timed_out_.fetch_add(1);
-  oldest->timed_out = true;
-  Reset(con);  // its termination handler erases it
+  oldest->second.timed_out = true;
+  // Reset closes its descriptor now; its entry goes now too (the termination handler, which
+  // websocketpp runs later, finds nothing): the newcomer then never makes the count pass the cap.
+  sockets_.erase(oldest);
+  sockets_count_.store(sockets_.size());
+  Reset(con);
   return true;
 }
 
