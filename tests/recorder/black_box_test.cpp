@@ -36,6 +36,15 @@ BlackBoxOptions Options() {
   return o;
 }
 
+// Options for the retention tests: dumps of 2 s (1 s either side), `max_files` kept.
+BlackBoxOptions ShortDumps(std::size_t max_files) {
+  BlackBoxOptions o = Options();
+  o.pre_ns = 1 * kS;
+  o.post_ns = 1 * kS;
+  o.max_files = max_files;
+  return o;
+}
+
 // The file's messages must be exactly `want`, in order, payloads included.
 void ExpectExactly(const ReadBack& back, const std::vector<Event>& want) {
   ASSERT_EQ(back.messages.size(), want.size());
@@ -285,10 +294,7 @@ TEST(BlackBox, OnlyAWholeFileTakesTheFinalName) {
 // Failed dumps go first now, and never push a complete one out.
 TEST(BlackBox, FailedDumpsNeverPushACompleteOneOut) {
   FakeFileSystem fs;
-  BlackBoxOptions o = Options();
-  o.pre_ns = 1 * kS;
-  o.post_ns = 1 * kS;
-  o.max_files = 3;
+  BlackBoxOptions o = ShortDumps(3);
   o.mcap.compression = Compression::kNone;
   BlackBox box(o, test::Channels(), fs);
   const char* reasons[] = {"manual-good1", "manual-failed1", "manual-failed2", "manual-failed3",
@@ -319,10 +325,7 @@ TEST(BlackBox, OldestDumpsGoBeyondMaxFilesForeignFilesStay) {
                               "robot-edge_20240501-115900_000001.mcap"}) {
     fs.files[kDir + "/" + foreign] = std::make_shared<FakeFileSystem::Bytes>(10);
   }
-  BlackBoxOptions o = Options();
-  o.pre_ns = 1 * kS;
-  o.post_ns = 1 * kS;
-  o.max_files = 2;
+  BlackBoxOptions o = ShortDumps(2);
   BlackBox box(o, test::Channels(), fs);
   const std::vector<Event> events = test::Events(30 * kS, 100);
   const std::vector<DumpResult> results = test::Feed(
@@ -346,10 +349,7 @@ TEST(BlackBox, FilesDatedAheadNeverPushANewDumpOut) {
         "blackbox_20240502-120002.000_c.mcap"}) {
     fs.files[kDir + "/" + ahead] = std::make_shared<FakeFileSystem::Bytes>(10);
   }
-  BlackBoxOptions o = Options();
-  o.pre_ns = 1 * kS;
-  o.post_ns = 1 * kS;
-  o.max_files = 3;
+  BlackBoxOptions o = ShortDumps(3);
   BlackBox box(o, test::Channels(), fs);
   const std::vector<DumpResult> results =
       test::Feed(box, test::Events(30 * kS, 100),
@@ -365,10 +365,7 @@ TEST(BlackBox, FilesDatedAheadNeverPushANewDumpOut) {
 TEST(BlackBox, DumpsSavedByHandNeverEvictTheAlertsOnes) {
   FakeFileSystem fs;
   fs.directories.insert(kDir);
-  BlackBoxOptions o = Options();
-  o.pre_ns = 1 * kS;
-  o.post_ns = 1 * kS;
-  o.max_files = 2;
+  BlackBoxOptions o = ShortDumps(2);
   BlackBox box(o, test::Channels(), fs);
   const std::vector<Event> events = test::Events(40 * kS, 100);
   const std::vector<DumpResult> results = test::Feed(box, events,
